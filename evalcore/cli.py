@@ -1,0 +1,122 @@
+"""The ``evalcore`` command line. Core errors are translated here, in one place.
+
+Exit status: 0 success, 2 bad input or usage, 1 anything else (SPEC.md §4).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Callable, Sequence
+
+from .errors import EvalcoreError
+from .measures import DESCRIPTIONS
+
+EXIT_OK, EXIT_FAILURE, EXIT_BAD_INPUT = 0, 1, 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that exits 2 with a one-line message (its default, made explicit)."""
+
+    def error(self, message: str) -> None:  # pragma: no cover - argparse contract
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    metrics_help = "\n".join(f"  {name}: {text}" for name, text in DESCRIPTIONS.items())
+    parser = _Parser(
+        prog="evalcore",
+        description="Measure retrieval quality from labels and ranked runs.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="metrics:\n" + metrics_help,
+    )
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    ev = sub.add_parser("evaluate", help="score one or more runs against labels",
+                        formatter_class=argparse.RawDescriptionHelpFormatter, epilog="metrics:\n" + metrics_help)
+    _add_inputs(ev)
+    ev.add_argument("--k", default="1,5,10", help="cutoffs, comma separated (default 1,5,10)")
+    ev.add_argument("--format", choices=("table", "json", "csv", "markdown"), default="table",
+                    help="output format (default table)")
+    ev.add_argument("--per-query", action="store_true", help="also print every query's scores")
+    ev.add_argument("--level", type=float, default=0.95, help="confidence level of intervals (default 0.95)")
+    ev.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
+    ev.set_defaults(handler=_cmd_evaluate)
+    return parser
+
+
+def _add_inputs(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--labels", required=True, metavar="FILE", help="labels file (TREC qrels, BEIR, CSV/TSV, "
+                        "Parquet, JSON or JSONL; .gz accepted)")
+    parser.add_argument("--run", required=True, action="append", metavar="FILE",
+                        help="run file (TREC, CSV/TSV, Parquet, JSON or JSONL); repeat for several runs. "
+                             "Metadata comes from a sidecar <stem>.meta.json when present")
+    parser.add_argument("--labels-format", default=None, help="override format detection for the labels file")
+    parser.add_argument("--run-format", default=None, help="override format detection for the run files")
+    parser.add_argument("--min-grade", type=float, default=1, help="relevance threshold: grade >= N is relevant "
+                        "(default 1)")
+    parser.add_argument("--zero-relevant", choices=("exclude", "zero"), default="exclude",
+                        help="labeled queries with no relevant doc: leave out of means (default) or score 0 "
+                             "as trec_eval does")
+
+
+def _load(args: argparse.Namespace):
+    from .labels import read_labels
+    from .runs import read_run
+
+    labels = read_labels(args.labels, format=args.labels_format)
+    runs = [read_run(path, format=args.run_format) for path in args.run]
+    return labels, runs
+
+
+def _cmd_evaluate(args: argparse.Namespace) -> int:
+    from .evaluation import evaluate_runs
+    from .render import evaluation_csv, evaluation_json, evaluation_table
+
+    labels, runs = _load(args)
+    evaluation = evaluate_runs(runs, labels, args.k, min_grade=args.min_grade, zero_relevant=args.zero_relevant,
+                               level=args.level, seed=args.seed)
+    if args.format == "json":
+        _write(evaluation_json(evaluation, per_query=args.per_query) + "\n")
+    elif args.format == "csv":
+        _write(evaluation_csv(evaluation, per_query=args.per_query))
+        for warning in evaluation.all_warnings:
+            print(f"evalcore: warning: [{warning.code}] x{warning.count}: {warning.message}", file=sys.stderr)
+    else:
+        _write(evaluation_table(evaluation, per_query=args.per_query, markdown=args.format == "markdown"))
+    return EXIT_OK
+
+
+def _write(text: str) -> None:
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:  # e.g. `evalcore evaluate ... | head`
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point: parse, run, and turn every error into a one-line message and exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler: Callable[[argparse.Namespace], int] = args.handler
+    try:
+        return handler(args)
+    except EvalcoreError as exc:
+        print(f"evalcore: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # the last line of defence: no traceback for users
+        if os.environ.get("EVALCORE_DEBUG"):
+            raise
+        print(f"evalcore: internal error: {type(exc).__name__}: {exc} (set EVALCORE_DEBUG=1 for details)",
+              file=sys.stderr)
+        return EXIT_FAILURE
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,275 @@
+"""evaluate(): runs + labels -> per-query scores, means and the warnings that qualify them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from .errors import InputError, UsageError, invalid_parameter
+from .labels import LabelSet, LabelsLike, check_min_grade, read_labels
+from .measures import CUTOFF_MEASURES, Measure, default_measures, parse_ks
+from .metrics import PerQueryScores, score_queries
+from .ranked import LabelIndex, RankedGrades, rank_grades
+from .runs import Run, RunLike, read_run
+from .warning_log import EvalWarning, plural
+
+DEFAULT_KS = (1, 5, 10)
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """One run scored against one label set: per-query scores for k = 1..depth, and means.
+
+    ``result["recall@5"]`` is a mean; `per_query()` is the table behind it. Means are over
+    the evaluated queries (labeled queries with at least one relevant doc, unless the
+    ``zero_relevant="zero"`` policy kept the others at 0).
+    """
+
+    run: Run
+    labels: LabelSet
+    ks: tuple[int, ...]
+    ranked: RankedGrades
+    scores: PerQueryScores
+    warnings: tuple[EvalWarning, ...] = ()
+
+    @property
+    def name(self) -> str:
+        return self.run.name
+
+    @property
+    def model(self) -> str:
+        return self.run.model
+
+    @property
+    def queries(self) -> np.ndarray:
+        return self.ranked.queries
+
+    @property
+    def n_queries(self) -> int:
+        return len(self.queries)
+
+    @property
+    def depth(self) -> int:
+        return self.ranked.depth
+
+    @property
+    def measures(self) -> list[Measure]:
+        """The measures a report lists: each cutoff metric at each requested k, then MRR."""
+        return default_measures(self.ks)
+
+    def score(self, measure: str | Measure) -> np.ndarray:
+        """Per-query scores of one measure (``rr`` per query for ``mrr``), in `queries` order."""
+        m = Measure.parse(measure)
+        if m.k is not None and m.k > self.depth:
+            raise UsageError(f"{m} was not computed: evaluate with k up to at least {m.k} "
+                             f"(this result goes to k = {self.depth}).")
+        return self.scores.column(m.name, m.k)
+
+    def __getitem__(self, measure: str | Measure) -> float:
+        return float(np.mean(self.score(measure)))
+
+    def means(self, measures: Sequence[str | Measure] | None = None) -> dict[str, float]:
+        chosen = [Measure.parse(m) for m in measures] if measures else self.measures
+        return {str(m): self[m] for m in chosen}
+
+    def per_query(self, measures: Sequence[str | Measure] | None = None) -> pd.DataFrame:
+        """One row per evaluated query: ``query`` then a column per measure (``rr`` for MRR)."""
+        chosen = [Measure.parse(m) for m in measures] if measures else self.measures
+        data = {"query": self.queries}
+        for m in chosen:
+            data[m.per_query_name] = self.score(m)
+        return pd.DataFrame(data)
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{k}={v:.4f}" for k, v in list(self.means().items())[:4])
+        return f"RunResult(run={self.name!r}, n={self.n_queries}, {shown}, ...)"
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """Several runs scored on the same label set, with all warnings, ready to render."""
+
+    labels: LabelSet
+    ks: tuple[int, ...]
+    min_grade: float
+    results: tuple[RunResult, ...]
+    warnings: tuple[EvalWarning, ...] = field(default=())
+    zero_relevant: str = "exclude"
+    level: float = 0.95
+    seed: int = 0
+    n_resamples: int = 10_000
+
+    def __getitem__(self, name: str) -> RunResult:
+        for result in self.results:
+            if result.name == name:
+                return result
+        raise UsageError(f"No run named {name!r}; runs are: {', '.join(r.name for r in self.results)}.")
+
+    def __iter__(self):
+        return iter(self.results)
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    @property
+    def run_names(self) -> list[str]:
+        return [r.name for r in self.results]
+
+    def settings(self) -> dict:
+        """How the numbers were made: cutoffs, relevance threshold, interval level, method and seed."""
+        return {"k": list(self.ks), "min_grade": self.min_grade, "zero_relevant": self.zero_relevant,
+                "level": self.level, "seed": self.seed, "n_resamples": self.n_resamples,
+                "ci_note": "Wilson where every per-query score is 0 or 1, else BCa bootstrap "
+                           f"with {self.n_resamples:,} resamples"}
+
+    @cached_property
+    def summary(self) -> pd.DataFrame:
+        """One row per run and listed measure: mean, interval and the context it travels with.
+
+        All runs and measures share one bootstrap draw (the same resampled queries), so
+        intervals are reproducible from ``seed`` and comparable across runs.
+        """
+        from .intervals import mean_intervals
+
+        rows, columns = [], []
+        for result in self.results:
+            for measure in result.measures:
+                rows.append((result, measure))
+                columns.append(result.score(measure))
+        intervals = mean_intervals(np.column_stack(columns), level=self.level, n_resamples=self.n_resamples,
+                                   rng=self.seed)
+        records = []
+        for (result, measure), interval in zip(rows, intervals):
+            records.append({
+                "run": result.name, "model": result.model, "metric": str(measure), "k": measure.k,
+                "mean": float(interval.point), "ci_low": float(interval.low), "ci_high": float(interval.high),
+                "n": result.n_queries, "labels": self.labels.name, "fingerprint": self.labels.fingerprint,
+                "ci_method": interval.method, "level": self.level,
+            })
+        frame = pd.DataFrame.from_records(records)
+        frame["k"] = frame["k"].astype("Int64")
+        return frame
+
+    @cached_property
+    def all_warnings(self) -> tuple[EvalWarning, ...]:
+        """Label warnings, evaluation warnings, then each run's, in that order."""
+        per_run = tuple(w for r in self.results for w in r.warnings)
+        return self.warnings + per_run
+
+
+def evaluate(
+    run: RunLike,
+    labels: LabelsLike,
+    k: int | str | Sequence[int] = DEFAULT_KS,
+    *,
+    min_grade: float = 1,
+    zero_relevant: str = "exclude",
+) -> RunResult:
+    """Score one run against labels; returns a `RunResult` (``r["mrr"]``, ``r.per_query()``).
+
+    ``run`` and ``labels`` may be file paths, dicts shaped like SPEC.md's seed example,
+    DataFrames or already-read objects. Metrics are computed for every k from 1 to max(k).
+    """
+    evaluation = evaluate_runs([run], labels, k, min_grade=min_grade, zero_relevant=zero_relevant)
+    only = evaluation.results[0]
+    return RunResult(only.run, only.labels, only.ks, only.ranked, only.scores,
+                     evaluation.warnings + only.warnings)
+
+
+def evaluate_runs(
+    runs: Sequence[RunLike],
+    labels: LabelsLike,
+    k: int | str | Sequence[int] = DEFAULT_KS,
+    *,
+    min_grade: float = 1,
+    zero_relevant: str = "exclude",
+    level: float = 0.95,
+    seed: int = 0,
+    n_resamples: int = 10_000,
+) -> Evaluation:
+    """Score several runs on one label set. Run names must be distinct.
+
+    ``level``, ``seed`` and ``n_resamples`` set the confidence intervals of `Evaluation.summary`.
+    """
+    if not 0 < level < 1:
+        raise invalid_parameter("level", "a number between 0 and 1 (exclusive)", level)
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 100:
+        raise invalid_parameter("n_resamples", "an integer >= 100", n_resamples)
+    ks = parse_ks(k)
+    threshold = check_min_grade(min_grade)
+    label_set = read_labels(labels)
+    loaded = [read_run(r) for r in runs]
+    if not loaded:
+        raise UsageError("At least one run is needed.")
+    names = [r.name for r in loaded]
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise UsageError(f"Run names must be distinct; {', '.join(repeated)} appears more than once. "
+                         "Give each run its own name.")
+    index = LabelIndex.build(label_set, threshold, zero_relevant)
+    if index.n_queries == 0:
+        raise InputError(f"at least one labeled query with a doc graded {threshold:g} or higher",
+                         source=label_set.source or label_set.name)
+    warnings = list(label_set.warnings)
+    if index.n_without_relevant:
+        kept = zero_relevant == "zero"
+        warnings.append(EvalWarning(
+            "no_relevant_doc",
+            f"{plural(index.n_without_relevant, 'labeled query', 'labeled queries')} have no doc graded "
+            f"{threshold:g} or higher; " + ("kept in every mean with a score of 0 (zero_relevant='zero')"
+                                           if kept else "left out of every mean"),
+            index.n_without_relevant,
+        ))
+    depth = max(ks)
+    results = tuple(_score_run(run, label_set, index, ks, depth) for run in loaded)
+    return Evaluation(label_set, ks, threshold, results, tuple(warnings), zero_relevant, level, seed, n_resamples)
+
+
+def _score_run(run: Run, labels: LabelSet, index: LabelIndex, ks: tuple[int, ...], depth: int) -> RunResult:
+    ranked = rank_grades(run, index, depth)
+    scores = score_queries(ranked)
+    return RunResult(run, labels, ks, ranked, scores, tuple(run.warnings) + tuple(_run_warnings(ranked, ks)))
+
+
+def _run_warnings(ranked: RankedGrades, ks: tuple[int, ...]) -> list[EvalWarning]:
+    run = ranked.run
+    out = []
+    missing = int((~ranked.in_run).sum())
+    if missing:
+        out.append(EvalWarning(
+            "query_missing_from_run",
+            f"run {run.name}: {plural(missing, 'labeled query', 'labeled queries')} are absent from the run; "
+            "each scores 0 on every metric and stays in the mean",
+            missing,
+        ))
+    unlabeled = int((pd.Index(ranked.index.labels.queries).get_indexer(run.query_ids) < 0).sum())
+    if unlabeled:
+        out.append(EvalWarning(
+            "query_not_in_labels",
+            f"run {run.name}: {plural(unlabeled, 'query', 'queries')} in the run have no labels and are ignored",
+            unlabeled,
+        ))
+    depth = max(ks)
+    short = int((ranked.in_run & (ranked.n_returned < depth)).sum())
+    if short:
+        out.append(EvalWarning(
+            "short_ranking",
+            f"run {run.name}: {plural(short, 'query', 'queries')} returned fewer than {depth} docs; "
+            "metrics at deeper cutoffs use what was returned (precision still divides by k)",
+            short,
+        ))
+    for k in ks:
+        tied = int(ranked.tie_after[:, k - 1].sum())
+        if tied:
+            names = ", ".join(f"{m}@{k}" for m in CUTOFF_MEASURES)
+            out.append(EvalWarning(
+                "tie_across_cutoff",
+                f"run {run.name}: {plural(tied, 'query', 'queries')} have equal scores at ranks {k} and {k + 1}; "
+                f"{names} depend on the tie rule (equal scores ordered by doc id, descending)",
+                tied,
+            ))
+    return out

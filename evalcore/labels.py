@@ -1,0 +1,303 @@
+"""The labeled set: who judged which doc for which query, and how relevant it is.
+
+A `LabelSet` keeps every judgment, including explicit non-relevant ones (a grade below the
+threshold), because they tell how deep the judging went. Per-query fields (what the
+customer typed, where the query came from, whether judging was blind, its split) live in a
+separate per-query table.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Mapping, Union
+
+import numpy as np
+import pandas as pd
+
+from .errors import InputError, invalid_parameter
+from .sources import Source, SourceLike, detect_format, open_source
+from .tables import (
+    DOC_ALIASES, GRADE_ALIASES, QUERY_ALIASES, QUERY_FIELDS, Table, find_column, first_empty,
+    id_strings, parse_numbers, read_delimited, read_json_value, read_jsonl_records, read_parquet,
+    read_whitespace,
+)
+from .warning_log import EvalWarning, plural
+
+_TRUE = {"true", "1", "yes", "y", "t"}
+_FALSE = {"false", "0", "no", "n", "f"}
+SPLITS = ("tune", "holdout")
+
+
+@dataclass(eq=False)
+class LabelSet:
+    """Judgments (query, doc_id, grade), one row per pair, plus per-query fields.
+
+    ``judgments`` has string columns ``query`` and ``doc_id`` and a float ``grade``;
+    ``query_info`` is indexed by query id with whichever of ``query_text``, ``source``,
+    ``blind``, ``split`` the file carried.
+    """
+
+    name: str
+    judgments: pd.DataFrame
+    query_info: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(index=pd.Index([], name="query")))
+    warnings: tuple[EvalWarning, ...] = ()
+    source: str | None = None
+
+    @cached_property
+    def queries(self) -> np.ndarray:
+        """Query ids in the order they first appear in the file."""
+        return pd.unique(self.judgments["query"].to_numpy())
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """A short hash of the normalised judgments: same pairs and grades -> same fingerprint.
+
+        Row order, file format and per-query fields do not change it.
+        """
+        frame = self.judgments.sort_values(["query", "doc_id"], kind="stable")
+        grades = frame["grade"].map(lambda g: f"{g:g}")
+        lines = frame["query"] + "\t" + frame["doc_id"] + "\t" + grades
+        digest = hashlib.sha256("\n".join(lines.tolist()).encode("utf-8")).hexdigest()
+        return digest[:12]
+
+    @property
+    def n_queries(self) -> int:
+        return len(self.queries)
+
+    def relevant_counts(self, min_grade: float = 1) -> pd.Series:
+        """Number of relevant docs per query (0 for queries judged only non-relevant)."""
+        relevant = self.judgments["grade"] >= min_grade
+        counts = relevant.groupby(self.judgments["query"], sort=False).sum()
+        return counts.reindex(self.queries, fill_value=0).astype(np.int64)
+
+    def field(self, name: str) -> pd.Series | None:
+        """A per-query field (``source``, ``split``, ...) aligned to `queries`, or None if absent."""
+        if name not in self.query_info.columns:
+            return None
+        return self.query_info[name].reindex(self.queries)
+
+    def __repr__(self) -> str:
+        return (f"LabelSet(name={self.name!r}, queries={self.n_queries}, "
+                f"judgments={len(self.judgments)}, fingerprint={self.fingerprint!r})")
+
+
+LabelsLike = Union[LabelSet, SourceLike, Mapping, pd.DataFrame]
+
+
+def read_labels(source: LabelsLike, *, format: str | None = None, name: str | None = None) -> LabelSet:
+    """Read labels from a file path, bytes, an upload, a dict or a DataFrame.
+
+    Dicts follow SPEC.md's JSON shapes: ``{query: [doc, ...]}`` (all grade 1; sets too) or
+    ``{query: {doc: grade}}``. DataFrames use the tabular column names and aliases.
+    """
+    if isinstance(source, LabelSet):
+        return source
+    if isinstance(source, Mapping):
+        return _from_mapping(source, name or "labels", "<dict>", "key")
+    if isinstance(source, pd.DataFrame):
+        table = Table(source.reset_index(drop=True), Source(name or "<DataFrame>", b""), 0, False, "row")
+        return _from_table(table, name or "labels")
+    src = open_source(source, name=None)
+    fmt = detect_format(src, format)
+    label_name = name or src.stem
+    if fmt == "trec":
+        table = read_whitespace(src, 4, "4 whitespace-separated fields: query iter doc_id grade", (0, 2, 3))
+        frame = pd.DataFrame({"query": table.frame[0], "doc_id": table.frame[2], "grade": table.frame[3]})
+        table = Table(frame, src, table.header_lines, table.skip_comments)
+        result = _from_table(table, label_name)
+    elif fmt in ("csv", "tsv"):
+        table = read_delimited(src, "," if fmt == "csv" else "\t", "query, doc_id and optional grade columns")
+        result = _from_table(table, label_name)
+    elif fmt == "parquet":
+        result = _from_table(read_parquet(src), label_name)
+    elif fmt == "json":
+        value = read_json_value(src)
+        if not isinstance(value, Mapping):
+            raise InputError("a JSON object {query: [doc, ...]} or {query: {doc: grade}}", source=src.name,
+                             text=type(value).__name__)
+        result = _from_mapping(value, label_name, src.name, "key")
+    else:
+        result = _from_jsonl(src, label_name)
+    repairs = tuple(EvalWarning("file_repaired", f"{src.name}: {r}", 1) for r in src.repairs)
+    result.warnings = repairs + result.warnings
+    result.source = src.name
+    return result
+
+
+def _from_table(table: Table, name: str) -> LabelSet:
+    """Validate a table of judgments and build the `LabelSet`."""
+    q_col = find_column(table, QUERY_ALIASES, "query")
+    d_col = find_column(table, DOC_ALIASES, "doc id")
+    g_col = find_column(table, GRADE_ALIASES, "grade", required=False)
+    for column, role in ((q_col, "a query id"), (d_col, "a doc id")):
+        row = first_empty(table, column)
+        if row is not None:
+            raise table.error(row, f"{role} in column {column!r}")
+    if g_col is not None:
+        grades = parse_numbers(table, g_col, f"a number in the grade column {g_col!r}")
+    else:
+        grades = np.ones(len(table.frame))
+    judgments = pd.DataFrame({
+        "query": id_strings(table.frame[q_col]).to_numpy(),
+        "doc_id": id_strings(table.frame[d_col]).to_numpy(),
+        "grade": grades,
+    })
+    info = _query_fields(table, judgments["query"])
+    return _finish(name, judgments, info)
+
+
+def _query_fields(table: Table, queries: pd.Series) -> pd.DataFrame:
+    """Per-query fields from a table's optional columns; first non-empty value per query."""
+    lowered = {c.lower(): c for c in table.frame.columns}
+    columns = {}
+    for field_name in QUERY_FIELDS:
+        column = lowered.get(field_name)
+        if column is None:
+            continue
+        values = table.frame[column]
+        if field_name == "blind":
+            values = _parse_blind(table, column)
+        elif field_name == "split":
+            values = _parse_split(table, column)
+        else:
+            values = values.astype(str).where(values.astype(str).str.strip() != "", None)
+        columns[field_name] = pd.Series(values.to_numpy(), index=queries.to_numpy())
+    if not columns:
+        return pd.DataFrame(index=pd.Index(pd.unique(queries.to_numpy()), name="query"))
+    frame = pd.DataFrame(columns)
+    info = frame.groupby(level=0, sort=False).first()
+    info.index.name = "query"
+    return info
+
+
+def _parse_blind(table: Table, column: str) -> pd.Series:
+    text = table.frame[column].astype(str).str.strip().str.lower()
+    known = text.isin(_TRUE | _FALSE | {""})
+    if not known.all():
+        row = int(np.flatnonzero(~known.to_numpy())[0])
+        raise table.error(row, f"true or false in column {column!r}", text=str(table.frame[column].iloc[row]))
+    return text.map(lambda v: True if v in _TRUE else (False if v in _FALSE else None)).astype(object)
+
+
+def _parse_split(table: Table, column: str) -> pd.Series:
+    text = table.frame[column].astype(str).str.strip().str.lower()
+    known = text.isin(SPLITS + ("",))
+    if not known.all():
+        row = int(np.flatnonzero(~known.to_numpy())[0])
+        raise table.error(row, f"'tune' or 'holdout' in column {column!r}", text=str(table.frame[column].iloc[row]))
+    return text.where(text != "", None)
+
+
+def _from_mapping(value: Mapping, name: str, where: str, unit: str) -> LabelSet:
+    """Labels from ``{query: [doc, ...]}`` or ``{query: {doc: grade}}``."""
+    queries, docs, grades = [], [], []
+    for query, judged in value.items():
+        if isinstance(judged, Mapping):
+            for doc, grade in judged.items():
+                if isinstance(grade, bool) or not isinstance(grade, (int, float)):
+                    raise InputError(f"a numeric grade for doc {doc!r} of query {query!r}", source=where,
+                                     text=repr(grade))
+                queries.append(str(query)); docs.append(str(doc)); grades.append(float(grade))
+        elif isinstance(judged, (list, tuple, set, frozenset)):
+            for doc in (sorted(judged, key=str) if isinstance(judged, (set, frozenset)) else judged):
+                if not isinstance(doc, (str, int)):
+                    raise InputError(f"doc ids (strings) in the list of query {query!r}", source=where, text=repr(doc))
+                queries.append(str(query)); docs.append(str(doc)); grades.append(1.0)
+        else:
+            raise InputError(f"a list of doc ids or a {{doc: grade}} object for query {query!r}",
+                             source=where, text=repr(judged)[:80])
+    judgments = pd.DataFrame({"query": pd.Series(queries, dtype=str), "doc_id": pd.Series(docs, dtype=str),
+                              "grade": np.asarray(grades, dtype=np.float64)})
+    return _finish(name, judgments, None)
+
+
+def _from_jsonl(src: Source, name: str) -> LabelSet:
+    """Labels from JSONL: ``{"query", "relevant": [...]}`` or ``{"query", "doc_id", "grade"}`` per line."""
+    rows_q, rows_d, rows_g, info_rows = [], [], [], {}
+    for number, record in read_jsonl_records(src):
+        query = record.get("query", record.get("query_id", record.get("qid")))
+        if query is None or str(query).strip() == "":
+            raise InputError('a "query" field', source=src.name, line=number, text=_line(src, number))
+        query = str(query)
+        if "relevant" in record:
+            relevant = record["relevant"]
+            if not isinstance(relevant, list):
+                raise InputError('"relevant" as a list of doc ids', source=src.name, line=number, text=_line(src, number))
+            for doc in relevant:
+                rows_q.append(query); rows_d.append(str(doc)); rows_g.append(1.0)
+        elif "doc_id" in record:
+            grade = record.get("grade", 1)
+            if isinstance(grade, bool) or not isinstance(grade, (int, float)):
+                raise InputError('a numeric "grade"', source=src.name, line=number, text=_line(src, number))
+            rows_q.append(query); rows_d.append(str(record["doc_id"])); rows_g.append(float(grade))
+        else:
+            raise InputError('a "relevant" list or a "doc_id" field', source=src.name, line=number,
+                             text=_line(src, number))
+        fields = info_rows.setdefault(query, {})
+        for field_name in QUERY_FIELDS:
+            if field_name in record and field_name not in fields:
+                fields[field_name] = _jsonl_field(src, number, field_name, record[field_name])
+    judgments = pd.DataFrame({"query": pd.Series(rows_q, dtype=str), "doc_id": pd.Series(rows_d, dtype=str),
+                              "grade": np.asarray(rows_g, dtype=np.float64)})
+    info = pd.DataFrame.from_dict(info_rows, orient="index") if any(info_rows.values()) else None
+    return _finish(name, judgments, info)
+
+
+def _jsonl_field(src: Source, number: int, field_name: str, value: object) -> object:
+    if field_name == "blind":
+        if isinstance(value, bool):
+            return value
+        text = str(value).strip().lower()
+        if text in _TRUE | _FALSE:
+            return text in _TRUE
+        raise InputError('"blind" as true or false', source=src.name, line=number, text=_line(src, number))
+    if field_name == "split":
+        text = str(value).strip().lower()
+        if text not in SPLITS:
+            raise InputError('"split" as "tune" or "holdout"', source=src.name, line=number, text=_line(src, number))
+        return text
+    return None if value is None else str(value)
+
+
+def _line(src: Source, number: int) -> str:
+    return src.lines()[number - 1]
+
+
+def _finish(name: str, judgments: pd.DataFrame, info: pd.DataFrame | None) -> LabelSet:
+    """Drop duplicate judgments (keeping the highest grade, with a warning) and build the set."""
+    warnings: list[EvalWarning] = []
+    if judgments.empty:
+        raise InputError("at least one judgment (query, doc, grade)", source=name)
+    duplicated = judgments.duplicated(["query", "doc_id"], keep=False)
+    if duplicated.any():
+        dups = judgments[duplicated]
+        n_pairs = int(dups.drop_duplicates(["query", "doc_id"]).shape[0])
+        conflicting = int((dups.groupby(["query", "doc_id"])["grade"].nunique() > 1).sum())
+        order = judgments.sort_values("grade", ascending=False, kind="stable")
+        kept = order.drop_duplicates(["query", "doc_id"], keep="first").index.sort_values()
+        judgments = judgments.loc[kept].reset_index(drop=True)
+        detail = f"; {plural(conflicting, 'pair')} had different grades, the highest was kept" if conflicting else ""
+        warnings.append(EvalWarning(
+            "duplicate_judgment",
+            f"{plural(n_pairs, '(query, doc) pair')} judged more than once; one judgment kept per pair{detail}",
+            n_pairs,
+        ))
+    if info is None or info.empty:
+        info = pd.DataFrame(index=pd.Index(pd.unique(judgments["query"].to_numpy()), name="query"))
+    info.index = info.index.astype(str)
+    info.index.name = "query"
+    return LabelSet(name=name, judgments=judgments.reset_index(drop=True), query_info=info,
+                    warnings=tuple(warnings))
+
+
+def check_min_grade(min_grade: float) -> float:
+    """The relevance threshold must be a finite number."""
+    try:
+        value = float(min_grade)
+    except (TypeError, ValueError):
+        raise invalid_parameter("min_grade", "a number", min_grade) from None
+    if not np.isfinite(value):
+        raise invalid_parameter("min_grade", "a finite number", min_grade)
+    return value

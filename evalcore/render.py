@@ -1,0 +1,116 @@
+"""Renderers for an `Evaluation`: a dict (SPEC.md §4 JSON), CSV, a text table and Markdown.
+
+Every rendered number travels with its metric and k, n, the run's model and the label set's
+name and fingerprint (SPEC.md §3).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pandas as pd
+
+from .evaluation import Evaluation
+from .export import md_text, to_csv
+
+SUMMARY_COLUMNS = ["run", "model", "metric", "k", "mean", "ci_low", "ci_high", "n", "labels", "fingerprint"]
+
+
+def evaluation_dict(evaluation: Evaluation, *, per_query: bool = False) -> dict:
+    """The machine-readable result, shaped as SPEC.md §4 (numbers at full precision)."""
+    summary = evaluation.summary
+    runs = []
+    for result in evaluation.results:
+        rows = summary[summary["run"] == result.name]
+        metrics = {row.metric: {"mean": _num(row.mean), "ci_low": _num(row.ci_low), "ci_high": _num(row.ci_high)}
+                   for row in rows.itertuples()}
+        entry = {"name": result.name, "model": result.model, "n_queries": result.n_queries, "metrics": metrics}
+        if per_query:
+            entry["per_query"] = [
+                {key: (_num(value) if key != "query" else value) for key, value in record.items()}
+                for record in result.per_query().to_dict(orient="records")
+            ]
+        runs.append(entry)
+    labels = evaluation.labels
+    return {
+        "labels": {"name": labels.name, "fingerprint": labels.fingerprint, "n_queries": labels.n_queries},
+        "runs": runs,
+        "warnings": [w.to_dict() for w in evaluation.all_warnings],
+        "settings": evaluation.settings(),
+    }
+
+
+def evaluation_json(evaluation: Evaluation, *, per_query: bool = False) -> str:
+    return json.dumps(evaluation_dict(evaluation, per_query=per_query), ensure_ascii=False, allow_nan=False)
+
+
+def evaluation_csv(evaluation: Evaluation, *, per_query: bool = False) -> str:
+    """Summary rows (one per run and metric); with ``per_query``, one row per run and query."""
+    if not per_query:
+        return to_csv(evaluation.summary[SUMMARY_COLUMNS + ["ci_method", "level"]])
+    frames = []
+    for result in evaluation.results:
+        table = result.per_query()
+        table.insert(0, "run", result.name)
+        table.insert(1, "model", result.model)
+        table.insert(2, "labels", evaluation.labels.name)
+        table.insert(3, "fingerprint", evaluation.labels.fingerprint)
+        frames.append(table)
+    return to_csv(pd.concat(frames, ignore_index=True))
+
+
+def evaluation_table(evaluation: Evaluation, *, per_query: bool = False, markdown: bool = False) -> str:
+    """One table per run, every row carrying n, model and label fingerprint; then the warnings."""
+    summary = evaluation.summary
+    labels = evaluation.labels
+    label_ref = f"{labels.name}#{labels.fingerprint}"
+    level = int(round(evaluation.level * 100))
+    out: list[str] = []
+    for result in evaluation.results:
+        rows = summary[summary["run"] == result.name]
+        header = ["metric", "mean", f"{level}% CI", "n", "model", "labels"]
+        body = [[row.metric, f"{row.mean:.4f}", f"{row.ci_low:.4f} to {row.ci_high:.4f}", str(row.n),
+                 row.model, label_ref] for row in rows.itertuples()]
+        title = f"run {result.name}"
+        out.append(_md_table(title, header, body) if markdown else _text_table(title, header, body))
+        if per_query:
+            table = result.per_query()
+            pq_header = list(table.columns)
+            pq_body = [[str(v) if isinstance(v, str) else f"{v:.4f}" for v in rec]
+                       for rec in table.itertuples(index=False)]
+            pq_title = f"run {result.name}: per query (model {result.model}, labels {label_ref}, n = {result.n_queries})"
+            out.append(_md_table(pq_title, pq_header, pq_body) if markdown else _text_table(pq_title, pq_header, pq_body))
+    warnings = evaluation.all_warnings
+    if warnings:
+        if markdown:
+            out.append("**Warnings**\n\n" + "\n".join(f"- `{w.code}` ({w.count}): {md_text(w.message)}" for w in warnings))
+        else:
+            out.append("warnings:\n" + "\n".join(f"  [{w.code}] x{w.count}: {w.message}" for w in warnings))
+    settings = evaluation.settings()
+    note = (f"Intervals: {level}% ({settings['ci_note']}); seed {settings['seed']}. "
+            f"Relevant = grade >= {settings['min_grade']:g}.")
+    out.append(note)
+    return "\n\n".join(out) + "\n"
+
+
+def _text_table(title: str, header: list[str], body: list[list[str]]) -> str:
+    widths = [max(len(h), *(len(r[i]) for r in body)) if body else len(h) for i, h in enumerate(header)]
+    numeric = [i for i, h in enumerate(header) if h in ("mean", "n") or h.endswith("CI")]
+    def fmt(cells: list[str]) -> str:
+        return "  ".join(c.rjust(w) if i in numeric else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
+    lines = [title, fmt(header), fmt(["-" * w for w in widths])]
+    lines += [fmt(r) for r in body]
+    return "\n".join(lines)
+
+
+def _md_table(title: str, header: list[str], body: list[list[str]]) -> str:
+    lines = [f"### {md_text(title)}", "", "| " + " | ".join(md_text(h) for h in header) + " |",
+             "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(md_text(c) for c in row) + " |" for row in body]
+    return "\n".join(lines)
+
+
+def _num(value: float) -> float | None:
+    value = float(value)
+    return value if math.isfinite(value) else None

@@ -1,0 +1,349 @@
+"""A run: one system's ranked results, integer-coded and put in evaluation order once.
+
+Ordering follows SPEC.md §1.2: TREC runs by score descending with ties broken by doc id
+descending (trec_eval's rule; the rank column is ignored), tables by ``rank`` when present,
+lists in their own order. A doc repeated in one ranking keeps its best-ranked place.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping, Sequence, Union
+
+import numpy as np
+import pandas as pd
+
+from .errors import InputError, invalid_parameter
+from .sources import Source, SourceLike, detect_format, open_source
+from .tables import (
+    DOC_ALIASES, QUERY_ALIASES, Table, find_column, first_empty, id_strings, parse_numbers,
+    read_delimited, read_json_value, read_jsonl_records, read_parquet, read_whitespace,
+)
+from .warning_log import EvalWarning, plural
+
+META_FIELDS = ("model", "price_per_mtok", "dims", "index_bytes")
+
+
+@dataclass(eq=False)
+class Run:
+    """One system's rankings as parallel arrays, grouped by query and in rank order.
+
+    Row ``i`` is doc ``doc_ids[doc_codes[i]]`` at 0-based ``positions[i]`` for query
+    ``query_ids[query_codes[i]]``; the rows of query ``j`` are ``starts[j]:starts[j+1]``.
+    ``tie_keys`` holds the value the order came from (score or rank; NaN where the order is
+    a list's own), so ties across a cutoff can be found.
+    """
+
+    name: str
+    model: str
+    query_ids: np.ndarray
+    doc_ids: np.ndarray
+    query_codes: np.ndarray
+    doc_codes: np.ndarray
+    positions: np.ndarray
+    starts: np.ndarray
+    scores: np.ndarray
+    tie_keys: np.ndarray
+    price_per_mtok: float | None = None
+    dims: int | None = None
+    index_bytes: int | None = None
+    warnings: tuple[EvalWarning, ...] = ()
+    source: str | None = None
+    sha256: str | None = None
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def n_queries(self) -> int:
+        return len(self.query_ids)
+
+    @property
+    def n_rows(self) -> int:
+        return len(self.doc_codes)
+
+    @property
+    def lengths(self) -> np.ndarray:
+        """Number of docs returned per query (after duplicates were dropped)."""
+        return np.diff(self.starts)
+
+    def ranking(self, query: str) -> list[str]:
+        """The ranked doc ids of one query (empty when the run has no such query)."""
+        hits = np.flatnonzero(self.query_ids == query)
+        if not len(hits):
+            return []
+        j = int(hits[0])
+        return self.doc_ids[self.doc_codes[self.starts[j]:self.starts[j + 1]]].tolist()
+
+    def to_frame(self) -> pd.DataFrame:
+        """Rows as a DataFrame: query, doc_id, rank (1-based), score."""
+        return pd.DataFrame({
+            "query": self.query_ids[self.query_codes],
+            "doc_id": self.doc_ids[self.doc_codes],
+            "rank": self.positions + 1,
+            "score": self.scores,
+        })
+
+    def metadata(self) -> dict:
+        return {"name": self.name, "model": self.model, "price_per_mtok": self.price_per_mtok,
+                "dims": self.dims, "index_bytes": self.index_bytes}
+
+    def with_metadata(self, **values) -> "Run":
+        """A copy with some of name, model, price_per_mtok, dims, index_bytes changed."""
+        unknown = set(values) - set(META_FIELDS) - {"name"}
+        if unknown:
+            raise invalid_parameter("metadata", "among " + ", ".join(("name",) + META_FIELDS), sorted(unknown))
+        checked = _check_metadata({k: v for k, v in values.items() if k != "name"}, "run metadata")
+        fields = dict(self.__dict__)
+        fields.update(checked)
+        if "name" in values and values["name"]:
+            fields["name"] = str(values["name"])
+        return Run(**fields)
+
+    def __repr__(self) -> str:
+        return f"Run(name={self.name!r}, model={self.model!r}, queries={self.n_queries}, rows={self.n_rows})"
+
+
+RunLike = Union[Run, SourceLike, Mapping, pd.DataFrame]
+
+
+def read_run(
+    source: RunLike,
+    *,
+    format: str | None = None,
+    name: str | None = None,
+    model: str | None = None,
+    price_per_mtok: float | None = None,
+    dims: int | None = None,
+    index_bytes: int | None = None,
+    sidecar: bool = True,
+) -> Run:
+    """Read a run from a file path, bytes, an upload, a dict or a DataFrame.
+
+    Metadata comes, later winning: the TREC run tag or the file stem; a sidecar
+    ``<stem>.meta.json`` beside a file path (unless ``sidecar=False``); the arguments.
+    """
+    explicit = {"model": model, "price_per_mtok": price_per_mtok, "dims": dims, "index_bytes": index_bytes}
+    explicit = {k: v for k, v in explicit.items() if v is not None}
+    if isinstance(source, Run):
+        return source.with_metadata(**explicit, **({"name": name} if name else {}))
+    if isinstance(source, Mapping):
+        parts = _from_mapping(source, "<dict>")
+        return _assemble(parts, name or "run", {}, explicit, None, None, ())
+    if isinstance(source, pd.DataFrame):
+        table = Table(source.reset_index(drop=True), Source(name or "<DataFrame>", b""), 0, False, "row")
+        return _assemble(_from_table(table), name or "run", {}, explicit, None, None, ())
+
+    src = open_source(source)
+    fmt = detect_format(src, format)
+    if fmt == "trec":
+        parts = _from_trec(src)
+    elif fmt in ("csv", "tsv"):
+        parts = _from_table(read_delimited(src, "," if fmt == "csv" else "\t", "query, doc_id and rank or score"))
+    elif fmt == "parquet":
+        parts = _from_table(read_parquet(src))
+    elif fmt == "json":
+        value = read_json_value(src)
+        if not isinstance(value, Mapping):
+            raise InputError("a JSON object {query: [doc, ...]}", source=src.name, text=type(value).__name__)
+        parts = _from_mapping(value, src.name)
+    else:
+        parts = _from_jsonl(src)
+    found = {"model": parts.pop("tag", None) or src.stem}
+    if sidecar and isinstance(source, (str, os.PathLike)):
+        found.update(_read_sidecar(Path(source)))
+    repairs = tuple(EvalWarning("file_repaired", f"{src.name}: {r}", 1) for r in src.repairs)
+    return _assemble(parts, name or src.stem, found, explicit, src.name, src.sha256(), repairs)
+
+
+def sidecar_path(run_path: Path) -> Path:
+    """``base.trec`` (or ``base.trec.gz``) -> ``base.meta.json`` in the same folder."""
+    stem = Source(str(run_path), b"").stem
+    return run_path.with_name(f"{stem}.meta.json")
+
+
+def _read_sidecar(run_path: Path) -> dict:
+    path = sidecar_path(run_path)
+    if not path.is_file():
+        return {}
+    try:
+        value = json.loads(path.read_text(encoding="utf-8-sig"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise InputError(f"valid JSON run metadata ({exc})", source=str(path)) from None
+    if not isinstance(value, Mapping):
+        raise InputError('a JSON object like {"model": ..., "price_per_mtok": ...}', source=str(path))
+    return _check_metadata({k: value[k] for k in META_FIELDS if k in value}, str(path))
+
+
+def _check_metadata(values: Mapping, where: str) -> dict:
+    checked = {}
+    for key, value in values.items():
+        if value is None or value == "":
+            checked[key] = None
+        elif key == "model":
+            checked[key] = str(value)
+        else:
+            try:
+                number = float(value)
+            except (TypeError, ValueError):
+                raise InputError(f"a number for {key!r}", source=where, text=repr(value)) from None
+            if not math.isfinite(number) or number < 0:
+                raise InputError(f"a non-negative number for {key!r}", source=where, text=repr(value))
+            checked[key] = number if key == "price_per_mtok" else int(number)
+    return checked
+
+
+def _from_trec(src: Source) -> dict:
+    table = read_whitespace(src, 6, "6 whitespace-separated fields: query Q0 doc_id rank score tag", (0, 2, 4, 5))
+    scores = parse_numbers(table, 4, "a number in the score column (5th field)")
+    tags = table.frame[5]
+    return {"queries": table.frame[0], "docs": table.frame[2], "scores": scores, "ranks": None,
+            "tag": str(tags.iloc[0]) if len(tags) else None}
+
+
+def _from_table(table: Table) -> dict:
+    q_col = find_column(table, QUERY_ALIASES, "query")
+    d_col = find_column(table, DOC_ALIASES, "doc id")
+    r_col = find_column(table, ("rank", "position"), "rank", required=False)
+    s_col = find_column(table, ("score", "similarity", "distance_score"), "score", required=False)
+    if r_col is None and s_col is None:
+        raise InputError("a rank or score column", source=table.source.name, line=1,
+                         text=",".join(map(str, table.frame.columns)), where="line")
+    for column, role in ((q_col, "a query id"), (d_col, "a doc id")):
+        row = first_empty(table, column)
+        if row is not None:
+            raise table.error(row, f"{role} in column {column!r}")
+    ranks = parse_numbers(table, r_col, f"a number in the rank column {r_col!r}") if r_col else None
+    scores = parse_numbers(table, s_col, f"a number in the score column {s_col!r}") if s_col else None
+    return {"queries": id_strings(table.frame[q_col]), "docs": id_strings(table.frame[d_col]),
+            "scores": scores, "ranks": ranks}
+
+
+def _from_mapping(value: Mapping, where: str) -> dict:
+    """Runs from ``{q: [doc, ...]}``, ``{q: {doc: score}}`` or ``{q: [{"doc_id", "score"}]}``."""
+    queries, docs, scores, list_pos = [], [], [], []
+    scored = None
+    for query, ranked in value.items():
+        if isinstance(ranked, Mapping):
+            items = [(doc, score) for doc, score in ranked.items()]
+            kind = True
+        elif isinstance(ranked, (list, tuple)):
+            if ranked and all(isinstance(item, Mapping) for item in ranked):
+                items = [(_field(item, DOC_ALIASES, where, query), _score(item, where, query)) for item in ranked]
+                kind = True
+            else:
+                items = [(doc, None) for doc in ranked]
+                kind = False
+        else:
+            raise InputError(f"a ranked list of doc ids for query {query!r}", source=where, text=repr(ranked)[:80])
+        if scored is None:
+            scored = kind
+        elif scored != kind and ranked:
+            raise InputError(f"the same shape for every query (query {query!r} differs)", source=where)
+        for i, (doc, score) in enumerate(items):
+            if isinstance(doc, Mapping) or isinstance(doc, (list, tuple)):
+                raise InputError(f"doc ids as strings in query {query!r}", source=where, text=repr(doc)[:80])
+            if kind and (isinstance(score, bool) or not isinstance(score, (int, float))):
+                raise InputError(f"a numeric score for doc {doc!r} of query {query!r}", source=where, text=repr(score))
+            queries.append(str(query)); docs.append(str(doc)); list_pos.append(i)
+            scores.append(float(score) if kind else np.nan)
+    return {"queries": pd.Series(queries, dtype=str), "docs": pd.Series(docs, dtype=str),
+            "scores": np.asarray(scores, dtype=np.float64) if scored else None,
+            "ranks": None if scored else np.asarray(list_pos, dtype=np.float64), "list_order": not scored}
+
+
+def _field(item: Mapping, aliases: Sequence[str], where: str, query: object) -> str:
+    for alias in aliases:
+        if alias in item:
+            return item[alias]
+    raise InputError(f'a "doc_id" in each result of query {query!r}', source=where, text=repr(dict(item))[:80])
+
+
+def _score(item: Mapping, where: str, query: object) -> float:
+    if "score" not in item:
+        raise InputError(f'a "score" in each result of query {query!r}', source=where, text=repr(dict(item))[:80])
+    return item["score"]
+
+
+def _from_jsonl(src: Source) -> dict:
+    queries, docs, positions = [], [], []
+    for number, record in read_jsonl_records(src):
+        query = record.get("query", record.get("query_id", record.get("qid")))
+        ranked = record.get("ranked")
+        if query is None or not isinstance(ranked, list):
+            raise InputError('{"query": ..., "ranked": [doc, ...]} on each line', source=src.name, line=number,
+                             text=src.lines()[number - 1])
+        for i, doc in enumerate(ranked):
+            if not isinstance(doc, (str, int)):
+                raise InputError('"ranked" as a list of doc ids', source=src.name, line=number,
+                                 text=src.lines()[number - 1])
+            queries.append(str(query)); docs.append(str(doc)); positions.append(i)
+    return {"queries": pd.Series(queries, dtype=str), "docs": pd.Series(docs, dtype=str), "scores": None,
+            "ranks": np.asarray(positions, dtype=np.float64), "list_order": True}
+
+
+def _assemble(parts: dict, name: str, found: dict, explicit: dict, source: str | None,
+              sha256: str | None, repairs: tuple[EvalWarning, ...]) -> Run:
+    """Integer-code ids, put rows in evaluation order, drop duplicate docs, attach metadata."""
+    query_codes, query_ids = pd.factorize(pd.Series(parts["queries"]), sort=False)
+    doc_codes, doc_ids = pd.factorize(pd.Series(parts["docs"]), sort=True)
+    query_codes = query_codes.astype(np.int32)
+    doc_codes = doc_codes.astype(np.int32)
+    scores, ranks = parts["scores"], parts["ranks"]
+    n = len(query_codes)
+    if scores is None:
+        scores = np.full(n, np.nan)
+    # Sort keys, most significant first. Negated codes give "doc id descending".
+    if ranks is not None:
+        keys = [query_codes, ranks] + ([-scores] if not np.isnan(scores).all() else []) + [-doc_codes]
+        tie_keys = np.full(n, np.nan) if parts.get("list_order") else ranks
+    else:
+        keys = [query_codes, -scores, -doc_codes]
+        tie_keys = scores
+    if not _is_sorted(keys):
+        order = np.lexsort(keys[::-1])
+        query_codes, doc_codes = query_codes[order], doc_codes[order]
+        scores, tie_keys = scores[order], tie_keys[order]
+    warnings = list(repairs)
+    pair = query_codes.astype(np.int64) * max(len(doc_ids), 1) + doc_codes
+    dup = pd.Series(pair).duplicated(keep="first").to_numpy()
+    if dup.any():
+        n_queries = len(np.unique(query_codes[dup]))
+        warnings.append(EvalWarning(
+            "duplicate_doc",
+            f"run {name}: {plural(n_queries, 'query', 'queries')} list the same doc more than once "
+            f"({plural(int(dup.sum()), 'repeat')}); each doc keeps its best-ranked place",
+            n_queries,
+        ))
+        keep = ~dup
+        query_codes, doc_codes, scores, tie_keys = query_codes[keep], doc_codes[keep], scores[keep], tie_keys[keep]
+    counts = np.bincount(query_codes, minlength=len(query_ids))
+    starts = np.zeros(len(query_ids) + 1, dtype=np.int64)
+    np.cumsum(counts, out=starts[1:])
+    positions = (np.arange(len(query_codes), dtype=np.int64) - starts[query_codes]).astype(np.int32)
+    meta = {"model": None, "price_per_mtok": None, "dims": None, "index_bytes": None}
+    meta.update(found)
+    meta.update(_check_metadata(explicit, "run metadata"))
+    return Run(
+        name=name, model=meta["model"] or name,
+        query_ids=np.asarray(query_ids, dtype=object), doc_ids=np.asarray(doc_ids, dtype=object),
+        query_codes=query_codes, doc_codes=doc_codes, positions=positions, starts=starts,
+        scores=scores, tie_keys=np.asarray(tie_keys, dtype=np.float64),
+        price_per_mtok=meta["price_per_mtok"], dims=meta["dims"], index_bytes=meta["index_bytes"],
+        warnings=tuple(warnings), source=source, sha256=sha256,
+    )
+
+
+def _is_sorted(keys: list[np.ndarray]) -> bool:
+    """True when rows are already in lexicographic order of ``keys`` (most significant first)."""
+    if len(keys[0]) < 2:
+        return True
+    less = np.zeros(len(keys[0]) - 1, dtype=bool)
+    equal = np.ones(len(keys[0]) - 1, dtype=bool)
+    for key in keys:
+        a, b = key[:-1], key[1:]
+        less |= equal & (a < b)
+        equal &= a == b
+    return bool((less | equal).all())

@@ -1,0 +1,194 @@
+"""Opening user files: gzip, byte-order marks, line endings and format detection.
+
+Every reader starts here, so a file is read from disk (or an upload) exactly once and every
+later error can name it. Formats are detected from the extension first and the content
+second; an explicit format always wins.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import BinaryIO, Union
+
+from .errors import InputError, invalid_parameter
+
+FORMATS = ("trec", "csv", "tsv", "parquet", "json", "jsonl")
+"""Formats a reader understands. ``qrels`` and ``beir`` are accepted as aliases."""
+
+FORMAT_ALIASES = {"qrels": "trec", "run": "trec", "beir": "tsv", "ndjson": "jsonl", "pq": "parquet"}
+
+_EXTENSIONS = {
+    ".trec": "trec", ".run": "trec", ".qrels": "trec", ".txt": None, ".res": "trec",
+    ".csv": "csv", ".tsv": "tsv", ".parquet": "parquet", ".pq": "parquet",
+    ".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl",
+}
+
+PathLike = Union[str, os.PathLike]
+SourceLike = Union[PathLike, bytes, BinaryIO, "Source"]
+
+
+@dataclass(frozen=True)
+class Source:
+    """The bytes of one user file, decompressed, with its display name.
+
+    ``repairs`` lists what opening the file fixed silently-but-visibly (a BOM removed,
+    CRLF line endings), for the reader to pass on as warnings.
+    """
+
+    name: str
+    data: bytes
+    repairs: tuple[str, ...] = field(default=())
+
+    @property
+    def stem(self) -> str:
+        """The file name without directories and format extensions (``base.trec.gz`` -> ``base``)."""
+        base = Path(self.name).name
+        for _ in range(2):
+            stem, ext = os.path.splitext(base)
+            if ext.lower() in _EXTENSIONS or ext.lower() == ".gz":
+                base = stem
+        return base
+
+    @property
+    def extension(self) -> str:
+        name = self.name.lower()
+        if name.endswith(".gz"):
+            name = name[:-3]
+        return os.path.splitext(name)[1]
+
+    def sha256(self) -> str:
+        return hashlib.sha256(self.data).hexdigest()
+
+    def text(self) -> str:
+        """The whole file as text; a decoding error names the line it is on."""
+        try:
+            return self.data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = self.data.count(b"\n", 0, exc.start) + 1
+            bad = self.data[max(0, exc.start - 10): exc.end + 10]
+            raise InputError(
+                "UTF-8 text", source=self.name, line=line, text=bad.decode("utf-8", "replace")
+            ) from None
+
+    def lines(self) -> list[str]:
+        return self.text().split("\n")
+
+
+def open_source(source: SourceLike, name: str | None = None) -> Source:
+    """Read a path, bytes or binary file object into a `Source`.
+
+    Gzip is recognised by its magic bytes, not only by the ``.gz`` extension. A UTF-8 BOM is
+    removed and CRLF line endings become LF; both are recorded in ``repairs``.
+    """
+    if isinstance(source, Source):
+        return source
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        raw = bytes(source)
+        display = name or "<bytes>"
+    elif hasattr(source, "read"):
+        raw = source.read()
+        if isinstance(raw, str):
+            raw = raw.encode("utf-8")
+        display = name or getattr(source, "name", None) or "<upload>"
+    elif isinstance(source, (str, os.PathLike)):
+        path = Path(source)
+        display = name or str(source)
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            raise InputError("an existing file", source=display, text=str(source)) from None
+        except IsADirectoryError:
+            raise InputError("a file, not a directory", source=display) from None
+        except OSError as exc:
+            raise InputError(f"a readable file ({exc.strerror})", source=display) from None
+    else:
+        raise invalid_parameter("source", "a path, bytes or a binary file object", type(source).__name__)
+
+    repairs: list[str] = []
+    if raw[:2] == b"\x1f\x8b":
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError) as exc:
+            raise InputError(f"a complete gzip file ({exc})", source=display) from None
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+        repairs.append("removed a UTF-8 byte-order mark at the start of the file")
+    if b"\r" in raw and not raw.startswith(b"PAR1"):
+        raw = raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        repairs.append("converted CRLF line endings to LF")
+    return Source(display, raw, tuple(repairs))
+
+
+def normalise_format(fmt: str | None) -> str | None:
+    """Map a user-given format name to a canonical one, or raise a usage error."""
+    if fmt is None:
+        return None
+    key = fmt.strip().lower().lstrip(".")
+    key = FORMAT_ALIASES.get(key, key)
+    if key not in FORMATS:
+        raise invalid_parameter("format", "one of " + ", ".join(FORMATS + tuple(FORMAT_ALIASES)), fmt)
+    return key
+
+
+_HEADER_WORDS = re.compile(
+    r"^\s*(query|query_id|qid|query-id|doc_id|docid|doc|corpus-id)\b", re.IGNORECASE
+)
+
+
+def detect_format(source: Source, explicit: str | None = None) -> str:
+    """The format of ``source``: the explicit one, else extension, else content.
+
+    Plain-text tables are told apart from TREC files by their header: a first line that
+    names a query or doc column makes a CSV/TSV table; anything else is whitespace TREC.
+    """
+    fmt = normalise_format(explicit)
+    if fmt:
+        return fmt
+    data = source.data
+    if data.startswith(b"PAR1"):
+        return "parquet"
+    by_ext = _EXTENSIONS.get(source.extension)
+    if by_ext in ("parquet", "json", "jsonl"):
+        return by_ext
+    head = data[:65536].lstrip()
+    if head.startswith(b"["):
+        return "json"
+    if head.startswith(b"{"):
+        first, _, rest = head.partition(b"\n")
+        record = _json_object(first)
+        if record is not None and (rest.strip() or "query" in record):
+            return "jsonl"
+        return "json"
+    first_line = _first_content_line(data)
+    if first_line is not None and _HEADER_WORDS.match(first_line):
+        if "\t" in first_line:
+            return "tsv"
+        if "," in first_line:
+            return "csv"
+        return by_ext if by_ext in ("csv", "tsv") else "tsv"
+    if by_ext in ("csv", "tsv") and first_line is not None:
+        return by_ext
+    return "trec"
+
+
+def _json_object(line: bytes) -> dict | None:
+    try:
+        value = json.loads(line)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _first_content_line(data: bytes) -> str | None:
+    for raw in io.BytesIO(data[:65536]):
+        line = raw.decode("utf-8", "replace").strip("\n")
+        if line.strip() and not line.lstrip().startswith("#"):
+            return line
+    return None

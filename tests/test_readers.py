@@ -1,0 +1,186 @@
+"""Every format of SPEC.md §1 reads to the same labels and runs; awkward files read; bad files fail clearly."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import pandas as pd
+import pytest
+
+import evalcore
+from evalcore import InputError
+
+SEED_LABELS = {"refund timing": {"policy-refunds": 1, "faq-returns": 1},
+               "reset my password": {"acct-recovery": 1},
+               "enterprise sso": {"pricing-enterprise": 1}}
+SEED_RUN = {"refund timing": ["policy-refunds", "faq-shipping", "faq-returns"],
+            "reset my password": ["faq-login", "acct-recovery", "policy-privacy"],
+            "enterprise sso": ["faq-login", "policy-refunds", "pricing-enterprise"]}
+
+# Labels in every format, all meaning the same three queries (ids without spaces where the format needs it).
+LABEL_FILES = {
+    "qrels.trec": "q1 0 A 1\nq1 0 B 1\nq1 0 X 0\nq2 0 C 2\n",
+    "qrels.txt": "# comment\n\nq1\t0\tA\t1\r\nq1 0 B 1\nq1 0 X 0\nq2  0  C  2   \n",
+    "beir.tsv": "query-id\tcorpus-id\tscore\nq1\tA\t1\nq1\tB\t1\nq1\tX\t0\nq2\tC\t2\n",
+    "labels.csv": "qid,docid,relevance\nq1,A,1\nq1,B,1\nq1,X,0\nq2,C,2\n",
+    "labels.json": json.dumps({"q1": {"A": 1, "B": 1, "X": 0}, "q2": {"C": 2}}),
+    "labels.jsonl": "\n".join(json.dumps(r) for r in [
+        {"query": "q1", "doc_id": "A", "grade": 1}, {"query": "q1", "doc_id": "B", "grade": 1},
+        {"query": "q1", "doc_id": "X", "grade": 0}, {"query": "q2", "doc_id": "C", "grade": 2}]),
+}
+
+
+def normalised(labels: evalcore.LabelSet) -> list[tuple[str, str, float]]:
+    return sorted(map(tuple, labels.judgments[["query", "doc_id", "grade"]].itertuples(index=False)))
+
+
+@pytest.mark.parametrize("name", sorted(LABEL_FILES))
+def test_every_label_format_reads_the_same(tmp_path, name) -> None:
+    path = tmp_path / name
+    path.write_text(LABEL_FILES[name], encoding="utf-8")
+    labels = evalcore.read_labels(path)
+    assert normalised(labels) == [("q1", "A", 1.0), ("q1", "B", 1.0), ("q1", "X", 0.0), ("q2", "C", 2.0)]
+    assert labels.fingerprint == evalcore.read_labels(tmp_path / name).fingerprint
+
+
+def test_fingerprint_ignores_format_and_order(tmp_path) -> None:
+    fingerprints = set()
+    for name, text in LABEL_FILES.items():
+        (tmp_path / name).write_text(text)
+        fingerprints.add(evalcore.read_labels(tmp_path / name).fingerprint)
+    assert len(fingerprints) == 1
+    other = evalcore.read_labels({"q1": {"A": 1}})
+    assert other.fingerprint not in fingerprints
+
+
+def test_parquet_and_gzip_and_bom(tmp_path) -> None:
+    frame = pd.DataFrame({"query": ["007", "7"], "doc_id": ["A", "B"], "grade": [1, 1]})
+    frame.to_parquet(tmp_path / "labels.parquet")
+    labels = evalcore.read_labels(tmp_path / "labels.parquet")
+    assert sorted(labels.queries) == ["007", "7"]  # ids stay strings: "007" and "7" differ
+    (tmp_path / "qrels.txt.gz").write_bytes(gzip.compress(b"\xef\xbb\xbf007 0 A 1\r\n7 0 B 1\r\n"))
+    gz = evalcore.read_labels(tmp_path / "qrels.txt.gz")
+    assert sorted(gz.queries) == ["007", "7"]
+    assert {w.code for w in gz.warnings} == {"file_repaired"}
+    assert any("byte-order mark" in w.message for w in gz.warnings)
+
+
+def test_per_query_fields_are_kept(tmp_path) -> None:
+    path = tmp_path / "labels.tsv"
+    path.write_text("query\tdoc_id\tgrade\tquery_text\tsource\tblind\tsplit\n"
+                    "q1\tA\t1\tpw reset\tsupport_ticket\ttrue\ttune\n"
+                    "q1\tZ\t0\tpw reset\tsupport_ticket\ttrue\ttune\n"
+                    "q2\tB\t1\thow to reset a password\tteam_written\tno\tholdout\n")
+    labels = evalcore.read_labels(path)
+    assert labels.field("query_text").tolist() == ["pw reset", "how to reset a password"]
+    assert labels.field("source").tolist() == ["support_ticket", "team_written"]
+    assert labels.field("blind").tolist() == [True, False]
+    assert labels.field("split").tolist() == ["tune", "holdout"]
+    assert labels.relevant_counts().tolist() == [1, 1]
+    assert len(labels.judgments) == 3  # the explicit non-relevant judgment is kept
+
+
+RUN_FILES = {
+    "run.trec": "q1 Q0 B 1 0.9 sys\nq1 Q0 A 2 0.8 sys\nq2 Q0 C 1 0.7 sys\n",
+    "run.csv": "query,doc_id,rank\nq1,B,1\nq1,A,2\nq2,C,1\n",
+    "run.tsv": "qid\tdocid\tscore\nq1\tA\t0.8\nq1\tB\t0.9\nq2\tC\t0.7\n",
+    "run.json": json.dumps({"q1": ["B", "A"], "q2": ["C"]}),
+    "scored.json": json.dumps({"q1": [{"doc_id": "A", "score": 0.8}, {"doc_id": "B", "score": 0.9}],
+                               "q2": [{"doc_id": "C", "score": 0.7}]}),
+    "run.jsonl": '{"query": "q1", "ranked": ["B", "A"]}\n{"query": "q2", "ranked": ["C"]}\n',
+}
+
+
+@pytest.mark.parametrize("name", sorted(RUN_FILES))
+def test_every_run_format_reads_the_same(tmp_path, name) -> None:
+    path = tmp_path / name
+    path.write_text(RUN_FILES[name])
+    run = evalcore.read_run(path)
+    assert run.ranking("q1") == ["B", "A"]
+    assert run.ranking("q2") == ["C"]
+    assert run.name == path.stem
+
+
+def test_trec_order_ignores_the_rank_column_and_breaks_ties_by_doc_id_descending(tmp_path) -> None:
+    path = tmp_path / "run.trec"
+    path.write_text("q Q0 a 1 0.5 t\nq Q0 c 2 0.5 t\nq Q0 b 3 0.9 t\nq Q0 c 4 0.1 t\n")
+    run = evalcore.read_run(path)
+    assert run.ranking("q") == ["b", "c", "a"]  # duplicate c keeps its best place
+    assert [w.code for w in run.warnings] == ["duplicate_doc"]
+
+
+def test_sidecar_metadata_and_overrides(tmp_path) -> None:
+    (tmp_path / "base.trec").write_text("q Q0 a 1 0.5 tagname\n")
+    run = evalcore.read_run(tmp_path / "base.trec")
+    assert run.model == "tagname"  # the TREC run tag by default
+    (tmp_path / "base.meta.json").write_text(json.dumps({"model": "embed-v1", "price_per_mtok": 0.02,
+                                                         "dims": 768, "index_bytes": 1000}))
+    run = evalcore.read_run(tmp_path / "base.trec")
+    assert (run.model, run.price_per_mtok, run.dims, run.index_bytes) == ("embed-v1", 0.02, 768, 1000)
+    assert evalcore.read_run(tmp_path / "base.trec", model="other").model == "other"
+
+
+def test_documents_formats(tmp_path) -> None:
+    (tmp_path / "docs.jsonl").write_text('{"doc_id": "a", "text": "Refunds take 5 days."}\n')
+    (tmp_path / "docs.csv").write_text("doc_id,tokens\na,7\n")
+    assert evalcore.read_documents(tmp_path / "docs.jsonl").text("a") == "Refunds take 5 days."
+    assert evalcore.read_documents(tmp_path / "docs.csv").frame.loc["a", "tokens"] == 7
+
+
+# A table of malformed files: each must name the file, the line and the offending text.
+MALFORMED = [
+    ("labels", "qrels.trec", "q1 0 A 1\nq1 0 B\n", "line 2", "q1 0 B", "4 whitespace-separated fields"),
+    ("labels", "qrels.trec", "q1 0 A 1\n\n# note\nq1 0 B high\n", "line 4", "q1 0 B high", "a number"),
+    ("labels", "labels.csv", "query,doc_id,grade\nq1,A,1\nq1,,1\n", "line 3", "q1,,1", "a doc id"),
+    ("labels", "labels.csv", "question,doc_id\nq1,A\n", "line 1", "question,doc_id", "a query column"),
+    ("labels", "labels.tsv", "query\tdoc_id\tblind\nq1\tA\tmaybe\n", "line 2", "maybe", "true or false"),
+    ("labels", "labels.tsv", "query\tdoc_id\tsplit\nq1\tA\ttest\n", "line 2", "test", "'tune' or 'holdout'"),
+    ("labels", "labels.json", '{"q1": ["A",\n "B"\n', "line 3", "", "valid JSON"),
+    ("labels", "labels.json", '{"q1": {"A": "high"}}', None, "high", "a numeric grade"),
+    ("labels", "labels.jsonl", '{"query": "q1", "relevant": ["A"]}\n{"query": "q2"}\n', "line 2", '{"query": "q2"}',
+     '"relevant" list'),
+    ("labels", "labels.jsonl", '{"query": "q1", "relevant": ["A"]}\nnot json\n', "line 2", "not json", "JSON object"),
+    ("run", "run.trec", "q1 Q0 A 1 0.5 t\nq1 Q0 B 2 t\n", "line 2", "q1 Q0 B 2 t", "6 whitespace-separated"),
+    ("run", "run.trec", "q1 Q0 A 1 0.5 t\nq1 Q0 B 2 abc t\n", "line 2", "abc", "a number in the score column"),
+    ("run", "run.csv", "query,doc_id\nq1,A\n", "line 1", "query,doc_id", "a rank or score column"),
+    ("run", "run.csv", "query,doc_id,rank\nq1,A,1\nq1,B,second\n", "line 3", "q1,B,second", "rank column"),
+    ("run", "run.jsonl", '{"query": "q1", "ranked": "A"}\n', "line 1", '"ranked": "A"', '"ranked"'),
+    ("run", "run.json", '["A", "B"]', None, "list", "a JSON object"),
+    ("labels", "qrels.trec", b"q1 0 A 1\nq1 0 \xff\xfe 1\n", "line 2", "", "UTF-8 text"),
+    ("labels", "labels.csv", "query,doc_id,grade\n", None, None, "at least one judgment"),
+]
+
+
+@pytest.mark.parametrize("kind, name, content, where, text, expected", MALFORMED,
+                         ids=[f"{m[1]}-{m[5][:20]}" for m in MALFORMED])
+def test_malformed_files_get_one_clear_message(tmp_path, kind, name, content, where, text, expected) -> None:
+    path = tmp_path / name
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content)
+    reader = evalcore.read_labels if kind == "labels" else evalcore.read_run
+    with pytest.raises(InputError) as info:
+        reader(path)
+    message = str(info.value)
+    assert "\n" not in message
+    assert name in message or "labels" in message
+    assert expected in message
+    if where:
+        assert where in message
+    if text:
+        assert text in message
+
+
+def test_missing_file_is_an_input_error(tmp_path) -> None:
+    with pytest.raises(InputError, match="expected an existing file"):
+        evalcore.read_run(tmp_path / "nope.trec")
+
+
+def test_explicit_format_overrides_detection(tmp_path) -> None:
+    path = tmp_path / "data.dat"
+    path.write_text('{"q1": ["A"]}')
+    assert evalcore.read_labels(path, format="json").queries.tolist() == ["q1"]
+    with pytest.raises(evalcore.UsageError, match="format"):
+        evalcore.read_labels(path, format="xml")
