@@ -41,9 +41,29 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--format", choices=("table", "json", "csv", "markdown"), default="table",
                     help="output format (default table)")
     ev.add_argument("--per-query", action="store_true", help="also print every query's scores")
+    ev.add_argument("--slice-by", action="append", default=None, metavar="FIELD",
+                    help="also score each value of a label field (source, split, blind) separately; "
+                         "repeatable. With --format csv the slice rows are printed instead of the summary")
+    ev.add_argument("--min-slice-n", type=int, default=30,
+                    help="slices with fewer queries are marked as too small to rank (default 30)")
     ev.add_argument("--level", type=float, default=0.95, help="confidence level of intervals (default 0.95)")
     ev.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
     ev.set_defaults(handler=_cmd_evaluate)
+
+    cmp_ = sub.add_parser("compare", help="paired comparison of runs on the same queries, in plain words")
+    _add_inputs(cmp_)
+    cmp_.add_argument("--baseline", default=None, metavar="NAME",
+                      help="run every other run is compared with (default: all pairs)")
+    cmp_.add_argument("--metric", action="append", default=None, metavar="METRIC",
+                      help="metric to compare, e.g. recall@1 or mrr; repeat for several "
+                           "(default recall@1, recall@5, mrr)")
+    cmp_.add_argument("--alpha", type=float, default=0.05, help="significance level after Holm (default 0.05)")
+    cmp_.add_argument("--target-diff", type=float, default=None, metavar="D",
+                      help="difference to plan for, on the metric's 0..1 scale (0.03 = 3 points)")
+    cmp_.add_argument("--format", choices=("table", "json", "markdown"), default="table")
+    cmp_.add_argument("--level", type=float, default=0.95, help="confidence level (default 0.95)")
+    cmp_.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and sign flips (default 0)")
+    cmp_.set_defaults(handler=_cmd_compare)
     return parser
 
 
@@ -78,14 +98,51 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
     labels, runs = _load(args)
     evaluation = evaluate_runs(runs, labels, args.k, min_grade=args.min_grade, zero_relevant=args.zero_relevant,
                                level=args.level, seed=args.seed)
+    slices = None
+    if args.slice_by:
+        import pandas as pd
+
+        from .slices import slice_metrics
+
+        slices = pd.concat([slice_metrics(evaluation, field, min_n=args.min_slice_n) for field in args.slice_by],
+                           ignore_index=True)
     if args.format == "json":
-        _write(evaluation_json(evaluation, per_query=args.per_query) + "\n")
+        _write(evaluation_json(evaluation, per_query=args.per_query, slices=slices) + "\n")
     elif args.format == "csv":
-        _write(evaluation_csv(evaluation, per_query=args.per_query))
+        if slices is not None:
+            from .export import to_csv
+
+            _write(to_csv(slices))
+        else:
+            _write(evaluation_csv(evaluation, per_query=args.per_query))
         for warning in evaluation.all_warnings:
             print(f"evalcore: warning: [{warning.code}] x{warning.count}: {warning.message}", file=sys.stderr)
     else:
-        _write(evaluation_table(evaluation, per_query=args.per_query, markdown=args.format == "markdown"))
+        markdown = args.format == "markdown"
+        _write(evaluation_table(evaluation, per_query=args.per_query, markdown=markdown))
+        if slices is not None:
+            from .render import slices_table
+
+            _write("\n" + slices_table(slices, markdown=markdown))
+    return EXIT_OK
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    from .compare import DEFAULT_COMPARE_METRICS, compare_evaluation
+    from .evaluation import evaluate_runs
+    from .measures import Measure
+
+    metrics = [Measure.parse(m) for m in (args.metric or DEFAULT_COMPARE_METRICS)]
+    ks = sorted({m.k for m in metrics if m.k}) or [1]
+    labels, runs = _load(args)
+    evaluation = evaluate_runs(runs, labels, ks, min_grade=args.min_grade, zero_relevant=args.zero_relevant,
+                               level=args.level, seed=args.seed)
+    report = compare_evaluation(evaluation, [str(m) for m in metrics], args.baseline, alpha=args.alpha,
+                                target_diff=args.target_diff)
+    if args.format == "json":
+        _write(report.to_json() + "\n")
+    else:
+        _write(report.to_text(markdown=args.format == "markdown"))
     return EXIT_OK
 
 

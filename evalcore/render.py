@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 
+import numpy as np
 import pandas as pd
 
 from .evaluation import Evaluation
@@ -41,8 +42,12 @@ def evaluation_dict(evaluation: Evaluation, *, per_query: bool = False) -> dict:
     }
 
 
-def evaluation_json(evaluation: Evaluation, *, per_query: bool = False) -> str:
-    return json.dumps(evaluation_dict(evaluation, per_query=per_query), ensure_ascii=False, allow_nan=False)
+def evaluation_json(evaluation: Evaluation, *, per_query: bool = False, slices: pd.DataFrame | None = None) -> str:
+    data = evaluation_dict(evaluation, per_query=per_query)
+    if slices is not None:
+        data["slices"] = [{k: (_num(v) if isinstance(v, float) else v) for k, v in rec.items()}
+                          for rec in slices.to_dict(orient="records")]
+    return json.dumps(data, ensure_ascii=False, allow_nan=False, default=_plain)
 
 
 def evaluation_csv(evaluation: Evaluation, *, per_query: bool = False) -> str:
@@ -109,6 +114,30 @@ def _md_table(title: str, header: list[str], body: list[list[str]]) -> str:
              "|" + "|".join("---" for _ in header) + "|"]
     lines += ["| " + " | ".join(md_text(c) for c in row) + " |" for row in body]
     return "\n".join(lines)
+
+
+def slices_table(slices: pd.DataFrame, *, markdown: bool = False) -> str:
+    """Slice rows grouped by run and field; small slices are marked, not ranked."""
+    out = []
+    for (run, field), group in slices.groupby(["run", "field"], sort=False):
+        model = group["model"].iloc[0]
+        label_ref = f"{group['labels'].iloc[0]}#{group['fingerprint'].iloc[0]}"
+        header = ["metric", field, "mean", "CI", "n", "model", "labels", "note"]
+        body = [[r.metric, r.value, f"{r.mean:.4f}", f"{r.ci_low:.4f} to {r.ci_high:.4f}", str(r.n), model,
+                 label_ref, "too few queries to rank" if r.small else ""] for r in group.itertuples()]
+        title = f"run {run}: by {field}"
+        out.append(_md_table(title, header, body) if markdown else _text_table(title, header, body))
+    return "\n\n".join(out) + "\n"
+
+
+def _plain(value: object) -> object:
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (np.bool_,)):
+        return bool(value)
+    if isinstance(value, np.floating):
+        return _num(float(value))
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
 
 
 def _num(value: float) -> float | None:
