@@ -21,15 +21,19 @@ Decisions a user should know
 * **One shared resample stream.** A call draws one matrix of query indices,
   ``rng.integers(0, n, size=(n_resamples, n), dtype=np.int32)``, in chunks of rows so memory
   stays bounded, and reuses it for every column. A column therefore gets the same interval
-  whether it is computed alone or beside 249 others, and identical columns are resampled once.
+  whether it is computed alone or beside 249 others (to float32 rounding, about 1e-7), and
+  identical columns are resampled once.
 * **Ties in the bias correction.** ``z0 = Phi^-1(share of resampled means below the point
   + half the share equal to it)``, as SciPy's ``bootstrap`` does. Resampled means within
   1e-6 of the point (on the metric's 0..1 scale) count as equal: the means are accumulated
-  in float32 for speed, which is exact to about 1e-7, far below the bootstrap's own noise.
+  in float32 for speed, which is exact to about 1e-7, far below the bootstrap's own noise,
+  and the bootstrap bounds are rounded to 7 decimals so that noise does not show
+  (0.25, not 0.2500000029802322). Points are exact float64 means.
 * **Acceleration** comes from the jackknife, in closed form for the mean:
   ``a = sum(d^3) / (6 * sum(d^2)^1.5)`` with ``d = x - mean(x)``.
-* **Where BCa is undefined** (every resampled mean lies on one side of the point, which
-  happens with very few queries) the plain percentile interval is returned instead,
+* **Where BCa is undefined** (every resampled mean lies on one side of the point, or the
+  acceleration flips a bound, which only happens with very few queries) the plain
+  percentile interval is returned instead,
   ``method="percentile"``, marked unreliable with a note saying so.
 * **Reliable** means at least `MIN_RELIABLE_QUERIES` (50) queries and a non-degenerate
   method. Below that the interval is still returned, with ``reliable=False`` and a note
@@ -60,6 +64,9 @@ MIN_RELIABLE_QUERIES = 50
 
 TIE_TOLERANCE = 1e-6
 """Resampled means this close to the point estimate count as ties in the BCa bias correction."""
+
+BOUND_DECIMALS = 7
+"""Bootstrap bounds are rounded to this many decimals: the precision of the float32 sums."""
 
 _CHUNK_ELEMENTS = 1 << 22
 """Index draws held in memory at once (4M int32 + 4M float32 counts = 32 MB)."""
@@ -287,9 +294,10 @@ def _bca_columns(
     dev.sort(axis=0)
     low = means + _interpolated_quantiles(dev, probs[0])
     high = means + _interpolated_quantiles(dev, probs[1])
-    # A resampled mean never leaves the range of the data; float32 rounding must not either.
-    low = np.maximum(low, unique.min(axis=0))
-    high = np.minimum(high, unique.max(axis=0))
+    # Report only the digits the float32 sums support, and never leave the data's range
+    # (no resampled mean can).
+    low = np.maximum(np.round(low, BOUND_DECIMALS), unique.min(axis=0))
+    high = np.minimum(np.round(high, BOUND_DECIMALS), unique.max(axis=0))
 
     small = _small_note(n)
     results = []
@@ -298,8 +306,7 @@ def _bca_columns(
             method, note = "bca", small
         else:
             method = "percentile"
-            note = "BCa bias correction undefined (every resample fell on one side); " \
-                "percentile interval shown"
+            note = "BCa undefined here (the resamples are too lopsided); percentile interval shown"
             if small:
                 note = f"{small}; {note}"
         results.append(

@@ -20,6 +20,7 @@ Decisions a user should know
     patterns are enumerated.
   - Otherwise ``n_resamples`` random sign flips, shared by every comparison in the call, with
     the observed pattern counted as one of them (so p is never 0).
+  - When no query differs, p is 1 (the formal mid-p of an empty test would be 0.5).
 * The **paired t-test** p-value is reported beside it as a cross-check (``t_test_p``), NaN
   where it is undefined (a single query).
 * **Holm's step-down correction** is applied across every comparison made in one call
@@ -121,7 +122,8 @@ def holm(p_values: Sequence[float] | np.ndarray) -> np.ndarray:
 def mcnemar_midp(wins: int, losses: int) -> float:
     """Exact two-sided McNemar mid-p from the discordant counts (binomial, p = 1/2).
 
-    The sign-flip test when every non-zero difference has the same size.
+    The sign-flip test when every non-zero difference has the same size. With no discordant
+    query at all there is no evidence either way and p is 1.
     """
     m = int(wins) + int(losses)
     if m == 0:
