@@ -149,6 +149,7 @@ class Evaluation:
                 "mean": float(interval.point), "ci_low": float(interval.low), "ci_high": float(interval.high),
                 "n": result.n_queries, "labels": self.labels.name, "fingerprint": self.labels.fingerprint,
                 "ci_method": interval.method, "level": self.level,
+                "reliable": bool(interval.reliable), "note": interval.note or "",
             })
         frame = pd.DataFrame.from_records(records)
         frame["k"] = frame["k"].astype("Int64")

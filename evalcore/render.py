@@ -53,7 +53,7 @@ def evaluation_json(evaluation: Evaluation, *, per_query: bool = False, slices: 
 def evaluation_csv(evaluation: Evaluation, *, per_query: bool = False) -> str:
     """Summary rows (one per run and metric); with ``per_query``, one row per run and query."""
     if not per_query:
-        return to_csv(evaluation.summary[SUMMARY_COLUMNS + ["ci_method", "level"]])
+        return to_csv(evaluation.summary[SUMMARY_COLUMNS + ["ci_method", "level", "reliable", "note"]])
     frames = []
     for result in evaluation.results:
         table = result.per_query()
@@ -74,9 +74,9 @@ def evaluation_table(evaluation: Evaluation, *, per_query: bool = False, markdow
     out: list[str] = []
     for result in evaluation.results:
         rows = summary[summary["run"] == result.name]
-        header = ["metric", "mean", f"{level}% CI", "n", "model", "labels"]
+        header = ["metric", "mean", f"{level}% CI", "n", "model", "labels", "note"]
         body = [[row.metric, f"{row.mean:.4f}", f"{row.ci_low:.4f} to {row.ci_high:.4f}", str(row.n),
-                 row.model, label_ref] for row in rows.itertuples()]
+                 row.model, label_ref, row.note] for row in rows.itertuples()]
         title = f"run {result.name}"
         out.append(_md_table(title, header, body) if markdown else _text_table(title, header, body))
         if per_query:
