@@ -64,6 +64,39 @@ def build_parser() -> argparse.ArgumentParser:
     cmp_.add_argument("--level", type=float, default=0.95, help="confidence level (default 0.95)")
     cmp_.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and sign flips (default 0)")
     cmp_.set_defaults(handler=_cmd_compare)
+
+    bud = sub.add_parser("budget", help="pick k: recall@k next to the prompt-token cost of k chunks",
+                         description="Recall and hit rate at k = 1..max-k next to the prompt tokens and money the k "
+                                     "retrieved chunks cost per request, and a recommended k per run: the k "
+                                     "maximising 100*recall(k) - lambda*tokens(k)/1000.")
+    _add_inputs(bud)
+    bud.add_argument("--docs", default=None, metavar="FILE",
+                     help="documents file with doc_id and tokens and/or text (CSV, TSV, JSONL, Parquet); "
+                          "tokens column first, else text counted with --tokenizer")
+    bud.add_argument("--docs-format", default=None, help="override format detection for the documents file")
+    bud.add_argument("--max-k", type=int, default=50, help="largest k in the table (default 50)")
+    bud.add_argument("--price-per-mtok", type=float, default=None, metavar="P",
+                     help="generator LLM price in dollars per million input tokens (default 1.00; the run "
+                          "sidecar's price_per_mtok is the embedding model's and is not used for this)")
+    bud.add_argument("--requests-per-month", type=float, default=None, metavar="N",
+                     help="requests per month, for the cost per month")
+    bud.add_argument("--overhead-tokens", type=int, default=0, metavar="T",
+                     help="fixed prompt tokens on every request besides the chunks (default 0)")
+    bud.add_argument("--chunk-tokens", type=int, default=None, metavar="N",
+                     help="tokens per chunk for docs without a count or text, or for every doc without --docs")
+    bud.add_argument("--tokenizer", choices=("o200k_base", "cl100k_base", "chars/4"), default="o200k_base",
+                     help="how chunk text is counted (default o200k_base; chars/4 is approximate)")
+    trade = bud.add_mutually_exclusive_group()
+    trade.add_argument("--lam", type=float, default=None, metavar="L",
+                       help="recall points 1,000 more prompt tokens per request must buy (default 1)")
+    trade.add_argument("--value-per-point", type=float, default=None, metavar="V",
+                       help="dollars per month one recall point is worth; with --requests-per-month derives "
+                            "lambda from the price")
+    bud.add_argument("--format", choices=("table", "json", "csv"), default="table",
+                     help="output format (default table)")
+    bud.add_argument("--level", type=float, default=0.95, help="confidence level of intervals (default 0.95)")
+    bud.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
+    bud.set_defaults(handler=_cmd_budget)
     return parser
 
 
@@ -143,6 +176,28 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         _write(report.to_json() + "\n")
     else:
         _write(report.to_text(markdown=args.format == "markdown"))
+    return EXIT_OK
+
+
+def _cmd_budget(args: argparse.Namespace) -> int:
+    from .budget import k_budget
+    from .documents import read_documents
+
+    labels, runs = _load(args)
+    docs = read_documents(args.docs, format=args.docs_format) if args.docs else None
+    report = k_budget(runs, labels, docs, max_k=args.max_k, price_per_mtok=args.price_per_mtok,
+                      requests_per_month=args.requests_per_month, overhead_tokens=args.overhead_tokens,
+                      chunk_tokens=args.chunk_tokens, tokenizer=args.tokenizer, lam=args.lam,
+                      value_per_point=args.value_per_point, min_grade=args.min_grade,
+                      zero_relevant=args.zero_relevant, level=args.level, rng=args.seed)
+    if args.format == "json":
+        _write(report.to_json() + "\n")
+    elif args.format == "csv":
+        _write(report.to_csv())
+        for warning in report.warnings:
+            print(f"evalcore: warning: [{warning.code}] x{warning.count}: {warning.message}", file=sys.stderr)
+    else:
+        _write(report.to_text())
     return EXIT_OK
 
 
