@@ -97,13 +97,14 @@ from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy.special import ndtr, ndtri
 
 from .documents import Documents, DocumentsLike, read_documents
 from .errors import InputError, UsageError, invalid_parameter
 from .evaluation import Evaluation, RunResult, evaluate_runs
 from .export import to_csv
-from .intervals import MIN_RELIABLE_QUERIES, TIE_TOLERANCE, check_level, check_resamples, resample_deviations, resolve_rng, wilson_interval
+from .intervals import (
+    MIN_RELIABLE_QUERIES, bca_bounds, check_level, check_resamples, resample_deviations, resolve_rng, wilson_interval,
+)
 from .runs import Run
 from .tokens import (
     APPROXIMATE, DEFAULT_TOKENIZER, SOURCE_APPROX, SOURCE_CHUNK, SOURCE_COLUMN, SOURCE_MISSING, SOURCE_TOKENIZER,
@@ -244,9 +245,7 @@ def shared_draw_intervals(scores: np.ndarray, deviations: np.ndarray | None, lev
     minus the point, as `evalcore.intervals.resample_deviations` returns (None is allowed when
     every column is 0/1 and ``wilson`` is True). The conventions are those of
     `evalcore.intervals`: Wilson for 0/1 columns, a constant interval when every query scores
-    the same, else BCa with ties within ``TIE_TOLERANCE`` counted half, closed-form jackknife
-    acceleration, the percentile interval where BCa is undefined, and bounds clipped to the
-    data's range. Tests check it against `mean_intervals` and `bca_intervals` with the same seed.
+    the same, else BCa via `evalcore.intervals.bca_bounds`. Tests check it against `mean_intervals` and `bca_intervals` with the same seed.
     """
     scores = np.asarray(scores, dtype=np.float64)
     n, n_cols = scores.shape
@@ -262,33 +261,8 @@ def shared_draw_intervals(scores: np.ndarray, deviations: np.ndarray | None, lev
     if len(boot):
         if deviations is None:
             raise invalid_parameter("deviations", "resampled means for columns that are not 0/1", None)
-        dev = np.asarray(deviations, dtype=np.float64)[:, boot]
-        centred = scores[:, boot] - means[boot]
-        n_resamples = dev.shape[0]
-        below = (dev < -TIE_TOLERANCE).sum(axis=0)
-        equal = (np.abs(dev) <= TIE_TOLERANCE).sum(axis=0)
-        share = (below + 0.5 * equal) / n_resamples
-        ss = (centred**2).sum(axis=0)
-        accel = (centred**3).sum(axis=0) / (6.0 * ss**1.5)
-        tail = (1 - level) / 2
-        z_tails = ndtri(np.array([tail, 1 - tail]))[:, None]
-        defined = (share > 0) & (share < 1)
-        z0 = np.where(defined, ndtri(np.clip(share, 1e-12, 1 - 1e-12)), 0.0)
-        shifted = z0 + z_tails
-        denom = 1 - accel * shifted
-        defined &= (denom > 0).all(axis=0)
-        probs = np.where(defined, ndtr(z0 + shifted / np.where(denom > 0, denom, 1.0)), ndtr(z_tails))
-        ordered = np.sort(dev, axis=0)
-        bounds = []
-        for row in probs:  # NumPy's 'linear' quantile, a different probability per column
-            position = np.clip(row, 0.0, 1.0) * (n_resamples - 1)
-            below_i = np.floor(position).astype(np.intp)
-            above_i = np.minimum(below_i + 1, n_resamples - 1)
-            cols = np.arange(len(boot))
-            lo, hi = ordered[below_i, cols], ordered[above_i, cols]
-            bounds.append(lo + (position - below_i) * (hi - lo))
-        low[boot] = np.maximum(means[boot] + bounds[0], scores[:, boot].min(axis=0))
-        high[boot] = np.minimum(means[boot] + bounds[1], scores[:, boot].max(axis=0))
+        lo, hi, defined = bca_bounds(scores[:, boot], np.asarray(deviations)[:, boot], level)
+        low[boot], high[boot] = lo, hi
         for j, ok in zip(boot, defined):
             method[j] = "bca" if ok else "percentile"
     return ColumnIntervals(low, high, method)

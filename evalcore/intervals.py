@@ -262,20 +262,23 @@ def _interpolated_quantiles(sorted_cols: np.ndarray, probs: np.ndarray) -> np.nd
     return lo + frac * (hi - lo)
 
 
-def _bca_columns(
-    matrix: np.ndarray, level: float, n_resamples: int, rng: np.random.Generator, seed: int | None
-) -> list[Interval]:
-    """BCa intervals for columns that vary (at least two distinct values, n >= 2)."""
-    n = matrix.shape[0]
-    keep, inverse = _unique_columns(matrix)
-    unique = matrix[:, keep]
-    means = unique.mean(axis=0)
-    centred = unique - means
-    dev = resample_deviations(centred, n_resamples, rng)
+def bca_bounds(
+    scores: np.ndarray, deviations: np.ndarray, level: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """BCa bounds of each column's mean from its resampled means: (low, high, defined).
 
+    ``scores`` is (n_queries, n_cols) with columns that vary; ``deviations`` is
+    (n_resamples, n_cols) resampled means minus the point, as `resample_deviations` returns,
+    so one draw can serve several statistics. Where BCa is undefined (``defined`` False) the
+    percentile bounds are returned instead. Bounds keep the digits float32 sums support and
+    never leave the data's range (no resampled mean can).
+    """
+    means = scores.mean(axis=0)
+    centred = scores - means
+    n_resamples = deviations.shape[0]
     # Bias correction: share below the point, ties counted half (SciPy's convention).
-    below = (dev < -TIE_TOLERANCE).sum(axis=0)
-    equal = (np.abs(dev) <= TIE_TOLERANCE).sum(axis=0)
+    below = (deviations < -TIE_TOLERANCE).sum(axis=0)
+    equal = (np.abs(deviations) <= TIE_TOLERANCE).sum(axis=0)
     share = (below + 0.5 * equal) / n_resamples
     # Acceleration: the jackknife of a mean in closed form.
     ss = (centred**2).sum(axis=0)
@@ -291,13 +294,26 @@ def _bca_columns(
     bca_probs = ndtr(z0 + shifted / np.where(denom > 0, denom, 1.0))
     probs = np.where(defined, bca_probs, ndtr(z_tails))  # else the percentile interval
 
-    dev.sort(axis=0)
-    low = means + _interpolated_quantiles(dev, probs[0])
-    high = means + _interpolated_quantiles(dev, probs[1])
-    # Report only the digits the float32 sums support, and never leave the data's range
-    # (no resampled mean can).
-    low = np.maximum(np.round(low, BOUND_DECIMALS), unique.min(axis=0))
-    high = np.minimum(np.round(high, BOUND_DECIMALS), unique.max(axis=0))
+    ordered = np.sort(deviations, axis=0)
+    low = means + _interpolated_quantiles(ordered, probs[0])
+    high = means + _interpolated_quantiles(ordered, probs[1])
+    low = np.maximum(np.round(low, BOUND_DECIMALS), scores.min(axis=0))
+    high = np.minimum(np.round(high, BOUND_DECIMALS), scores.max(axis=0))
+    return low, high, defined
+
+
+def _bca_columns(
+    matrix: np.ndarray, level: float, n_resamples: int, rng: np.random.Generator, seed: int | None
+) -> list[Interval]:
+    """BCa intervals for columns that vary (at least two distinct values, n >= 2)."""
+    n = matrix.shape[0]
+    keep, inverse = _unique_columns(matrix)
+    unique = matrix[:, keep]
+    means = unique.mean(axis=0)
+    centred = unique - means
+    dev = resample_deviations(centred, n_resamples, rng)
+
+    low, high, defined = bca_bounds(unique, dev, level)
 
     small = _small_note(n)
     results = []
