@@ -106,29 +106,30 @@ def rank_grades(run: Run, index: LabelIndex, depth: int) -> RankedGrades:
         raise invalid_parameter("k", "an integer >= 1", depth)
     n_q = index.n_queries
     q_of_run_query = pd.Index(index.queries).get_indexer(run.query_ids)
-    row_q = q_of_run_query[run.query_codes]
     label_doc_of_run_doc = index.doc_ids.get_indexer(run.doc_ids)
-    row_d = label_doc_of_run_doc[run.doc_codes]
 
-    labeled = row_q >= 0
-    rows = np.flatnonzero(labeled)
-    q, pos = row_q[rows], run.positions[rows].astype(np.int64)
-
-    judged_rows = rows[row_d[rows] >= 0]
-    keys = row_q[judged_rows].astype(np.int64) * max(len(index.doc_ids), 1) + row_d[judged_rows]
+    # Judged rows anywhere in the ranking (for grades and the first relevant rank) ...
+    judged_rows = np.flatnonzero(label_doc_of_run_doc[run.doc_codes] >= 0)
+    judged_q = q_of_run_query[run.query_codes[judged_rows]]
+    judged_rows, judged_q = judged_rows[judged_q >= 0], judged_q[judged_q >= 0]
+    keys = judged_q.astype(np.int64) * max(len(index.doc_ids), 1) + label_doc_of_run_doc[run.doc_codes[judged_rows]]
     hit = index.keys.get_indexer(keys)
     found = hit >= 0
-    graded_rows = judged_rows[found]
+    graded_rows, g_q = judged_rows[found], judged_q[found]
     row_grades = index.grades[hit[found]]
+    g_pos = run.positions[graded_rows].astype(np.int64)
+
+    # ... and every row within the depth (for what was returned and ties at each cutoff).
+    top_rows = np.flatnonzero(run.positions < depth)
+    top_q = q_of_run_query[run.query_codes[top_rows]]
+    top_rows, top_q = top_rows[top_q >= 0], top_q[top_q >= 0]
+    top_pos = run.positions[top_rows].astype(np.int64)
 
     grades = np.full((n_q, depth), np.nan)
     returned = np.zeros((n_q, depth), dtype=bool)
     doc_codes = np.full((n_q, depth), -1, dtype=np.int32)
-    top = pos < depth
-    returned[q[top], pos[top]] = True
-    doc_codes[q[top], pos[top]] = run.doc_codes[rows[top]]
-    g_pos = run.positions[graded_rows].astype(np.int64)
-    g_q = row_q[graded_rows]
+    returned[top_q, top_pos] = True
+    doc_codes[top_q, top_pos] = run.doc_codes[top_rows]
     in_top = g_pos < depth
     grades[g_q[in_top], g_pos[in_top]] = row_grades[in_top]
 
@@ -147,11 +148,12 @@ def rank_grades(run: Run, index: LabelIndex, depth: int) -> RankedGrades:
     n_returned = np.zeros(n_q, dtype=np.int64)
     n_returned[q_of_run_query[present]] = run.lengths[present]
 
+    # The row after each top row belongs to the same query unless the query's list ends there.
     tie_after = np.zeros((n_q, depth), dtype=bool)
-    if len(run.tie_keys) > 1:
-        same = (run.query_codes[:-1] == run.query_codes[1:]) & (run.tie_keys[:-1] == run.tie_keys[1:])
-        tied = np.flatnonzero(same)
-        tied = tied[(row_q[tied] >= 0) & (run.positions[tied] < depth)]
-        tie_after[row_q[tied], run.positions[tied]] = True
+    has_next = top_rows + 1 < run.n_rows
+    nxt = np.minimum(top_rows + 1, max(run.n_rows - 1, 0))
+    tied = has_next & (run.query_codes[nxt] == run.query_codes[top_rows]) & \
+        (run.tie_keys[nxt] == run.tie_keys[top_rows])
+    tie_after[top_q[tied], top_pos[tied]] = True
     return RankedGrades(run, index, depth, grades, returned, doc_codes, first_relevant, n_returned,
                         in_run, tie_after, relevant_rows)

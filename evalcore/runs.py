@@ -21,7 +21,7 @@ from .errors import InputError, invalid_parameter
 from .sources import Source, SourceLike, detect_format, open_source
 from .tables import (
     DOC_ALIASES, QUERY_ALIASES, Table, find_column, first_empty, id_strings, parse_numbers,
-    read_delimited, read_json_value, read_jsonl_records, read_parquet, read_whitespace,
+    read_delimited, read_json_value, read_jsonl_records, read_parquet, read_trec_run_arrow, read_whitespace,
 )
 from .warning_log import EvalWarning, plural
 
@@ -53,7 +53,6 @@ class Run:
     index_bytes: int | None = None
     warnings: tuple[EvalWarning, ...] = ()
     source: str | None = None
-    sha256: str | None = None
     extra: dict = field(default_factory=dict)
 
     @property
@@ -131,10 +130,10 @@ def read_run(
         return source.with_metadata(**explicit, **({"name": name} if name else {}))
     if isinstance(source, Mapping):
         parts = _from_mapping(source, "<dict>")
-        return _assemble(parts, name or "run", {}, explicit, None, None, ())
+        return _assemble(parts, name or "run", {}, explicit, None, ())
     if isinstance(source, pd.DataFrame):
         table = Table(source.reset_index(drop=True), Source(name or "<DataFrame>", b""), 0, False, "row")
-        return _assemble(_from_table(table), name or "run", {}, explicit, None, None, ())
+        return _assemble(_from_table(table), name or "run", {}, explicit, None, ())
 
     src = open_source(source)
     fmt = detect_format(src, format)
@@ -155,7 +154,9 @@ def read_run(
     if sidecar and isinstance(source, (str, os.PathLike)):
         found.update(_read_sidecar(Path(source)))
     repairs = tuple(EvalWarning("file_repaired", f"{src.name}: {r}", 1) for r in src.repairs)
-    return _assemble(parts, name or src.stem, found, explicit, src.name, src.sha256(), repairs)
+    display, stem = src.name, src.stem
+    del src  # the file's bytes are not needed past parsing
+    return _assemble(parts, name or stem, found, explicit, display, repairs)
 
 
 def sidecar_path(run_path: Path) -> Path:
@@ -196,6 +197,9 @@ def _check_metadata(values: Mapping, where: str) -> dict:
 
 
 def _from_trec(src: Source) -> dict:
+    fast = read_trec_run_arrow(src)
+    if fast is not None:
+        return fast
     table = read_whitespace(src, 6, "6 whitespace-separated fields: query Q0 doc_id rank score tag", (0, 2, 4, 5))
     scores = parse_numbers(table, 4, "a number in the score column (5th field)")
     tags = table.frame[5]
@@ -285,31 +289,36 @@ def _from_jsonl(src: Source) -> dict:
 
 
 def _assemble(parts: dict, name: str, found: dict, explicit: dict, source: str | None,
-              sha256: str | None, repairs: tuple[EvalWarning, ...]) -> Run:
+              repairs: tuple[EvalWarning, ...]) -> Run:
     """Integer-code ids, put rows in evaluation order, drop duplicate docs, attach metadata."""
-    query_codes, query_ids = pd.factorize(pd.Series(parts["queries"]), sort=False)
-    doc_codes, doc_ids = pd.factorize(pd.Series(parts["docs"]), sort=True)
-    query_codes = query_codes.astype(np.int32)
-    doc_codes = doc_codes.astype(np.int32)
+    if "query_codes" in parts:
+        query_codes, query_ids = parts["query_codes"], parts["query_ids"]
+        doc_codes, doc_ids = parts["doc_codes"], parts["doc_ids"]
+    else:
+        query_codes, query_ids = pd.factorize(pd.Series(parts["queries"]), sort=False)
+        doc_codes, doc_ids = pd.factorize(pd.Series(parts["docs"]), sort=False)
+    query_ids = np.asarray(query_ids, dtype=object)
+    doc_ids = np.asarray(doc_ids, dtype=object)
+    query_codes = query_codes.astype(np.int32, copy=False)
+    doc_codes = doc_codes.astype(np.int32, copy=False)
     scores, ranks = parts["scores"], parts["ranks"]
     n = len(query_codes)
     if scores is None:
         scores = np.full(n, np.nan)
-    # Sort keys, most significant first. Negated codes give "doc id descending".
+    # Sort keys, most significant first; doc id descending breaks what is still tied.
     if ranks is not None:
-        keys = [query_codes, ranks] + ([-scores] if not np.isnan(scores).all() else []) + [-doc_codes]
+        keys = [query_codes, ranks] + ([-scores] if not np.isnan(scores).all() else [])
         tie_keys = np.full(n, np.nan) if parts.get("list_order") else ranks
     else:
-        keys = [query_codes, -scores, -doc_codes]
+        keys = [query_codes, -scores]
         tie_keys = scores
-    if not _is_sorted(keys):
-        order = np.lexsort(keys[::-1])
+    order = _evaluation_order(keys, doc_codes, doc_ids)
+    if order is not None:
         query_codes, doc_codes = query_codes[order], doc_codes[order]
         scores, tie_keys = scores[order], tie_keys[order]
     warnings = list(repairs)
-    pair = query_codes.astype(np.int64) * max(len(doc_ids), 1) + doc_codes
-    dup = pd.Series(pair).duplicated(keep="first").to_numpy()
-    if dup.any():
+    dup = _repeated_docs(query_codes, doc_codes, len(doc_ids))
+    if dup is not None:
         n_queries = len(np.unique(query_codes[dup]))
         warnings.append(EvalWarning(
             "duplicate_doc",
@@ -322,18 +331,61 @@ def _assemble(parts: dict, name: str, found: dict, explicit: dict, source: str |
     counts = np.bincount(query_codes, minlength=len(query_ids))
     starts = np.zeros(len(query_ids) + 1, dtype=np.int64)
     np.cumsum(counts, out=starts[1:])
-    positions = (np.arange(len(query_codes), dtype=np.int64) - starts[query_codes]).astype(np.int32)
+    positions = np.arange(len(query_codes), dtype=np.int32)
+    positions -= starts.astype(np.int32)[query_codes]
     meta = {"model": None, "price_per_mtok": None, "dims": None, "index_bytes": None}
     meta.update(found)
     meta.update(_check_metadata(explicit, "run metadata"))
     return Run(
-        name=name, model=meta["model"] or name,
-        query_ids=np.asarray(query_ids, dtype=object), doc_ids=np.asarray(doc_ids, dtype=object),
+        name=name, model=meta["model"] or name, query_ids=query_ids, doc_ids=doc_ids,
         query_codes=query_codes, doc_codes=doc_codes, positions=positions, starts=starts,
         scores=scores, tie_keys=np.asarray(tie_keys, dtype=np.float64),
         price_per_mtok=meta["price_per_mtok"], dims=meta["dims"], index_bytes=meta["index_bytes"],
-        warnings=tuple(warnings), source=source, sha256=sha256,
+        warnings=tuple(warnings), source=source,
     )
+
+
+def _evaluation_order(keys: list[np.ndarray], doc_codes: np.ndarray, doc_ids: np.ndarray) -> np.ndarray | None:
+    """The permutation that sorts rows by ``keys`` then doc id descending; None if already sorted.
+
+    Most files come sorted and without ties, so both checks are linear scans and the string
+    ranks of doc ids (for the tie rule) are only computed when some keys are tied.
+    """
+    order = None if _is_sorted(keys) else np.lexsort(keys[::-1])
+    current = keys if order is None else [k[order] for k in keys]
+    if not _has_ties(current):
+        return order
+    doc_rank = np.empty(len(doc_ids), dtype=np.int64)
+    doc_rank[np.argsort(doc_ids, kind="stable")] = np.arange(len(doc_ids))
+    codes = doc_codes if order is None else doc_codes[order]
+    tie_break = -doc_rank[codes]
+    if _is_sorted(current + [tie_break]):
+        return order
+    again = np.lexsort(([tie_break] + current[::-1]))
+    return again if order is None else order[again]
+
+
+def _has_ties(keys: list[np.ndarray]) -> bool:
+    """True when two adjacent rows are equal on every key."""
+    if len(keys[0]) < 2:
+        return False
+    equal = np.ones(len(keys[0]) - 1, dtype=bool)
+    for key in keys:
+        equal &= key[:-1] == key[1:]
+    return bool(equal.any())
+
+
+def _repeated_docs(query_codes: np.ndarray, doc_codes: np.ndarray, n_docs: int) -> np.ndarray | None:
+    """Mask of rows repeating a (query, doc) pair seen earlier in the ordered rows; None if none.
+
+    A sort of the pair keys answers the common no-duplicates case; only then is the mask built.
+    """
+    pair = query_codes.astype(np.int64) * max(n_docs, 1) + doc_codes
+    pair.sort()
+    if not (pair[1:] == pair[:-1]).any():
+        return None
+    pair = query_codes.astype(np.int64) * max(n_docs, 1) + doc_codes
+    return pd.Series(pair).duplicated(keep="first").to_numpy()
 
 
 def _is_sorted(keys: list[np.ndarray]) -> bool:

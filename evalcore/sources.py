@@ -8,12 +8,10 @@ second; an explicit format always wins.
 from __future__ import annotations
 
 import gzip
-import hashlib
 import io
 import json
 import os
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Union
 
@@ -34,17 +32,53 @@ PathLike = Union[str, os.PathLike]
 SourceLike = Union[PathLike, bytes, BinaryIO, "Source"]
 
 
-@dataclass(frozen=True)
 class Source:
-    """The bytes of one user file, decompressed, with its display name.
+    """One user file, decompressed, with its display name; bytes are read on first use.
 
     ``repairs`` lists what opening the file fixed silently-but-visibly (a BOM removed,
-    CRLF line endings), for the reader to pass on as warnings.
+    CRLF line endings), for the reader to pass on as warnings. A plain file on disk can also
+    be handed to a parser by ``path`` without ever holding its bytes (see `plain_path`).
     """
 
-    name: str
-    data: bytes
-    repairs: tuple[str, ...] = field(default=())
+    def __init__(self, name: str, data: bytes | None = None, repairs: tuple[str, ...] = (), *,
+                 path: Path | None = None) -> None:
+        self.name = name
+        self.path = path
+        self._data: bytes | None = None
+        self._repairs = tuple(repairs)
+        if data is not None:
+            self._data, found = _normalise(bytes(data), name)
+            self._repairs += found
+
+    @property
+    def data(self) -> bytes:
+        """The whole file: gunzipped, BOM removed, line endings LF."""
+        if self._data is None:
+            self._data, self._repairs = _normalise(_read_path(self.path, self.name), self.name)
+        return self._data
+
+    @property
+    def repairs(self) -> tuple[str, ...]:
+        self.data
+        return self._repairs
+
+    def head(self, size: int = 65536) -> bytes:
+        """The first bytes of the (decompressed) file, without reading a plain file whole."""
+        if self._data is None and self.plain_path is not None:
+            with open(self.path, "rb") as handle:
+                return handle.read(size)
+        return self.data[:size]
+
+    @property
+    def plain_path(self) -> Path | None:
+        """The path, when the file on disk needs no repair (not gzip, no BOM, no CR) and is unread."""
+        if self.path is None or self._data is not None:
+            return None
+        with open(self.path, "rb") as handle:
+            start = handle.read(65536)
+        if start[:2] == b"\x1f\x8b" or start.startswith(b"\xef\xbb\xbf") or b"\r" in start:
+            return None
+        return self.path
 
     @property
     def stem(self) -> str:
@@ -63,9 +97,6 @@ class Source:
             name = name[:-3]
         return os.path.splitext(name)[1]
 
-    def sha256(self) -> str:
-        return hashlib.sha256(self.data).hexdigest()
-
     def text(self) -> str:
         """The whole file as text; a decoding error names the line it is on."""
         try:
@@ -82,35 +113,43 @@ class Source:
 
 
 def open_source(source: SourceLike, name: str | None = None) -> Source:
-    """Read a path, bytes or binary file object into a `Source`.
+    """A path, bytes or binary file object as a `Source`.
 
     Gzip is recognised by its magic bytes, not only by the ``.gz`` extension. A UTF-8 BOM is
-    removed and CRLF line endings become LF; both are recorded in ``repairs``.
+    removed and CRLF line endings become LF; both are recorded in ``repairs``. A path is
+    checked now and read when first needed.
     """
     if isinstance(source, Source):
         return source
     if isinstance(source, (bytes, bytearray, memoryview)):
-        raw = bytes(source)
-        display = name or "<bytes>"
-    elif hasattr(source, "read"):
+        return Source(name or "<bytes>", bytes(source))
+    if hasattr(source, "read"):
         raw = source.read()
         if isinstance(raw, str):
             raw = raw.encode("utf-8")
-        display = name or getattr(source, "name", None) or "<upload>"
-    elif isinstance(source, (str, os.PathLike)):
+        return Source(name or getattr(source, "name", None) or "<upload>", raw)
+    if isinstance(source, (str, os.PathLike)):
         path = Path(source)
         display = name or str(source)
-        try:
-            raw = path.read_bytes()
-        except FileNotFoundError:
-            raise InputError("an existing file", source=display, text=str(source)) from None
-        except IsADirectoryError:
-            raise InputError("a file, not a directory", source=display) from None
-        except OSError as exc:
-            raise InputError(f"a readable file ({exc.strerror})", source=display) from None
-    else:
-        raise invalid_parameter("source", "a path, bytes or a binary file object", type(source).__name__)
+        if not path.exists():
+            raise InputError("an existing file", source=display, text=str(source))
+        if path.is_dir():
+            raise InputError("a file, not a directory", source=display)
+        if not os.access(path, os.R_OK):
+            raise InputError("a readable file (permission denied)", source=display)
+        return Source(display, path=path)
+    raise invalid_parameter("source", "a path, bytes or a binary file object", type(source).__name__)
 
+
+def _read_path(path: Path, display: str) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"a readable file ({exc.strerror})", source=display) from None
+
+
+def _normalise(raw: bytes, display: str) -> tuple[bytes, tuple[str, ...]]:
+    """Gunzip, drop a BOM and turn CRLF into LF, saying what was repaired."""
     repairs: list[str] = []
     if raw[:2] == b"\x1f\x8b":
         try:
@@ -123,7 +162,7 @@ def open_source(source: SourceLike, name: str | None = None) -> Source:
     if b"\r" in raw and not raw.startswith(b"PAR1"):
         raw = raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
         repairs.append("converted CRLF line endings to LF")
-    return Source(display, raw, tuple(repairs))
+    return raw, tuple(repairs)
 
 
 def normalise_format(fmt: str | None) -> str | None:
@@ -151,7 +190,7 @@ def detect_format(source: Source, explicit: str | None = None) -> str:
     fmt = normalise_format(explicit)
     if fmt:
         return fmt
-    data = source.data
+    data = source.head()
     if data.startswith(b"PAR1"):
         return "parquet"
     by_ext = _EXTENSIONS.get(source.extension)
