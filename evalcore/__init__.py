@@ -5,8 +5,6 @@
     >>> r["recall@1"], r["mrr"], r.per_query()
 """
 
-from .budget import BudgetReport, k_budget
-from .compare import compare_evaluation
 from .documents import Documents, read_documents
 from .errors import EvalcoreError, InputError, UsageError
 from .evaluation import Evaluation, RunResult, evaluate, evaluate_runs
@@ -21,3 +19,15 @@ __all__ = [
     "read_labels", "read_run",
 ]
 __version__ = "0.1.0"
+
+# Comparisons and k budgets pull in scipy.stats and a tokenizer; they load on first use so
+# that `evalcore evaluate` does not pay for them.
+_LAZY = {"BudgetReport": "budget", "k_budget": "budget", "compare_evaluation": "compare"}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    raise AttributeError(f"module 'evalcore' has no attribute {name!r}")
