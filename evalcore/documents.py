@@ -14,7 +14,7 @@ from .tables import (
     DOC_ALIASES, Table, find_column, first_empty, id_strings, parse_numbers, read_delimited,
     read_jsonl_records, read_parquet,
 )
-from .warning_log import EvalWarning, plural
+from .warning_log import EvalWarning, agree, plural
 
 
 @dataclass(eq=False)
@@ -100,7 +100,8 @@ def _build(table: Table, name: str) -> Documents:
     dup = frame["doc_id"].duplicated()
     if dup.any():
         warnings.append(EvalWarning("duplicate_document",
-                                    f"{plural(int(dup.sum()), 'doc id')} appear more than once; the first is kept",
+                                    f"{plural(int(dup.sum()), 'doc id')} {agree(int(dup.sum()), 'appears', 'appear')} more than once; "
+                                    "the first is kept",
                                     int(dup.sum())))
         frame = frame[~dup]
     return Documents(name=name, frame=frame.set_index("doc_id"), warnings=tuple(warnings))

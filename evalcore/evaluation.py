@@ -15,7 +15,7 @@ from .measures import CUTOFF_MEASURES, Measure, default_measures, parse_ks
 from .metrics import PerQueryScores, score_queries
 from .ranked import LabelIndex, RankedGrades, rank_grades
 from .runs import Run, RunLike, read_run
-from .warning_log import EvalWarning, plural
+from .warning_log import EvalWarning, agree, plural
 
 DEFAULT_KS = (1, 5, 10)
 
@@ -210,8 +210,8 @@ def evaluate_runs(
     repeated = sorted({n for n in names if names.count(n) > 1})
     if repeated:
         raise UsageError(f"Run names must be distinct; {', '.join(repeated)} appears more than once. "
-                         "Give each run its own name.")
-    index = LabelIndex.build(label_set, threshold, zero_relevant)
+                         "Give each run its own name (on the command line: --run NAME=FILE).")
+    index = LabelIndex.build(label_set, threshold, zero_relevant, depth=max(ks))
     if index.n_queries == 0:
         raise InputError(f"at least one labeled query with a doc graded {threshold:g} or higher",
                          source=label_set.source or label_set.name)
@@ -220,7 +220,8 @@ def evaluate_runs(
         kept = zero_relevant == "zero"
         warnings.append(EvalWarning(
             "no_relevant_doc",
-            f"{plural(index.n_without_relevant, 'labeled query', 'labeled queries')} have no doc graded "
+            f"{plural(index.n_without_relevant, 'labeled query', 'labeled queries')} "
+            f"{agree(index.n_without_relevant, 'has', 'have')} no doc graded "
             f"{threshold:g} or higher; " + ("kept in every mean with a score of 0 (zero_relevant='zero')"
                                            if kept else "left out of every mean"),
             index.n_without_relevant,
@@ -243,7 +244,8 @@ def _run_warnings(ranked: RankedGrades, ks: tuple[int, ...]) -> list[EvalWarning
     if missing:
         out.append(EvalWarning(
             "query_missing_from_run",
-            f"run {run.name}: {plural(missing, 'labeled query', 'labeled queries')} are absent from the run; "
+            f"run {run.name}: {plural(missing, 'labeled query', 'labeled queries')} "
+            f"{agree(missing, 'is', 'are')} absent from the run; "
             "each scores 0 on every metric and stays in the mean",
             missing,
         ))
@@ -251,7 +253,8 @@ def _run_warnings(ranked: RankedGrades, ks: tuple[int, ...]) -> list[EvalWarning
     if unlabeled:
         out.append(EvalWarning(
             "query_not_in_labels",
-            f"run {run.name}: {plural(unlabeled, 'query', 'queries')} in the run have no labels and are ignored",
+            f"run {run.name}: {plural(unlabeled, 'query', 'queries')} in the run "
+            f"{agree(unlabeled, 'has no labels and is', 'have no labels and are')} ignored",
             unlabeled,
         ))
     depth = max(ks)
@@ -269,7 +272,7 @@ def _run_warnings(ranked: RankedGrades, ks: tuple[int, ...]) -> list[EvalWarning
             names = ", ".join(f"{m}@{k}" for m in CUTOFF_MEASURES)
             out.append(EvalWarning(
                 "tie_across_cutoff",
-                f"run {run.name}: {plural(tied, 'query', 'queries')} have equal scores at ranks {k} and {k + 1}; "
+                f"run {run.name}: {plural(tied, 'query', 'queries')} {agree(tied, 'has', 'have')} equal scores at ranks {k} and {k + 1}; "
                 f"{names} depend on the tie rule (equal scores ordered by doc id, descending)",
                 tied,
             ))

@@ -20,7 +20,7 @@ from .errors import InputError, invalid_parameter
 from .sources import Source, SourceLike, detect_format, open_source
 from .tables import (
     DOC_ALIASES, GRADE_ALIASES, QUERY_ALIASES, QUERY_FIELDS, Table, find_column, first_empty,
-    id_strings, parse_numbers, read_delimited, read_json_value, read_jsonl_records, read_parquet,
+    id_strings, is_json_id, json_number, parse_numbers, read_delimited, read_json_value, read_jsonl_records, read_parquet,
     read_whitespace,
 )
 from .warning_log import EvalWarning, plural
@@ -57,8 +57,10 @@ class LabelSet:
         Row order, file format and per-query fields do not change it.
         """
         frame = self.judgments.sort_values(["query", "doc_id"], kind="stable")
-        grades = frame["grade"].map(lambda g: f"{g:g}")
-        lines = frame["query"] + "\t" + frame["doc_id"] + "\t" + grades
+        query, doc = frame["query"].astype(str), frame["doc_id"].astype(str)
+        # Length-prefixed ids cannot run into each other; grades keep full float precision.
+        lines = (query.str.len().astype(str) + ":" + query + doc.str.len().astype(str) + ":" + doc + "="
+                 + frame["grade"].astype(np.float64).astype(str))
         digest = hashlib.sha256("\n".join(lines.tolist()).encode("utf-8")).hexdigest()
         return digest[:12]
 
@@ -145,7 +147,7 @@ def _from_table(table: Table, name: str) -> LabelSet:
         "grade": grades,
     })
     info = _query_fields(table, judgments["query"])
-    return _finish(name, judgments, info)
+    return _finish(name, judgments, info, table.source.name)
 
 
 def _query_fields(table: Table, queries: pd.Series) -> pd.DataFrame:
@@ -162,7 +164,8 @@ def _query_fields(table: Table, queries: pd.Series) -> pd.DataFrame:
         elif field_name == "split":
             values = _parse_split(table, column)
         else:
-            values = values.astype(str).where(values.astype(str).str.strip() != "", None)
+            text = _cell_text(values)
+            values = text.where(text.str.strip() != "", None)
         columns[field_name] = pd.Series(values.to_numpy(), index=queries.to_numpy())
     if not columns:
         return pd.DataFrame(index=pd.Index(pd.unique(queries.to_numpy()), name="query"))
@@ -172,8 +175,13 @@ def _query_fields(table: Table, queries: pd.Series) -> pd.DataFrame:
     return info
 
 
+def _cell_text(values: pd.Series) -> pd.Series:
+    """Cells as text, missing cells (Parquet nulls) as ""."""
+    return values.astype(object).where(values.notna(), "").astype(str)
+
+
 def _parse_blind(table: Table, column: str) -> pd.Series:
-    text = table.frame[column].astype(str).str.strip().str.lower()
+    text = _cell_text(table.frame[column]).str.strip().str.lower()
     known = text.isin(_TRUE | _FALSE | {""})
     if not known.all():
         row = int(np.flatnonzero(~known.to_numpy())[0])
@@ -182,7 +190,7 @@ def _parse_blind(table: Table, column: str) -> pd.Series:
 
 
 def _parse_split(table: Table, column: str) -> pd.Series:
-    text = table.frame[column].astype(str).str.strip().str.lower()
+    text = _cell_text(table.frame[column]).str.strip().str.lower()
     known = text.isin(SPLITS + ("",))
     if not known.all():
         row = int(np.flatnonzero(~known.to_numpy())[0])
@@ -196,42 +204,48 @@ def _from_mapping(value: Mapping, name: str, where: str, unit: str) -> LabelSet:
     for query, judged in value.items():
         if isinstance(judged, Mapping):
             for doc, grade in judged.items():
-                if isinstance(grade, bool) or not isinstance(grade, (int, float)):
-                    raise InputError(f"a numeric grade for doc {doc!r} of query {query!r}", source=where,
-                                     text=repr(grade))
-                queries.append(str(query)); docs.append(str(doc)); grades.append(float(grade))
+                number = json_number(grade)
+                if number is None:
+                    raise InputError(f"a finite numeric grade for doc {doc!r} of query {query!r}", source=where,
+                                     text=repr(grade)[:80])
+                queries.append(str(query)); docs.append(str(doc)); grades.append(number)
         elif isinstance(judged, (list, tuple, set, frozenset)):
             for doc in (sorted(judged, key=str) if isinstance(judged, (set, frozenset)) else judged):
-                if not isinstance(doc, (str, int)):
-                    raise InputError(f"doc ids (strings) in the list of query {query!r}", source=where, text=repr(doc))
+                if not is_json_id(doc):
+                    raise InputError(f"doc ids (strings) in the list of query {query!r}", source=where,
+                                     text=repr(doc)[:80])
                 queries.append(str(query)); docs.append(str(doc)); grades.append(1.0)
         else:
             raise InputError(f"a list of doc ids or a {{doc: grade}} object for query {query!r}",
                              source=where, text=repr(judged)[:80])
     judgments = pd.DataFrame({"query": pd.Series(queries, dtype=str), "doc_id": pd.Series(docs, dtype=str),
                               "grade": np.asarray(grades, dtype=np.float64)})
-    return _finish(name, judgments, None)
+    return _finish(name, judgments, None, where)
 
 
 def _from_jsonl(src: Source, name: str) -> LabelSet:
     """Labels from JSONL: ``{"query", "relevant": [...]}`` or ``{"query", "doc_id", "grade"}`` per line."""
     rows_q, rows_d, rows_g, info_rows = [], [], [], {}
     for number, record in read_jsonl_records(src):
-        query = record.get("query", record.get("query_id", record.get("qid")))
-        if query is None or str(query).strip() == "":
-            raise InputError('a "query" field', source=src.name, line=number, text=_line(src, number))
+        query = _alias(record, QUERY_ALIASES)
+        if not is_json_id(query) or str(query) == "":
+            raise InputError('a "query" id', source=src.name, line=number, text=_line(src, number))
         query = str(query)
         if "relevant" in record:
             relevant = record["relevant"]
-            if not isinstance(relevant, list):
-                raise InputError('"relevant" as a list of doc ids', source=src.name, line=number, text=_line(src, number))
+            if not isinstance(relevant, list) or not all(is_json_id(doc) for doc in relevant):
+                raise InputError('"relevant" as a list of doc ids', source=src.name, line=number,
+                                 text=_line(src, number))
             for doc in relevant:
                 rows_q.append(query); rows_d.append(str(doc)); rows_g.append(1.0)
-        elif "doc_id" in record:
-            grade = record.get("grade", 1)
-            if isinstance(grade, bool) or not isinstance(grade, (int, float)):
-                raise InputError('a numeric "grade"', source=src.name, line=number, text=_line(src, number))
-            rows_q.append(query); rows_d.append(str(record["doc_id"])); rows_g.append(float(grade))
+        elif _alias(record, DOC_ALIASES) is not None:
+            doc = _alias(record, DOC_ALIASES)
+            raw_grade = _alias(record, GRADE_ALIASES)
+            grade = 1.0 if raw_grade is None else json_number(raw_grade)
+            if not is_json_id(doc) or grade is None:
+                raise InputError('a "doc_id" string and a finite numeric "grade"', source=src.name, line=number,
+                                 text=_line(src, number))
+            rows_q.append(query); rows_d.append(str(doc)); rows_g.append(grade)
         else:
             raise InputError('a "relevant" list or a "doc_id" field', source=src.name, line=number,
                              text=_line(src, number))
@@ -242,7 +256,15 @@ def _from_jsonl(src: Source, name: str) -> LabelSet:
     judgments = pd.DataFrame({"query": pd.Series(rows_q, dtype=str), "doc_id": pd.Series(rows_d, dtype=str),
                               "grade": np.asarray(rows_g, dtype=np.float64)})
     info = pd.DataFrame.from_dict(info_rows, orient="index") if any(info_rows.values()) else None
-    return _finish(name, judgments, info)
+    return _finish(name, judgments, info, src.name)
+
+
+def _alias(record: Mapping, aliases: tuple[str, ...]) -> object:
+    """The value of the first of ``aliases`` present in ``record`` (case-sensitive JSON keys)."""
+    for alias in aliases:
+        if alias in record:
+            return record[alias]
+    return None
 
 
 def _jsonl_field(src: Source, number: int, field_name: str, value: object) -> object:
@@ -265,11 +287,11 @@ def _line(src: Source, number: int) -> str:
     return src.lines()[number - 1]
 
 
-def _finish(name: str, judgments: pd.DataFrame, info: pd.DataFrame | None) -> LabelSet:
+def _finish(name: str, judgments: pd.DataFrame, info: pd.DataFrame | None, source: str | None = None) -> LabelSet:
     """Drop duplicate judgments (keeping the highest grade, with a warning) and build the set."""
     warnings: list[EvalWarning] = []
     if judgments.empty:
-        raise InputError("at least one judgment (query, doc, grade)", source=name)
+        raise InputError("at least one judgment (query, doc, grade)", source=source or name)
     duplicated = judgments.duplicated(["query", "doc_id"], keep=False)
     if duplicated.any():
         dups = judgments[duplicated]

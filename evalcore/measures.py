@@ -79,6 +79,11 @@ class Measure:
         return cls(name, int(k))
 
 
+MAX_K = 10_000
+"""Deepest cutoff accepted: per-query matrices are queries x k, so a typo like 1e9 must not
+exhaust memory. Rankings shorter than k are fine (what was returned is used)."""
+
+
 def parse_ks(value: "int | str | list[int] | tuple[int, ...]") -> tuple[int, ...]:
     """Cutoffs from ``5``, ``"1,5,10"`` or ``[1, 5, 10]``: sorted, unique, each >= 1."""
     if isinstance(value, str):
@@ -90,8 +95,8 @@ def parse_ks(value: "int | str | list[int] | tuple[int, ...]") -> tuple[int, ...
     ks = []
     for part in parts:
         text = str(part).strip()
-        if isinstance(part, bool) or not text.isdigit() or int(text) < 1:
-            raise invalid_parameter("k", "a comma-separated list of integers >= 1", value)
+        if isinstance(part, bool) or not text.isdigit() or not 1 <= int(text) <= MAX_K:
+            raise invalid_parameter("k", f"a comma-separated list of integers from 1 to {MAX_K:,}", value)
         ks.append(int(text))
     if not ks:
         raise invalid_parameter("k", "at least one integer >= 1", value)

@@ -33,10 +33,12 @@ class LabelIndex:
     doc_ids: pd.Index  # every judged doc id
     keys: pd.Index  # query_index * n_docs + doc_code of every judgment (evaluated queries only)
     grades: np.ndarray  # grade of each key
-    gains_sorted: np.ndarray  # (n_queries, max judged per query) positive grades, best first
+    gains_sorted: np.ndarray  # (n_queries, up to depth) positive grades, best first
 
     @classmethod
-    def build(cls, labels: LabelSet, min_grade: float = 1, zero_relevant: str = "exclude") -> "LabelIndex":
+    def build(cls, labels: LabelSet, min_grade: float = 1, zero_relevant: str = "exclude",
+              depth: int | None = None) -> "LabelIndex":
+        """Code the labels; ``depth`` caps the ideal-gain table at the deepest cutoff needed."""
         if zero_relevant not in ZERO_RELEVANT_POLICIES:
             raise invalid_parameter("zero_relevant", "'exclude' or 'zero'", zero_relevant)
         counts = labels.relevant_counts(min_grade)
@@ -50,17 +52,19 @@ class LabelIndex:
         n_docs = max(len(doc_ids), 1)
         keys = q_index[keep].astype(np.int64) * n_docs + doc_codes[keep]
         grades = judgments["grade"].to_numpy(dtype=np.float64)[keep]
-        # Ideal ordering for nDCG: each query's positive grades, best first.
-        gains = np.where(grades > 0, grades, 0.0)
-        q_of = q_index[keep]
+        # Ideal ordering for nDCG: each query's positive grades, best first, as deep as asked.
+        positive = grades > 0
+        q_of, gains = q_index[keep][positive], grades[positive]
         order = np.lexsort((-gains, q_of))
         q_sorted, g_sorted = q_of[order], gains[order]
         counts_per_q = np.bincount(q_sorted, minlength=len(queries))
-        width = int(counts_per_q.max()) if len(counts_per_q) else 0
-        starts = np.concatenate([[0], np.cumsum(counts_per_q)[:-1]]) if len(queries) else np.zeros(0, np.int64)
+        starts = np.concatenate([[0], np.cumsum(counts_per_q)[:-1]]).astype(np.int64)
         col = np.arange(len(q_sorted)) - starts[q_sorted]
+        width = int(counts_per_q.max()) if len(queries) and len(q_sorted) else 0
+        width = min(width, depth) if depth is not None else width
+        shallow = col < width
         gains_sorted = np.zeros((len(queries), max(width, 1)))
-        gains_sorted[q_sorted, col] = g_sorted
+        gains_sorted[q_sorted[shallow], col[shallow]] = g_sorted[shallow]
         return cls(labels, float(min_grade), queries, evaluated.to_numpy(dtype=np.int64), without,
                    pd.Index(doc_ids), pd.Index(keys), grades, gains_sorted)
 

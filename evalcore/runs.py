@@ -21,9 +21,10 @@ from .errors import InputError, invalid_parameter
 from .sources import Source, SourceLike, detect_format, open_source
 from .tables import (
     DOC_ALIASES, QUERY_ALIASES, Table, find_column, first_empty, id_strings, parse_numbers,
-    read_delimited, read_json_value, read_jsonl_records, read_parquet, read_trec_run_arrow, read_whitespace,
+    is_json_id, json_number, read_delimited, read_json_value, read_jsonl_records, read_parquet, read_trec_run_arrow,
+    read_whitespace,
 )
-from .warning_log import EvalWarning, plural
+from .warning_log import EvalWarning, agree, plural
 
 META_FIELDS = ("model", "price_per_mtok", "dims", "index_bytes")
 
@@ -242,17 +243,21 @@ def _from_mapping(value: Mapping, where: str) -> dict:
                 kind = False
         else:
             raise InputError(f"a ranked list of doc ids for query {query!r}", source=where, text=repr(ranked)[:80])
+        if not ranked:
+            continue  # an empty ranking: the query is scored as missing from the run
         if scored is None:
             scored = kind
-        elif scored != kind and ranked:
+        elif scored != kind:
             raise InputError(f"the same shape for every query (query {query!r} differs)", source=where)
         for i, (doc, score) in enumerate(items):
-            if isinstance(doc, Mapping) or isinstance(doc, (list, tuple)):
+            if not is_json_id(doc):
                 raise InputError(f"doc ids as strings in query {query!r}", source=where, text=repr(doc)[:80])
-            if kind and (isinstance(score, bool) or not isinstance(score, (int, float))):
-                raise InputError(f"a numeric score for doc {doc!r} of query {query!r}", source=where, text=repr(score))
+            number = json_number(score) if kind else np.nan
+            if number is None:
+                raise InputError(f"a finite numeric score for doc {doc!r} of query {query!r}", source=where,
+                                 text=repr(score)[:80])
             queries.append(str(query)); docs.append(str(doc)); list_pos.append(i)
-            scores.append(float(score) if kind else np.nan)
+            scores.append(number)
     return {"queries": pd.Series(queries, dtype=str), "docs": pd.Series(docs, dtype=str),
             "scores": np.asarray(scores, dtype=np.float64) if scored else None,
             "ranks": None if scored else np.asarray(list_pos, dtype=np.float64), "list_order": not scored}
@@ -273,14 +278,19 @@ def _score(item: Mapping, where: str, query: object) -> float:
 
 def _from_jsonl(src: Source) -> dict:
     queries, docs, positions = [], [], []
+    seen: dict[str, int] = {}
     for number, record in read_jsonl_records(src):
         query = record.get("query", record.get("query_id", record.get("qid")))
         ranked = record.get("ranked")
-        if query is None or not isinstance(ranked, list):
+        if not is_json_id(query) or not isinstance(ranked, list):
             raise InputError('{"query": ..., "ranked": [doc, ...]} on each line', source=src.name, line=number,
                              text=src.lines()[number - 1])
+        if str(query) in seen:
+            raise InputError(f"each query on one line only (query {query!r} is also on line {seen[str(query)]})",
+                             source=src.name, line=number, text=src.lines()[number - 1])
+        seen[str(query)] = number
         for i, doc in enumerate(ranked):
-            if not isinstance(doc, (str, int)):
+            if not is_json_id(doc):
                 raise InputError('"ranked" as a list of doc ids', source=src.name, line=number,
                                  text=src.lines()[number - 1])
             queries.append(str(query)); docs.append(str(doc)); positions.append(i)
@@ -322,7 +332,7 @@ def _assemble(parts: dict, name: str, found: dict, explicit: dict, source: str |
         n_queries = len(np.unique(query_codes[dup]))
         warnings.append(EvalWarning(
             "duplicate_doc",
-            f"run {name}: {plural(n_queries, 'query', 'queries')} list the same doc more than once "
+            f"run {name}: {plural(n_queries, 'query', 'queries')} {agree(n_queries, 'lists', 'list')} the same doc more than once "
             f"({plural(int(dup.sum()), 'repeat')}); each doc keeps its best-ranked place",
             n_queries,
         ))

@@ -59,6 +59,8 @@ class Source:
 
     @property
     def repairs(self) -> tuple[str, ...]:
+        if self._data is None and self.plain_path is not None:
+            return ()  # a plain file needs no repair, and need not be read to say so
         self.data
         return self._repairs
 
@@ -176,16 +178,23 @@ def normalise_format(fmt: str | None) -> str | None:
     return key
 
 
-_HEADER_WORDS = re.compile(
-    r"^\s*(query|query_id|qid|query-id|doc_id|docid|doc|corpus-id)\b", re.IGNORECASE
-)
+_ID_COLUMNS = {"query", "query_id", "qid", "query-id", "doc_id", "docid", "doc", "corpus-id"}
+
+
+def _is_table_header(line: str) -> bool:
+    """A tab- or comma-separated line with a whole field naming a query or doc id column."""
+    if "\t" not in line and "," not in line:
+        return False
+    return any(field.strip().strip('"').lower() in _ID_COLUMNS for field in re.split(r"[\t,]", line))
 
 
 def detect_format(source: Source, explicit: str | None = None) -> str:
     """The format of ``source``: the explicit one, else extension, else content.
 
-    Plain-text tables are told apart from TREC files by their header: a first line that
-    names a query or doc column makes a CSV/TSV table; anything else is whitespace TREC.
+    A ``.trec``/``.run``/``.qrels``/``.res``, Parquet, JSON or JSONL extension is trusted.
+    Otherwise plain-text tables are told apart from TREC files by their header: a tab- or
+    comma-separated first line with a field naming a query or doc column makes a TSV/CSV
+    table; anything else is whitespace TREC.
     """
     fmt = normalise_format(explicit)
     if fmt:
@@ -194,7 +203,7 @@ def detect_format(source: Source, explicit: str | None = None) -> str:
     if data.startswith(b"PAR1"):
         return "parquet"
     by_ext = _EXTENSIONS.get(source.extension)
-    if by_ext in ("parquet", "json", "jsonl"):
+    if by_ext in ("parquet", "json", "jsonl", "trec"):
         return by_ext
     head = data[:65536].lstrip()
     if head.startswith(b"["):
@@ -202,16 +211,12 @@ def detect_format(source: Source, explicit: str | None = None) -> str:
     if head.startswith(b"{"):
         first, _, rest = head.partition(b"\n")
         record = _json_object(first)
-        if record is not None and (rest.strip() or "query" in record):
+        if record is not None and (rest.strip() or {"query", "query_id", "qid"} & set(record)):
             return "jsonl"
         return "json"
     first_line = _first_content_line(data)
-    if first_line is not None and _HEADER_WORDS.match(first_line):
-        if "\t" in first_line:
-            return "tsv"
-        if "," in first_line:
-            return "csv"
-        return by_ext if by_ext in ("csv", "tsv") else "tsv"
+    if first_line is not None and _is_table_header(first_line):
+        return "tsv" if "\t" in first_line else "csv"
     if by_ext in ("csv", "tsv") and first_line is not None:
         return by_ext
     return "trec"

@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import re
 from dataclasses import dataclass
 from typing import Iterable
@@ -100,8 +101,7 @@ def read_whitespace(source: Source, fields: int, describe: str, usecols: Iterabl
     except pd.errors.EmptyDataError:
         frame = pd.DataFrame({c: pd.Series([], dtype=str) for c in range(fields)})
     except (pd.errors.ParserError, UnicodeDecodeError, ValueError):
-        source.text()  # names the line when the bytes are not UTF-8
-        raise InputError(describe, source=source.name) from None
+        raise _first_short_line(source, fields, describe) from None
     table = Table(frame, source, header_lines=0, skip_comments=True)
     short = frame[fields - 1].isna() | (frame[fields - 1] == "")
     if short.any():
@@ -166,7 +166,7 @@ def read_trec_run_arrow(source: Source) -> dict | None:
                 include_columns=["query", "doc_id", "score"], strings_can_be_null=False,
             ),
         )
-    except (pa.ArrowInvalid, UnicodeDecodeError):
+    except (pa.ArrowException, UnicodeDecodeError):
         return None
     del data
     if bad or len(irregular) > 100_000:
@@ -174,7 +174,12 @@ def read_trec_run_arrow(source: Source) -> dict | None:
     comments = pc.starts_with(table["query"], "#")
     if pc.any(comments).as_py():
         table = table.filter(pc.invert(comments))
+    # An empty field means doubled or stray whitespace hid a missing field: the slow path names it.
+    for name in ("query", "doc_id"):
+        if pc.any(pc.equal(pc.utf8_length(table[name]), 0)).as_py():
+            return None
     queries, docs, scores = table["query"], table["doc_id"], table["score"]
+    del table
     tag = first_line[5] if len(first_line) >= 6 else None
     if irregular:
         try:
@@ -185,8 +190,9 @@ def read_trec_run_arrow(source: Source) -> dict | None:
         docs = pa.chunked_array(docs.chunks + [pa.array([f[2] for f in irregular], pa.string())])
         scores = pa.chunked_array(scores.chunks + [pa.array(extra_scores, pa.float64())])
         tag = tag or irregular[0][5]
-    del table
     scores = scores.to_numpy()
+    if not np.isfinite(scores).all():
+        return None  # NaN or inf: the slow path names the line
     query_codes, query_ids = _dictionary_codes(queries, pool)
     del queries
     doc_codes, doc_ids = _dictionary_codes(docs, pool)
@@ -206,6 +212,15 @@ def _dictionary_codes(column, pool) -> tuple[np.ndarray, np.ndarray]:
     del column
     codes = np.array(encoded.indices.to_numpy(zero_copy_only=False), dtype=np.int32)
     return codes, np.asarray(encoded.dictionary.to_pylist(), dtype=object)
+
+
+def _first_short_line(source: Source, fields: int, describe: str) -> InputError:
+    """The error for the first line with too few fields (the error path only: a Python scan)."""
+    for number, line in enumerate(source.text().split("\n"), start=1):
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#") and len(stripped.split()) < fields:
+            return InputError(describe, source=source.name, line=number, text=line)
+    return InputError(describe, source=source.name)
 
 
 def read_delimited(source: Source, delimiter: str, describe: str) -> Table:
@@ -250,8 +265,10 @@ def read_parquet(source: Source) -> Table:
 def read_json_value(source: Source) -> object:
     """Parse a whole JSON document, naming the line and column of a syntax error."""
     try:
-        return json.loads(source.text())
-    except json.JSONDecodeError as exc:
+        return json.loads(source.text(), parse_constant=_reject_constant)
+    except (RecursionError, ValueError) as exc:
+        if not isinstance(exc, json.JSONDecodeError):
+            raise InputError(f"valid JSON ({_why(exc)})", source=source.name) from None
         line_text = source.lines()[exc.lineno - 1] if exc.lineno <= len(source.lines()) else ""
         raise InputError(
             f"valid JSON ({exc.msg} at column {exc.colno})", source=source.name, line=exc.lineno, text=line_text
@@ -265,13 +282,42 @@ def read_jsonl_records(source: Source) -> list[tuple[int, dict]]:
         if not line.strip():
             continue
         try:
-            value = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"one JSON object per line ({exc.msg})", source=source.name, line=number, text=line) from None
+            value = json.loads(line, parse_constant=_reject_constant)
+        except (RecursionError, ValueError) as exc:
+            raise InputError(f"one JSON object per line ({_why(exc)})", source=source.name, line=number,
+                             text=line) from None
         if not isinstance(value, dict):
             raise InputError("one JSON object per line", source=source.name, line=number, text=line)
         records.append((number, value))
     return records
+
+
+def _reject_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a number evalcore accepts")
+
+
+def _why(exc: Exception) -> str:
+    if isinstance(exc, json.JSONDecodeError):
+        return exc.msg
+    if isinstance(exc, RecursionError):
+        return "nested too deeply"
+    return str(exc)
+
+
+def is_json_id(value: object) -> bool:
+    """JSON ids are strings or whole numbers (written as their text); nothing else."""
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def json_number(value: object) -> float | None:
+    """A finite float from a JSON number (not a bool), else None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None
 
 
 def find_column(table: Table, aliases: tuple[str, ...], role: str, required: bool = True) -> str | None:
@@ -292,22 +338,25 @@ def find_column(table: Table, aliases: tuple[str, ...], role: str, required: boo
 
 
 def id_strings(values: pd.Series) -> pd.Series:
-    """Ids as strings, exactly as written: ``007`` stays ``007``; Parquet numbers become their text."""
-    if pd.api.types.is_string_dtype(values.dtype) and not pd.api.types.is_object_dtype(values.dtype):
-        return values.str.strip()
+    """Ids as strings, exactly as written: ``007`` stays ``007`` and spaces are kept; Parquet
+    integers become their text. Missing cells become "" (callers reject empty ids)."""
+    missing = values.isna().to_numpy()
     if pd.api.types.is_float_dtype(values.dtype):
-        as_int = values.dropna()
-        if (as_int == np.floor(as_int)).all():
-            return values.map(lambda v: "" if pd.isna(v) else str(int(v))).astype(str)
-    return values.map(lambda v: "" if v is None or (isinstance(v, float) and np.isnan(v)) else str(v).strip()).astype(str)
+        present = values.dropna()
+        if (present == np.floor(present)).all():
+            values = values.fillna(0).astype(np.int64)
+    text = values.astype(str)
+    if missing.any():
+        text = text.where(~missing, "")
+    return text
 
 
 def parse_numbers(table: Table, column: str, expected: str) -> np.ndarray:
     """A column as float64; the first unparsable cell is an error naming its line."""
     values = table.frame[column]
     if pd.api.types.is_numeric_dtype(values.dtype) and not pd.api.types.is_bool_dtype(values.dtype):
-        numbers = values.to_numpy(dtype=np.float64)
-        bad = np.isnan(numbers)
+        numbers = values.to_numpy(dtype=np.float64, na_value=np.nan)
+        bad = ~np.isfinite(numbers)
     else:
         text = values.astype(str).str.strip()
         numbers = pd.to_numeric(text, errors="coerce").to_numpy(dtype=np.float64)
@@ -320,9 +369,10 @@ def parse_numbers(table: Table, column: str, expected: str) -> np.ndarray:
 
 def first_empty(table: Table, column: str) -> int | None:
     """Index of the first row whose ``column`` is empty, or None."""
-    empty = table.frame[column].astype(str).str.strip() == ""
+    values = table.frame[column]
+    empty = values.isna().to_numpy() | (values.astype(str).str.strip() == "").to_numpy()
     if empty.any():
-        return int(np.flatnonzero(empty.to_numpy())[0])
+        return int(np.flatnonzero(empty)[0])
     return None
 
 

@@ -24,3 +24,8 @@ def plural(count: int, singular: str, plural_form: str | None = None) -> str:
     """``plural(1, "query", "queries")`` -> ``1 query``; ``plural(3, "doc")`` -> ``3 docs``."""
     word = singular if count == 1 else (plural_form or singular + "s")
     return f"{count:,} {word}"
+
+
+def agree(count: int, singular: str, plural_form: str) -> str:
+    """The verb form that agrees with ``count``: ``agree(1, "is", "are")`` -> ``is``."""
+    return singular if count == 1 else plural_form

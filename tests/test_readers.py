@@ -137,7 +137,7 @@ MALFORMED = [
     ("labels", "labels.tsv", "query\tdoc_id\tblind\nq1\tA\tmaybe\n", "line 2", "maybe", "true or false"),
     ("labels", "labels.tsv", "query\tdoc_id\tsplit\nq1\tA\ttest\n", "line 2", "test", "'tune' or 'holdout'"),
     ("labels", "labels.json", '{"q1": ["A",\n "B"\n', "line 3", "", "valid JSON"),
-    ("labels", "labels.json", '{"q1": {"A": "high"}}', None, "high", "a numeric grade"),
+    ("labels", "labels.json", '{"q1": {"A": "high"}}', None, "high", "numeric grade"),
     ("labels", "labels.jsonl", '{"query": "q1", "relevant": ["A"]}\n{"query": "q2"}\n', "line 2", '{"query": "q2"}',
      '"relevant" list'),
     ("labels", "labels.jsonl", '{"query": "q1", "relevant": ["A"]}\nnot json\n', "line 2", "not json", "JSON object"),
@@ -184,3 +184,86 @@ def test_explicit_format_overrides_detection(tmp_path) -> None:
     assert evalcore.read_labels(path, format="json").queries.tolist() == ["q1"]
     with pytest.raises(evalcore.UsageError, match="format"):
         evalcore.read_labels(path, format="xml")
+
+
+# Regressions found in review: each once read silently wrong.
+
+def test_null_ids_in_parquet_are_errors_not_other_docs(tmp_path) -> None:
+    pd.DataFrame({"query": ["q1", "q1"], "doc_id": [None, "a"], "rank": [1, 2]}).to_parquet(tmp_path / "r.parquet")
+    with pytest.raises(InputError, match=r"r.parquet, row 1: expected a doc id"):
+        evalcore.read_run(tmp_path / "r.parquet")
+
+
+def test_jsonl_labels_accept_the_grade_aliases(tmp_path) -> None:
+    path = tmp_path / "labels.jsonl"
+    path.write_text('{"query": "q1", "doc_id": "a", "relevance": 0}\n{"qid": "q1", "docid": "b", "label": 2}\n')
+    labels = evalcore.read_labels(path)
+    assert normalised(labels) == [("q1", "a", 0.0), ("q1", "b", 2.0)]
+
+
+@pytest.mark.parametrize("score", ["nan", "inf", "-inf", "N/A"])
+def test_non_finite_scores_are_errors(tmp_path, score) -> None:
+    path = tmp_path / "run.trec"
+    path.write_text(f"q1 Q0 a 1 0.5 t\nq1 Q0 b 2 {score} t\n")
+    with pytest.raises(InputError, match=r"line 2: expected a number in the score column"):
+        evalcore.read_run(path)
+
+
+def test_non_finite_json_numbers_are_errors(tmp_path) -> None:
+    (tmp_path / "run.json").write_text('{"q1": [{"doc_id": "a", "score": NaN}]}')
+    with pytest.raises(InputError, match="valid JSON"):
+        evalcore.read_run(tmp_path / "run.json")
+    (tmp_path / "labels.json").write_text('{"q1": {"a": 1e999}}')
+    with pytest.raises(InputError, match="finite numeric grade"):
+        evalcore.read_labels(tmp_path / "labels.json")
+
+
+def test_a_malformed_line_deep_in_a_large_run_is_found(tmp_path) -> None:
+    good = "".join(f"q{i} Q0 d{j} {j} {1 - j / 100:.2f} t\n" for i in range(400) for j in range(1, 11))
+    path = tmp_path / "run.trec"
+    path.write_text(good + "q9999 Q0  5.0 t\n")  # doc id missing, hidden by a doubled space
+    with pytest.raises(InputError, match=r"line 4001: expected 6 whitespace-separated fields"):
+        evalcore.read_run(path)
+
+
+def test_first_line_too_short_names_the_line(tmp_path) -> None:
+    path = tmp_path / "l3.qrels"
+    path.write_text("q1 a 1\n")
+    with pytest.raises(InputError, match=r"l3.qrels, line 1: expected 4 whitespace-separated fields.*'q1 a 1'"):
+        evalcore.read_labels(path)
+
+
+def test_trec_extension_is_trusted_for_ids_that_look_like_headers(tmp_path) -> None:
+    (tmp_path / "qq.qrels").write_text("query-1 0 doc-1 1\n")
+    (tmp_path / "qq.trec").write_text("query-1 Q0 doc.7 1 0.5 t\n")
+    assert evalcore.evaluate(tmp_path / "qq.trec", tmp_path / "qq.qrels", k=1)["recall@1"] == 0.0
+
+
+def test_json_runs_reject_non_string_doc_ids(tmp_path) -> None:
+    (tmp_path / "run.json").write_text('{"q1": [null, "a"]}')
+    with pytest.raises(InputError, match="doc ids as strings"):
+        evalcore.read_run(tmp_path / "run.json")
+
+
+def test_jsonl_run_query_on_two_lines_is_an_error(tmp_path) -> None:
+    path = tmp_path / "run.jsonl"
+    path.write_text('{"query": "q1", "ranked": ["a"]}\n{"query": "q1", "ranked": ["b"]}\n')
+    with pytest.raises(InputError, match="line 2: expected each query on one line only"):
+        evalcore.read_run(path)
+
+
+def test_ids_keep_their_spaces(tmp_path) -> None:
+    (tmp_path / "labels.csv").write_text("query,doc_id\n refund timing ,d1\n")
+    (tmp_path / "run.json").write_text('{" refund timing ": ["d1"]}')
+    assert evalcore.evaluate(tmp_path / "run.json", tmp_path / "labels.csv", k=1)["recall@1"] == 1.0
+
+
+def test_k_beyond_the_limit_is_a_usage_error() -> None:
+    with pytest.raises(evalcore.UsageError, match="'k' parameter"):
+        evalcore.evaluate({"q": ["a"]}, {"q": ["a"]}, k=10**10)
+
+
+def test_fingerprint_sees_full_precision_grades_and_id_boundaries() -> None:
+    fp = lambda labels: evalcore.read_labels(labels).fingerprint  # noqa: E731
+    assert fp({"q1": {"d": 1.0}}) != fp({"q1": {"d": 1.0000001}})
+    assert fp({"a\tb": {"c": 1}}) != fp({"a": {"b\tc": 1}})
