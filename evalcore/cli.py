@@ -48,6 +48,18 @@ def build_parser() -> argparse.ArgumentParser:
                     help="slices with fewer queries are marked as too small to rank (default 30)")
     ev.add_argument("--level", type=float, default=0.95, help="confidence level of intervals (default 0.95)")
     ev.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
+    ev.add_argument("--save", action="store_true",
+                    help="also record this evaluation in the workspace: the files (stored before they are read), "
+                         "the label-set version, the runs, the summary and every query's outcome at --save-k")
+    ev.add_argument("--workspace", default=None, metavar="DIR",
+                    help="workspace folder for --save (default: $EVALCORE_WORKSPACE, else ~/.local/share/evalcore)")
+    ev.add_argument("--label-set", default=None, metavar="NAME",
+                    help="with --save: the label set to version these labels under (default: the labels file stem)")
+    ev.add_argument("--line", action="append", default=None, metavar="RUN=LINE",
+                    help="with --save: the model line a run belongs to (default: its model string); repeatable. "
+                         "With a single --run, LINE alone is enough")
+    ev.add_argument("--save-k", type=int, default=None, metavar="K",
+                    help="with --save: the k at which each query's hit or miss is recorded (default: the largest --k)")
     ev.set_defaults(handler=_cmd_evaluate)
 
     cmp_ = sub.add_parser("compare", help="paired comparison of runs on the same queries, in plain words")
@@ -97,20 +109,108 @@ def build_parser() -> argparse.ArgumentParser:
     bud.add_argument("--level", type=float, default=0.95, help="confidence level of intervals (default 0.95)")
     bud.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
     bud.set_defaults(handler=_cmd_budget)
+
+    _add_workspace_commands(sub)
+
+    rep = sub.add_parser("report", help="one-page report for a meeting: leaderboard, comparison, cost of k, open "
+                                        "failures, provenance (Markdown or self-contained HTML)",
+                         description="A one-page report of a saved evaluation (--evaluation, default: the latest in "
+                                     "the workspace) or of files (--labels and --run): leaderboard with intervals, "
+                                     "paired comparison, the chosen k and its cost (with --docs), the top open "
+                                     "failures (regressions first, with the ledger's status, tags and notes) and "
+                                     "where every number came from.")
+    rep.add_argument("--evaluation", default=None, metavar="ID",
+                     help="a saved evaluation id, or 'latest' (the default when no --labels is given)")
+    rep.add_argument("--workspace", default=None, metavar="DIR", help="workspace folder (default: $EVALCORE_WORKSPACE, "
+                     "else ~/.local/share/evalcore)")
+    _add_inputs(rep, required=False)
+    rep.add_argument("--k", type=int, default=None,
+                     help="the chosen k (default: the saved evaluation's; 10 with --labels and --run)")
+    rep.add_argument("--baseline", default=None, metavar="NAME",
+                     help="run the others are compared with (default: the first run)")
+    rep.add_argument("--docs", default=None, metavar="FILE",
+                     help="documents file (doc_id and tokens and/or text): adds the prompt-token cost of k")
+    rep.add_argument("--docs-format", default=None, help="override format detection for the documents file")
+    rep.add_argument("--chunk-tokens", type=int, default=None, metavar="N",
+                     help="tokens per chunk for docs without a count or text (or instead of --docs)")
+    rep.add_argument("--price-per-mtok", type=float, default=None, metavar="P",
+                     help="generator LLM price in dollars per million input tokens (default 1.00)")
+    rep.add_argument("--requests-per-month", type=float, default=None, metavar="N",
+                     help="requests per month, for the cost per month")
+    rep.add_argument("--top-failures", type=int, default=5, metavar="N",
+                     help="open failures listed per run (default 5)")
+    rep.add_argument("--title", default=None, help="report title (default: labels, version and k)")
+    rep.add_argument("--format", choices=("markdown", "html"), default=None,
+                     help="output format (default: from the --output extension, else markdown)")
+    rep.add_argument("--output", default=None, metavar="FILE",
+                     help="write here (.html: one self-contained file; .md: Markdown plus PNG charts beside it) "
+                          "instead of printing")
+    rep.add_argument("--failures-csv", default=None, metavar="FILE",
+                     help="also write every failure at k with its context as CSV (formula-safe cells)")
+    rep.add_argument("--no-charts", action="store_true", help="leave the PNG charts out")
+    rep.add_argument("--level", type=float, default=None, help="with --labels: confidence level (default 0.95)")
+    rep.add_argument("--seed", type=int, default=None, help="with --labels: seed of the bootstrap (default 0)")
+    rep.set_defaults(handler=_cmd_report)
     return parser
 
 
-def _add_inputs(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--labels", required=True, metavar="FILE", help="labels file (TREC qrels, BEIR, CSV/TSV, "
+def _add_workspace_commands(sub) -> None:
+    ws = sub.add_parser("workspace", help="list, show, delete and extend what the workspace holds",
+                        description="The workspace keeps label sets (versioned), runs, evaluations and the failure "
+                                    "ledger in one SQLite file under $EVALCORE_WORKSPACE (default "
+                                    "~/.local/share/evalcore). Save into it with `evalcore evaluate ... --save`.")
+    actions = ws.add_subparsers(dest="action", required=True, parser_class=_Parser)
+
+    def common(parser: argparse.ArgumentParser, formats: bool = True) -> None:
+        parser.add_argument("--workspace", default=None, metavar="DIR",
+                            help="workspace folder (default: $EVALCORE_WORKSPACE, else ~/.local/share/evalcore)")
+        if formats:
+            parser.add_argument("--format", choices=("table", "json"), default="table",
+                                help="output format (default table)")
+
+    ls = actions.add_parser("list", help="label sets, runs, evaluations, model lines and files")
+    ls.add_argument("what", nargs="?", default="all", choices=("all", "labels", "runs", "evaluations", "lines", "files"))
+    common(ls)
+    ls.set_defaults(handler=_cmd_workspace_list)
+
+    show = actions.add_parser("show", help="one label set, run, evaluation or model line in detail")
+    show.add_argument("kind", choices=("labels", "run", "evaluation", "line"))
+    show.add_argument("key", metavar="NAME_OR_ID", help="label set or line name, run id, evaluation id or 'latest'")
+    show.add_argument("--version", type=int, default=None, help="labels: the version (default: the latest)")
+    show.add_argument("--labels", default=None, metavar="NAME",
+                      help="line: the label set (default: that of the line's latest evaluation)")
+    show.add_argument("--k", type=int, default=None, help="line: the k of hit or miss (default: the latest evaluation's)")
+    show.add_argument("--limit", type=int, default=20, help="line: ledger rows shown (default 20)")
+    common(show)
+    show.set_defaults(handler=_cmd_workspace_show)
+
+    delete = actions.add_parser("delete", help="delete a label set (all versions), run, evaluation or unused file")
+    delete.add_argument("kind", choices=("labels", "run", "evaluation", "file"))
+    delete.add_argument("key", metavar="NAME_OR_ID", help="label set name, run id, evaluation id or 'latest', file hash")
+    delete.add_argument("--yes", action="store_true", help="delete without asking for confirmation")
+    common(delete, formats=False)
+    delete.set_defaults(handler=_cmd_workspace_delete)
+
+    add = actions.add_parser("add-cases", help="a new version of a label set with more cases (e.g. production misses)")
+    add.add_argument("name", metavar="LABEL_SET")
+    add.add_argument("file", metavar="FILE", help="labels file with the cases (any labels format)")
+    add.add_argument("--cases-format", default=None, help="override format detection for the cases file")
+    add.add_argument("--note", default=None, help="why this version was made")
+    common(add, formats=False)
+    add.set_defaults(handler=_cmd_workspace_add_cases)
+
+
+def _add_inputs(parser: argparse.ArgumentParser, required: bool = True) -> None:
+    parser.add_argument("--labels", required=required, metavar="FILE", help="labels file (TREC qrels, BEIR, CSV/TSV, "
                         "Parquet, JSON or JSONL; .gz accepted)")
-    parser.add_argument("--run", required=True, action="append", metavar="FILE",
-                        help="run file (TREC, CSV/TSV, Parquet, JSON or JSONL); repeat for several runs. "
-                             "Metadata comes from a sidecar <stem>.meta.json when present")
+    parser.add_argument("--run", required=required, action="append", metavar="FILE",
+                        help="run file (TREC, CSV/TSV, Parquet, JSON or JSONL), or NAME=FILE to name it; repeat "
+                             "for several runs. Metadata comes from a sidecar <stem>.meta.json when present")
     parser.add_argument("--labels-format", default=None, help="override format detection for the labels file")
     parser.add_argument("--run-format", default=None, help="override format detection for the run files")
-    parser.add_argument("--min-grade", type=float, default=1, help="relevance threshold: grade >= N is relevant "
-                        "(default 1)")
-    parser.add_argument("--zero-relevant", choices=("exclude", "zero"), default="exclude",
+    parser.add_argument("--min-grade", type=float, default=1 if required else None,
+                        help="relevance threshold: grade >= N is relevant (default 1)")
+    parser.add_argument("--zero-relevant", choices=("exclude", "zero"), default="exclude" if required else None,
                         help="labeled queries with no relevant doc: leave out of means (default) or score 0 "
                              "as trec_eval does")
 
@@ -120,14 +220,25 @@ def _load(args: argparse.Namespace):
     from .runs import read_run
 
     labels = read_labels(args.labels, format=args.labels_format)
-    runs = [read_run(path, format=args.run_format) for path in args.run]
+    runs = [read_run(path, format=args.run_format, name=name) for name, path in map(_run_argument, args.run)]
     return labels, runs
+
+
+def _run_argument(value: str) -> tuple[str | None, str]:
+    """``--run FILE`` or ``--run NAME=FILE`` (a name for runs whose files share a stem)."""
+    from pathlib import Path
+
+    name, sep, path = value.partition("=")
+    if sep and name and path and not Path(value).exists() and "/" not in name and "\\" not in name:
+        return name, path
+    return None, value
 
 
 def _cmd_evaluate(args: argparse.Namespace) -> int:
     from .evaluation import evaluate_runs
     from .render import evaluation_csv, evaluation_json, evaluation_table
 
+    stored = _store_inputs(args)  # with --save the files are kept before anything reads them
     labels, runs = _load(args)
     evaluation = evaluate_runs(runs, labels, args.k, min_grade=args.min_grade, zero_relevant=args.zero_relevant,
                                level=args.level, seed=args.seed)
@@ -157,7 +268,62 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
             from .render import slices_table
 
             _write("\n" + slices_table(slices, markdown=markdown))
+    if stored is not None:
+        _save_evaluation(args, stored, evaluation)
     return EXIT_OK
+
+
+def _store_inputs(args: argparse.Namespace):
+    """With --save: open the workspace and store the labels and run files as they are (None without --save)."""
+    from .errors import UsageError
+
+    if not args.save:
+        given = [flag for flag, value in (("--workspace", args.workspace), ("--label-set", args.label_set),
+                                          ("--line", args.line), ("--save-k", args.save_k)) if value is not None]
+        if given:
+            raise UsageError(f"{', '.join(given)}: only used with --save; add --save or leave "
+                             f"{'it' if len(given) == 1 else 'them'} out.")
+        return None
+    from .measures import parse_ks
+    from .workspace import Workspace
+
+    if args.save_k is not None and not 1 <= args.save_k <= max(parse_ks(args.k)):
+        raise UsageError(f"The '--save-k' parameter must be between 1 and the largest --k ({max(parse_ks(args.k))}). "
+                         f"Got {args.save_k}.")
+    workspace = Workspace(args.workspace)
+    return workspace, workspace.put_file(args.labels), [workspace.put_file(path) for path in args.run]
+
+
+def _run_lines(given: list[str] | None, names: list[str]) -> dict[str, str]:
+    from .errors import UsageError
+
+    lines = {}
+    for item in given or []:
+        run, sep, line = item.partition("=")
+        if not sep:
+            if len(names) != 1:
+                raise UsageError(f"--line {item!r}: with several runs write RUN=LINE (runs: {', '.join(names)}).")
+            run, line = names[0], item
+        if not run.strip() or not line.strip():
+            raise UsageError(f"--line {item!r}: expected RUN=LINE with a run name and a line name.")
+        lines[run.strip()] = line.strip()
+    return lines
+
+
+def _save_evaluation(args: argparse.Namespace, stored, evaluation) -> None:
+    workspace, label_file, run_files = stored
+    names = evaluation.run_names
+    saved = workspace.save_evaluation(evaluation, k=args.save_k, labels_file=label_file,
+                                      run_files=dict(zip(names, run_files)), lines=_run_lines(args.line, names),
+                                      label_set=args.label_set, run_format=args.run_format)
+    if saved.created:
+        print(f"evalcore: saved {saved.describe()} in the workspace {workspace.location}", file=sys.stderr)
+    else:
+        print(f"evalcore: already saved as evaluation {saved.id} (same label-set version, runs and settings) in "
+              f"{workspace.location}; nothing new stored", file=sys.stderr)
+    for run in saved.runs:
+        changes = workspace.archive.changes(run.line, run_id=run.id, labels=saved.labels.name, k=saved.k)
+        print(f"evalcore: {changes.summary()}", file=sys.stderr)
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
@@ -201,6 +367,222 @@ def _cmd_budget(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _frame_text(frame, title: str) -> str:
+    """A DataFrame as an aligned text table under a title (empty frames say so)."""
+    import pandas as pd
+
+    from .render import _text_table
+
+    if frame.empty:
+        return f"{title}\n(none)"
+    whole = {c: c not in ("mean", "ci_low", "ci_high", "price_per_mtok") and pd.api.types.is_float_dtype(frame[c])
+             and bool((frame[c].dropna() % 1 == 0).all()) for c in frame.columns}  # float only because of gaps (ids, versions): print as integers
+
+    def cell(value, column) -> str:
+        if value is None or value is pd.NA or (isinstance(value, float) and value != value):
+            return ""
+        if isinstance(value, float):
+            return str(int(value)) if whole[column] else f"{value:.4f}"
+        return str(value)
+
+    body = [[cell(v, c) for v, c in zip(row, frame.columns)] for row in frame.itertuples(index=False)]
+    return _text_table(title, [str(c) for c in frame.columns], body)
+
+
+def _frames_json(frames: dict) -> str:
+    import json
+
+    out = {name: json.loads(frame.to_json(orient="records", date_format="iso")) for name, frame in frames.items()}
+    return json.dumps(out, ensure_ascii=False, indent=1)
+
+
+_LIST_COLUMNS = {
+    "labels": ["name", "versions", "latest_version", "fingerprint", "n_queries", "evaluations", "updated_at"],
+    "runs": ["id", "name", "model", "line", "price_per_mtok", "dims", "index_bytes", "file_name", "uploaded_at",
+             "evaluations"],
+    "evaluations": ["id", "created_at", "labels", "labels_version", "fingerprint", "k", "n_queries", "runs"],
+    "lines": ["line", "runs", "models", "latest_upload", "evaluations"],
+    "files": ["sha256", "name", "size", "stored_at", "used_by"],
+}
+
+
+def _cmd_workspace_list(args: argparse.Namespace) -> int:
+    from .workspace import Workspace
+
+    workspace = Workspace(args.workspace)
+    readers = {"labels": workspace.label_sets, "runs": workspace.runs, "evaluations": workspace.evaluations,
+               "lines": workspace.lines, "files": workspace.files}
+    chosen = list(readers) if args.what == "all" else [args.what]
+    frames = {}
+    for name in chosen:
+        frame = readers[name]()
+        frames[name] = frame[_LIST_COLUMNS[name]] if not frame.empty else frame
+    if "files" in frames and not frames["files"].empty:
+        frames["files"] = frames["files"].assign(sha256=frames["files"]["sha256"].str.slice(0, 12))
+    if args.format == "json":
+        _write(_frames_json(frames) + "\n")
+    else:
+        _write(f"workspace {workspace.location}\n\n" + "\n\n".join(_frame_text(f, n) for n, f in frames.items()) + "\n")
+    return EXIT_OK
+
+
+def _cmd_workspace_show(args: argparse.Namespace) -> int:
+    import pandas as pd
+
+    from .errors import UsageError
+    from .workspace import Workspace
+
+    workspace = Workspace(args.workspace)
+    frames: dict = {}
+    lines: list[str] = []
+    if args.kind == "labels":
+        version = workspace.label_version(args.key, args.version)
+        lines.append(f"label set {version.ref}: {version.n_queries} queries, {version.n_judgments} judgments; "
+                     f"{version.change}; made {version.created_at}")
+        frames["versions"] = workspace.label_versions(args.key)
+    elif args.kind == "run":
+        if not args.key.strip().isdigit():
+            raise UsageError(f"The run id must be a number (see `evalcore workspace list runs`). Got {args.key!r}.")
+        run = workspace.run(int(args.key))
+        lines.append(f"run #{run.id} {run.name}: model {run.model}, line {run.line}, file {run.file_name} "
+                     f"({run.file_sha256[:12]}), {run.n_queries} queries, uploaded {run.uploaded_at}; "
+                     f"price_per_mtok {run.price_per_mtok}, dims {run.dims}, index_bytes {run.index_bytes}")
+        evaluations = workspace.evaluations(run_id=run.id)
+        frames["evaluations"] = evaluations[_LIST_COLUMNS["evaluations"]] if not evaluations.empty else evaluations
+    elif args.kind == "evaluation":
+        saved = workspace.evaluation(args.key)
+        lines.append(f"{saved.describe()}; saved {saved.created_at}")
+        summary = saved.summary
+        at_k = summary[summary["k"].isna() | (summary["k"] == 1) | (summary["k"] == saved.k)]
+        frames["summary"] = at_k[["run", "model", "metric", "mean", "ci_low", "ci_high", "n", "note"]]
+        for run in saved.runs:
+            changes = workspace.archive.changes(run.line, run_id=run.id, labels=saved.labels.name, k=saved.k)
+            lines.append(changes.summary())
+            if not changes.regressions.empty:
+                frames[f"regressions: run {run.name}"] = changes.regressions[
+                    ["query", "query_text", "first_rank_before", "first_rank", "status_label", "tags", "note"]]
+    else:
+        history = workspace.history(args.key, labels=args.labels)
+        ledger = workspace.archive.ledger(args.key, labels=args.labels, k=args.k)
+        changes = workspace.archive.changes(args.key, labels=args.labels, k=args.k)
+        lines.append(changes.summary())
+        shown = history[history["metric"].isin(["recall@1", f"recall@{changes.k}", "mrr"])]
+        frames["history"] = shown[["step", "run_id", "run", "model", "labels_version", "metric", "mean", "ci_low",
+                                   "ci_high", "n"]].assign(run_id=lambda f: f["run_id"].astype(str))
+        open_count = int(ledger["open"].sum()) if not ledger.empty else 0
+        lines.append(f"ledger at k = {changes.k}: {len(ledger)} queries failed at some point, {open_count} open; "
+                     f"showing {min(args.limit, len(ledger))}, regressions first")
+        frames["ledger"] = ledger.head(max(args.limit, 0))[
+            ["query", "query_text", "status_label", "status_by", "first_rank", "first_failed_run", "fixed_run",
+             "regressed_run", "n_failed", "n_runs", "tags", "note"]]
+    if args.format == "json":
+        frames = {name: (f.astype(object).where(pd.notna(f), None) if not f.empty else f) for name, f in frames.items()}
+        _write(_frames_json({"about": pd.DataFrame({"text": lines}), **frames}) + "\n")
+    else:
+        _write("\n".join(lines) + "\n\n" + "\n\n".join(_frame_text(f, n) for n, f in frames.items()) + "\n")
+    return EXIT_OK
+
+
+def _cmd_workspace_delete(args: argparse.Namespace) -> int:
+    from .workspace import Workspace
+
+    workspace = Workspace(args.workspace)
+    plan = workspace.delete(args.kind, args.key, dry_run=True)
+    if not args.yes:
+        print(f"Delete {plan.description} from {workspace.location}? This cannot be undone. [y/N] ", end="",
+              file=sys.stderr, flush=True)
+        answer = sys.stdin.readline().strip().lower()
+        if answer not in ("y", "yes"):
+            print("evalcore: nothing deleted", file=sys.stderr)
+            return EXIT_FAILURE
+    done = workspace.delete(args.kind, plan.key)
+    print(f"evalcore: deleted {done.description}", file=sys.stderr)
+    return EXIT_OK
+
+
+def _cmd_workspace_add_cases(args: argparse.Namespace) -> int:
+    from .labels import read_labels
+    from .workspace import Workspace
+
+    workspace = Workspace(args.workspace)
+    stored = workspace.put_file(args.file)
+    cases = read_labels(args.file, format=args.cases_format)
+    version = workspace.add_cases(args.name, cases, note=args.note)
+    if version.created:
+        print(f"evalcore: label set {version.ref}: {version.change} (from {stored.name}); earlier versions are "
+              "unchanged", file=sys.stderr)
+    else:
+        print(f"evalcore: label set {version.ref} already has every case in {stored.name}; no new version",
+              file=sys.stderr)
+    return EXIT_OK
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from .errors import UsageError
+    from .report import build_report, report_from_workspace
+
+    options = {"docs": None, "chunk_tokens": args.chunk_tokens, "price_per_mtok": args.price_per_mtok,
+               "requests_per_month": args.requests_per_month, "baseline": args.baseline,
+               "top_failures": args.top_failures, "title": args.title}
+    if args.docs:
+        from .documents import read_documents
+
+        options["docs"] = read_documents(args.docs, format=args.docs_format)
+    from_files = args.labels is not None or args.run is not None
+    if from_files:
+        if args.evaluation is not None or args.workspace is not None:
+            raise UsageError("Give either --evaluation (a saved evaluation) or --labels and --run (files), not both.")
+        if args.labels is None or args.run is None:
+            raise UsageError("A report from files needs both --labels and --run.")
+        from .evaluation import evaluate_runs
+
+        k = 10 if args.k is None else args.k
+        labels, runs = _load(args)
+        evaluation = evaluate_runs(runs, labels, sorted({1, k}), min_grade=1 if args.min_grade is None else args.min_grade,
+                                   zero_relevant=args.zero_relevant or "exclude",
+                                   level=0.95 if args.level is None else args.level,
+                                   seed=0 if args.seed is None else args.seed)
+        report = build_report(evaluation, k=k, **options)
+    else:
+        given = [flag for flag, value in (("--min-grade", args.min_grade), ("--zero-relevant", args.zero_relevant),
+                                          ("--level", args.level), ("--seed", args.seed),
+                                          ("--labels-format", args.labels_format),
+                                          ("--run-format", args.run_format)) if value is not None]
+        if given:
+            raise UsageError(f"{', '.join(given)}: only used for a report from files (--labels and --run); a saved "
+                             "evaluation keeps its own settings.")
+        from .workspace import Workspace
+
+        workspace = Workspace(args.workspace)
+        key = args.evaluation or "latest"
+        evaluation_id = workspace.evaluation_id(key)
+        if args.evaluation is None:
+            print(f"evalcore: report of evaluation {evaluation_id}, the latest in {workspace.location}",
+                  file=sys.stderr)
+        report = report_from_workspace(workspace, evaluation_id, k=args.k, **options)
+    fmt = args.format
+    if args.output:
+        suffix = os.path.splitext(args.output)[1].lower()
+        if fmt is None:
+            fmt = "html" if suffix in (".html", ".htm") else "markdown"
+        if (fmt == "html") != (suffix in (".html", ".htm")) or suffix not in (".html", ".htm", ".md", ".markdown"):
+            raise UsageError(f"--output {args.output}: use a .html file for --format html and a .md file for "
+                             "markdown.")
+        written = report.write(args.output, charts=not args.no_charts)
+        for path in written:
+            print(f"evalcore: wrote {path} ({path.stat().st_size:,} bytes)", file=sys.stderr)
+    elif (fmt or "markdown") == "html":
+        _write(report.to_html(charts=not args.no_charts))
+    else:
+        _write(report.to_markdown())
+    if args.failures_csv:
+        with open(args.failures_csv, "w", encoding="utf-8", newline="") as handle:
+            handle.write(report.failures_csv())
+        print(f"evalcore: wrote {args.failures_csv} ({len(report.failures)} failures at k = {report.k})",
+              file=sys.stderr)
+    return EXIT_OK
+
+
 def _write(text: str) -> None:
     try:
         sys.stdout.write(text)
@@ -219,7 +601,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return handler(args)
     except EvalcoreError as exc:
         print(f"evalcore: error: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return getattr(exc, "exit_code", EXIT_BAD_INPUT)  # workspace failures (busy, damaged) exit 1
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # the last line of defence: no traceback for users

@@ -118,3 +118,18 @@ def test_min_grade_changes_what_counts_as_relevant(tmp_path) -> None:
     assert default["recall@1"]["mean"] == 0.5
     assert strict["recall@1"]["mean"] == 0.0
     assert strict["mrr"]["mean"] == 0.5
+
+
+def test_runs_sharing_a_file_stem_are_named_with_name_equals_file(tmp_path) -> None:
+    for folder, docs in (("bm25", '["a", "b"]'), ("dense", '["b", "a"]')):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "run.json").write_text('{"q": %s}' % docs)
+    (tmp_path / "l.json").write_text('{"q": ["a"]}')
+    clash = run_cli("evaluate", "--labels", tmp_path / "l.json", "--run", tmp_path / "bm25/run.json",
+                    "--run", tmp_path / "dense/run.json")
+    assert clash.returncode == 2 and "--run NAME=FILE" in clash.stderr
+    out = run_cli("evaluate", "--labels", tmp_path / "l.json", "--run", f"bm25={tmp_path / 'bm25/run.json'}",
+                  "--run", f"dense={tmp_path / 'dense/run.json'}", "--k", "1", "--format", "json")
+    assert out.returncode == 0, out.stderr
+    means = {r["name"]: r["metrics"]["recall@1"]["mean"] for r in json.loads(out.stdout)["runs"]}
+    assert means == {"bm25": 1.0, "dense": 0.0}
