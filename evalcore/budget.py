@@ -42,7 +42,9 @@ while it gains more than ``lambda`` points per 1,000 tokens it adds. ``lambda`` 
 order: ``lam`` as given; or derived as (monthly cost of 1,000 more tokens per request) /
 (``value_per_point``, what one recall point is worth per month), i.e.
 ``price_per_mtok * requests_per_month / 1000 / value_per_point``; or the default
-`DEFAULT_LAMBDA` = 1 point per 1,000 tokens. The mean recall curve is a step curve, and on
+`DEFAULT_LAMBDA` = 10 points per 1,000 tokens: a typical 100-300 token chunk must add at
+least 1-3 recall points to be worth carrying in every prompt. (At 1 point per 1,000 tokens
+almost any gain pays for a chunk, so the pick sits at the largest k and says nothing.) The mean recall curve is a step curve, and on
 small label sets its steps are mostly noise, which makes the argmax jump. So below
 `FIT_BELOW_QUERIES` (300) queries the rule is applied to a smooth saturating fit,
 ``recall(k) ~ a - b * k**-d`` (b >= 0, least squares over k = 1..K, d profiled on a fine
@@ -116,7 +118,7 @@ DEFAULT_MAX_K = 50
 DEFAULT_PRICE_PER_MTOK = 1.00
 """Generator input price used when none is given: $1.00 per million tokens (a placeholder)."""
 
-DEFAULT_LAMBDA = 1.0
+DEFAULT_LAMBDA = 10.0
 """Recall points that 1,000 more prompt tokens per request must buy, when nothing else is said."""
 
 FIT_BELOW_QUERIES = 300

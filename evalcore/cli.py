@@ -100,7 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="how chunk text is counted (default o200k_base; chars/4 is approximate)")
     trade = bud.add_mutually_exclusive_group()
     trade.add_argument("--lam", type=float, default=None, metavar="L",
-                       help="recall points 1,000 more prompt tokens per request must buy (default 1)")
+                       help="recall points 1,000 more prompt tokens per request must buy (default 10)")
     trade.add_argument("--value-per-point", type=float, default=None, metavar="V",
                        help="dollars per month one recall point is worth; with --requests-per-month derives "
                             "lambda from the price")
