@@ -1,5 +1,10 @@
 #!/usr/bin/env bash
-# The main job: evaluate the sample data (the dashboard replaces this when it lands).
+# The main job: the dashboard, with the sample data already loaded, at http://127.0.0.1:8501.
+# EVALCORE_HOST=0.0.0.0 serves other machines on the network; EVALCORE_PORT picks another port.
+# Extra arguments go to `streamlit run` (e.g. --server.port 9000). Settings: .streamlit/config.toml.
 source "$(dirname "$0")/_env.sh" dashboard
-exec .venv/bin/evalcore evaluate --labels sample_data/labels.tsv \
-  --run sample_data/base.trec --run sample_data/tuned.trec --run sample_data/tuned-256d.trec --k 1,5,10 "$@"
+HOST="${EVALCORE_HOST:-127.0.0.1}"
+PORT="${EVALCORE_PORT:-8501}"
+echo "evalcore dashboard: http://${HOST}:${PORT}  (sample data loaded; Ctrl+C stops it)"
+exec .venv/bin/python -m streamlit run dashboard/app.py --server.address "$HOST" --server.port "$PORT" \
+  --server.headless true --browser.gatherUsageStats false "$@"

@@ -1,0 +1,1 @@
+"""The evalcore dashboard: a Streamlit app over the `evalcore` package (``streamlit run dashboard/app.py``)."""

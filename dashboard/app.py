@@ -1,0 +1,27 @@
+"""Entry point: page settings and navigation, nothing else. Each page is one file in ``views/``.
+
+The folder is not called ``pages/``: Streamlit would also treat that as an old-style page folder,
+and a fresh server's first visitor would get its sidebar and a "Page not found" notice.
+
+    streamlit run dashboard/app.py      (or: bash scripts/start.sh)
+"""
+
+import sys
+from pathlib import Path
+
+import streamlit as st
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # `streamlit run` puts only this folder on the path; pages import `dashboard.*`
+    sys.path.insert(0, str(ROOT))
+
+st.set_page_config(page_title="evalcore", page_icon=":material/troubleshoot:", layout="wide")
+
+PAGES = [
+    st.Page("views/data.py", title="Data", icon=":material/upload_file:", url_path="data"),
+    st.Page("views/overview.py", title="Overview", icon=":material/leaderboard:", url_path="overview", default=True),
+    st.Page("views/choose_k.py", title="Choose k", icon=":material/tune:", url_path="choose-k"),
+    st.Page("views/failures.py", title="Failures", icon=":material/search_insights:", url_path="failures"),
+]
+
+st.navigation(PAGES, position="top").run()

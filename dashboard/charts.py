@@ -1,0 +1,192 @@
+"""Chart builders: pure functions from tables the core produced to `alt.Chart` objects.
+
+No Streamlit here and no computing of numbers: every value drawn is a column of the input.
+Each chart's title or subtitle carries its context (k, n, models, label set), so a chart
+pasted into a slide still says what it measures. Runs keep one colour across every chart.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import altair as alt
+import pandas as pd
+
+K_DATA = "chosen_k"
+"""The chosen k is a named dataset of one row (k, label), filled in by `set_k`. A built spec is reused for
+every k: only that dataset changes, so the browser updates the rule without re-drawing the chart."""
+
+PALETTE = ["#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2", "#ff9da6", "#9d755d", "#bab0ac",
+           "#eeca3b"]
+
+
+RUN_LEGEND = alt.Legend(title="run", orient="top", symbolType="stroke", symbolStrokeWidth=3, symbolOpacity=1)
+"""One legend definition for every chart that colours by run, so stacked charts merge them into one."""
+
+
+def run_colors(runs: Sequence[str]) -> alt.Scale:
+    """One colour per run, stable across charts (the order of the data set's runs)."""
+    return alt.Scale(domain=list(runs), range=[PALETTE[i % len(PALETTE)] for i in range(len(runs))])
+
+
+def metric_intervals(summary: pd.DataFrame, runs: Sequence[str], *, title: str, subtitle: str | list[str]) -> alt.Chart:
+    """Each run's mean and 95% interval, one panel per metric (recall@1, recall@k, mrr, ...).
+
+    ``summary`` has the columns of `Evaluation.summary`: run, model, metric, mean, ci_low, ci_high, n.
+    """
+    frame = summary.copy()
+    frame["interval"] = frame.apply(lambda r: f"{r.ci_low:.3f} to {r.ci_high:.3f}", axis=1)
+    metrics = list(dict.fromkeys(frame["metric"]))
+    base = alt.Chart(frame).encode(
+        y=alt.Y("run:N", title=None, sort=list(runs)),
+        color=alt.Color("run:N", scale=run_colors(runs), legend=None),
+        tooltip=[alt.Tooltip("run:N"), alt.Tooltip("model:N"), alt.Tooltip("metric:N"),
+                 alt.Tooltip("mean:Q", format=".3f"), alt.Tooltip("interval:N", title="95% CI"),
+                 alt.Tooltip("n:Q")],
+    )
+    rules = base.mark_rule(strokeWidth=3).encode(
+        x=alt.X("ci_low:Q", title="mean with 95% interval", scale=alt.Scale(zero=True)), x2="ci_high:Q")
+    points = base.mark_point(filled=True, size=90).encode(x="mean:Q")
+    labels = base.mark_text(align="left", dx=8, dy=-9, fontSize=11).encode(x="mean:Q", text=alt.Text("mean:Q", format=".3f"))
+    return (
+        alt.layer(rules, points, labels, data=frame)
+        .properties(width=260, height=max(60, 34 * len(runs)))
+        .facet(column=alt.Column("metric:N", title=None, sort=metrics, header=alt.Header(labelFontSize=13)),
+               spacing=36)
+        .resolve_scale(x="independent")
+        .properties(title=alt.TitleParams(title, subtitle=subtitle, anchor="start"))
+    )
+
+
+def tradeoff(points: pd.DataFrame, runs: Sequence[str], *, metric: str, title: str, subtitle: str | list[str]) -> alt.HConcatChart:
+    """Quality against price and against index size, one point per run with its interval.
+
+    ``points`` has run, model, mean, ci_low, ci_high, price_per_mtok, index_mb, dims. A run
+    without a price (or a size) is left out of that panel, and the panel says so.
+    """
+    frame = points.copy()
+    frame["interval"] = frame.apply(lambda r: f"{r.ci_low:.3f} to {r.ci_high:.3f}", axis=1)
+    tooltip = [alt.Tooltip("run:N"), alt.Tooltip("model:N"), alt.Tooltip("mean:Q", title=metric, format=".3f"),
+               alt.Tooltip("interval:N", title="95% CI"), alt.Tooltip("price_per_mtok:Q", title="$ per M tokens"),
+               alt.Tooltip("index_mb:Q", title="index MB", format=",.2f"), alt.Tooltip("dims:Q")]
+    y = alt.Y("mean:Q", title=metric, scale=alt.Scale(zero=False, padding=12))
+
+    def panel(x_field: str, x_title: str, missing_note: str) -> alt.LayerChart:
+        have = frame[frame[x_field].notna()]
+        left_out = [r for r in frame["run"] if r not in set(have["run"])]
+        sub = f"not shown (no value): {', '.join(left_out)}" if left_out else ""
+        base = alt.Chart(have).encode(
+            x=alt.X(f"{x_field}:Q", title=x_title, scale=alt.Scale(zero=False, padding=30)),
+            color=alt.Color("run:N", scale=run_colors(runs), legend=alt.Legend(title="run", orient="bottom")),
+            tooltip=tooltip,
+        )
+        bars = base.mark_rule(strokeWidth=2).encode(y=alt.Y("ci_low:Q", title=metric), y2="ci_high:Q")
+        dots = base.mark_point(filled=True, size=140).encode(y=y)
+        names = base.mark_text(align="left", dx=9, dy=-8, fontSize=12).encode(y=y, text="run:N")
+        return alt.layer(bars, dots, names).properties(
+            width=330, height=260, title=alt.TitleParams(x_title, subtitle=sub or missing_note, fontSize=13))
+
+    return (
+        alt.hconcat(panel("price_per_mtok", "price per million tokens ($)", "cheaper is left"),
+                    panel("index_mb", "index size (MB)", "smaller is left"))
+        .resolve_scale(y="shared")
+        .properties(title=alt.TitleParams(title, subtitle=subtitle, anchor="start"))
+    )
+
+
+def recall_curve(table: pd.DataFrame, runs: Sequence[str], *, title: str, subtitle: str | list[str],
+                 marks: pd.DataFrame | None = None, width: int = 860) -> alt.LayerChart:
+    """Recall@k against k for each run with its 95% band, the chosen k (`set_k`) as a dashed rule.
+
+    ``table`` has run, k, recall, recall_ci_low, recall_ci_high (one row per run and k).
+    ``marks`` (run, k, recall, label) marks chosen points such as each run's recommended k.
+    """
+    colors = run_colors(runs)
+    base = alt.Chart(table).encode(x=alt.X("k:Q", title="k (chunks retrieved)", scale=alt.Scale(domainMin=1)))
+    band = base.mark_area(opacity=0.18).encode(
+        y=alt.Y("recall_ci_low:Q", title="recall@k", scale=alt.Scale(domain=[0, 1])), y2="recall_ci_high:Q",
+        color=alt.Color("run:N", scale=colors, legend=RUN_LEGEND))
+    line = base.mark_line(strokeWidth=2.5).encode(
+        y="recall:Q", color=alt.Color("run:N", scale=colors, legend=RUN_LEGEND),
+        tooltip=[alt.Tooltip("run:N"), alt.Tooltip("k:Q"), alt.Tooltip("recall:Q", format=".3f"),
+                 alt.Tooltip("recall_ci_low:Q", title="95% CI low", format=".3f"),
+                 alt.Tooltip("recall_ci_high:Q", title="95% CI high", format=".3f")])
+    rule, rule_text = _k_rule(), _k_label()
+    layers = [band, line, rule, rule_text]
+    if marks is not None and not marks.empty:
+        mark_base = alt.Chart(marks).encode(x="k:Q", y="recall:Q", color=alt.Color("run:N", scale=colors,
+                                                                                   legend=RUN_LEGEND))
+        layers.append(mark_base.mark_point(shape="diamond", size=160, filled=True, stroke="#222", strokeWidth=1)
+                      .encode(tooltip=[alt.Tooltip("run:N"), alt.Tooltip("label:N", title="mark"),
+                                       alt.Tooltip("k:Q"), alt.Tooltip("recall:Q", format=".3f")]))
+        layers.append(mark_base.mark_text(align="left", dx=8, dy=12, fontSize=11).encode(text="label:N"))
+    return alt.layer(*layers).properties(width=width, height=300,
+                                         title=alt.TitleParams(title, subtitle=subtitle, anchor="start"))
+
+
+def set_k(spec: dict, k: int) -> dict:
+    """A copy of a built spec (``chart.to_dict()``) whose dashed rule marks ``k``."""
+    datasets = dict(spec.get("datasets", {}))
+    datasets[K_DATA] = [{"k": int(k), "label": f"k = {int(k)}"}]
+    return {**spec, "datasets": datasets}
+
+
+def tokens_curve(table: pd.DataFrame, runs: Sequence[str], *, title: str, subtitle: str | list[str],
+                 width: int = 860) -> alt.LayerChart:
+    """Prompt tokens of the first k chunks per request: mean (solid) and 90th percentile (dashed).
+
+    ``table`` has run, k, tokens_mean, tokens_p90.
+    """
+    colors = run_colors(runs)
+    long = table.melt(id_vars=["run", "k"], value_vars=["tokens_mean", "tokens_p90"], var_name="statistic",
+                      value_name="tokens")
+    long["statistic"] = long["statistic"].map({"tokens_mean": "mean", "tokens_p90": "90th percentile"})
+    lines = alt.Chart(long).mark_line(strokeWidth=2).encode(
+        x=alt.X("k:Q", title="k (chunks retrieved)", scale=alt.Scale(domainMin=1)),
+        y=alt.Y("tokens:Q", title="prompt tokens per request"),
+        color=alt.Color("run:N", scale=colors, legend=RUN_LEGEND),
+        strokeDash=alt.StrokeDash("statistic:N", scale=alt.Scale(domain=["mean", "90th percentile"],
+                                                                  range=[[1, 0], [5, 3]]),
+                                  legend=alt.Legend(title=None, orient="top")),
+        tooltip=[alt.Tooltip("run:N"), alt.Tooltip("k:Q"), alt.Tooltip("statistic:N"),
+                 alt.Tooltip("tokens:Q", format=",.0f")])
+    return alt.layer(lines, _k_rule()).properties(
+        width=width, height=200, title=alt.TitleParams(title, subtitle=subtitle, anchor="start"))
+
+
+def cost_curve(table: pd.DataFrame, runs: Sequence[str], *, title: str, subtitle: str | list[str],
+               width: int = 860) -> alt.LayerChart:
+    """What the chunks cost per month at each k (mean tokens x price x requests). ``table``: run, k, cost_per_month."""
+    line = alt.Chart(table).mark_line(strokeWidth=2).encode(
+        x=alt.X("k:Q", title="k (chunks retrieved)", scale=alt.Scale(domainMin=1)),
+        y=alt.Y("cost_per_month:Q", title="cost per month", axis=alt.Axis(format="$,.0f")),
+        color=alt.Color("run:N", scale=run_colors(runs), legend=RUN_LEGEND),
+        tooltip=[alt.Tooltip("run:N"), alt.Tooltip("k:Q"), alt.Tooltip("cost_per_month:Q", format="$,.2f")])
+    return alt.layer(line, _k_rule()).properties(
+        width=width, height=150, title=alt.TitleParams(title, subtitle=subtitle, anchor="start"))
+
+
+def _k_point() -> alt.Chart:
+    return alt.Chart(alt.Data(name=K_DATA))
+
+
+def _k_rule() -> alt.Chart:
+    return _k_point().mark_rule(strokeDash=[5, 4], color="#333", strokeWidth=1.5).encode(x="k:Q")
+
+
+def _k_label() -> alt.Chart:
+    return _k_point().mark_text(align="left", dx=5, y=8, fontWeight="bold", color="#333").encode(
+        x="k:Q", text="label:N")
+
+
+def stacked(*charts: alt.TopLevelMixin) -> alt.VConcatChart:
+    """Charts over the same k axis, one above the other (the Choose k view and its PNG)."""
+    return alt.vconcat(*charts, spacing=18).resolve_scale(color="shared")
+
+
+def to_png(chart: alt.TopLevelMixin | dict[str, Any], scale: float = 2.0) -> bytes:
+    """The chart (or its built spec) as a PNG, rendered offline by vl-convert."""
+    import vl_convert
+
+    spec = chart if isinstance(chart, dict) else chart.to_dict()
+    return vl_convert.vegalite_to_png(vl_spec=spec, scale=scale)

@@ -1,0 +1,502 @@
+"""The dashboard's one data module: files in, `evalcore` results out, each computed once per content.
+
+Pages call these functions and render what comes back; no number is computed anywhere else.
+Every cached function is keyed on content hashes (a `FileRef` by its sha256, a `Dataset` by
+the hash of its manifest), so changing k, the page or a filter never re-reads a file, and
+the same upload in two sessions is read once.
+
+Core objects (labels, runs, evaluations) are cached with ``st.cache_resource``: they are large
+(a 100 MB run is ~2 M rows of arrays) and never modified after they are built, so every
+session shares one copy instead of unpickling a copy on every rerun. Tables a page might
+reshape (summaries, failure lists) are cached with ``st.cache_data``, which hands each caller
+its own copy.
+
+Errors: the core raises `EvalcoreError` with a message naming the file, line and text. Here
+they become a `Loaded` with ``error`` set, which pages show beside the upload; nothing
+already loaded is replaced by a file that failed.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+import evalcore
+from evalcore import failures as core_failures
+from evalcore.compare import ComparisonReport, compare_evaluation
+from evalcore.errors import EvalcoreError, InputError
+from evalcore.runs import META_FIELDS, sidecar_path
+from evalcore.sources import Source, open_source
+
+from dashboard.store import DEFAULT_MAX_BYTES, Dataset, DatasetStore, FileRef, RunSpec
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE_DIR = Path(os.environ.get("EVALCORE_SAMPLE_DIR", ROOT / "sample_data"))
+SAMPLE_FILES = {"labels": "labels.tsv", "runs": ("base.trec", "tuned.trec", "tuned-256d.trec"),
+                "documents": "docs.jsonl"}
+
+DEPTH = 100
+"""Ranks the dashboard scores every run to: k can be chosen from 1 to this."""
+
+DEFAULT_K = 10
+
+HASH = {Dataset: lambda d: d.key, FileRef: lambda f: (f.name, f.sha256), RunSpec: repr}
+"""How cached functions hash the data set objects: by content (a data set by its manifest's key)."""
+_HASH = HASH
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A core object, or the one-line message that explains why there is none."""
+
+    value: Any = None
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+# ----------------------------------------------------------------------------- files and data sets
+
+
+@st.cache_resource(show_spinner=False)
+def store() -> DatasetStore:
+    """The one store of user files and data set manifests that every session shares."""
+    limit = os.environ.get("EVALCORE_DASHBOARD_MAX_MB")
+    return DatasetStore(max_bytes=int(limit) * 1024**2 if limit else DEFAULT_MAX_BYTES)
+
+
+def _disk_path(ref: FileRef) -> Path | None:
+    """Sample files can always be read again from disk."""
+    path = SAMPLE_DIR / ref.name
+    return path if path.is_file() else None
+
+
+def file_bytes(ref: FileRef) -> bytes | None:
+    data = store().file(ref)
+    if data is None and (path := _disk_path(ref)) is not None:
+        disk = path.read_bytes()
+        if store().put_file(ref.name, disk).sha256 == ref.sha256:
+            data = disk
+    return data
+
+
+@st.cache_resource(show_spinner=False)
+def sample_dataset() -> Dataset:
+    """The sample data set from ``sample_data/``: labels, three runs with their sidecars, documents."""
+    def put(name: str) -> FileRef:
+        return store().put_file(name, (SAMPLE_DIR / name).read_bytes())
+
+    runs = []
+    for name in SAMPLE_FILES["runs"]:
+        meta = {}
+        sidecar = sidecar_path(SAMPLE_DIR / name)
+        if sidecar.is_file():
+            raw = json.loads(sidecar.read_text(encoding="utf-8-sig"))
+            meta = {k: raw[k] for k in META_FIELDS if k in raw}
+        runs.append(RunSpec(file=put(name), name=Source(name, b"").stem, **meta))
+    dataset = Dataset(labels=put(SAMPLE_FILES["labels"]), runs=tuple(runs),
+                      documents=put(SAMPLE_FILES["documents"]), sample=True)
+    store().put_dataset(dataset)
+    return dataset
+
+
+def resolve(key: str | None) -> tuple[Dataset, str | None]:
+    """The data set a URL names, or the sample with a note saying why the named one is not here."""
+    sample = sample_dataset()
+    if not key or key == sample.key:
+        return sample, None
+    dataset = store().dataset(key)
+    if dataset is None:
+        return sample, (f"The link names data set {key}, which this server no longer holds (it keeps recent uploads "
+                        "in memory until it restarts). Showing the sample data; upload the files again to see that view.")
+    return dataset, None
+
+
+def register(dataset: Dataset) -> str:
+    return store().put_dataset(dataset)
+
+
+def upload_ref(uploaded: Any) -> FileRef:
+    """Store an uploaded file once per upload (hashing 100 MB on every rerun would be slow)."""
+    memo = st.session_state.setdefault("data.upload_refs", {})
+    key = getattr(uploaded, "file_id", None) or id(uploaded)
+    ref = memo.get(key)
+    if ref is None or store().file(ref) is None:
+        ref = store().put_file(uploaded.name, uploaded.getvalue())
+        memo[key] = ref
+    return ref
+
+
+def _source(ref: FileRef) -> Source:
+    data = file_bytes(ref)
+    if data is None:
+        raise InputError("a file this server still holds (upload it again)", source=ref.name)
+    return open_source(data, name=ref.name)
+
+
+# ----------------------------------------------------------------------------- parsing, once per content
+
+
+def _load(fn, *args, **kwargs) -> Loaded:
+    try:
+        loaded = Loaded(fn(*args, **kwargs))
+    except EvalcoreError as exc:
+        return Loaded(error=str(exc))
+    _settle()
+    return loaded
+
+
+def _settle() -> None:
+    """Keep Python's garbage collector off the data just loaded.
+
+    A loaded data set is millions of long-lived objects; without this, the collector walks
+    them all every few reruns (about 0.1 s each time with five 10,000-query runs), which is
+    most of what changing k would cost. Freezing moves what exists now out of its reach;
+    the data are still freed by reference counting when the caches drop them.
+    """
+    gc.collect()
+    gc.freeze()
+
+
+@st.cache_resource(max_entries=16, show_spinner="Reading the labels file…", hash_funcs=_HASH)
+def labels(ref: FileRef) -> Loaded:
+    return _load(lambda: evalcore.read_labels(_source(ref)))
+
+
+@st.cache_resource(max_entries=32, show_spinner="Reading a run file…", hash_funcs=_HASH)
+def run(spec: RunSpec) -> Loaded:
+    meta = {k: v for k, v in spec.metadata().items() if v is not None}
+    return _load(lambda: evalcore.read_run(_source(spec.file), name=spec.name, **meta))
+
+
+@st.cache_resource(max_entries=8, show_spinner="Reading the documents file…", hash_funcs=_HASH)
+def documents(ref: FileRef) -> Loaded:
+    return _load(lambda: evalcore.read_documents(_source(ref)))
+
+
+def sidecar(ref: FileRef) -> Loaded:
+    """A ``<run>.meta.json`` uploaded beside runs: ``{"model": ..., "price_per_mtok": ...}``."""
+    try:
+        value = json.loads(_source(ref).text())
+    except ValueError as exc:
+        return Loaded(error=str(InputError(f"valid JSON run metadata ({exc})", source=ref.name)))
+    except EvalcoreError as exc:
+        return Loaded(error=str(exc))
+    if not isinstance(value, dict):
+        return Loaded(error=str(InputError('a JSON object like {"model": ..., "price_per_mtok": ...}',
+                                           source=ref.name)))
+    return Loaded({k: value[k] for k in META_FIELDS if k in value})
+
+
+def runs_of(dataset: Dataset) -> list[Loaded]:
+    return [run(spec) for spec in dataset.runs]
+
+
+# ----------------------------------------------------------------------------- evaluation
+
+
+def _core_inputs(dataset: Dataset) -> tuple[Any, list[Any]]:
+    label_set = labels(dataset.labels)
+    if not label_set.ok:
+        raise EvalcoreError(label_set.error)
+    loaded = runs_of(dataset)
+    bad = next((r for r in loaded if not r.ok), None)
+    if bad is not None:
+        raise EvalcoreError(bad.error)
+    return label_set.value, [r.value for r in loaded]
+
+
+@st.cache_resource(max_entries=8, show_spinner="Scoring every run…", hash_funcs=_HASH)
+def evaluation(dataset: Dataset) -> Loaded:
+    """Every run scored to `DEPTH` ranks: per-query scores for every k from 1 to 100."""
+    def build():
+        label_set, runs = _core_inputs(dataset)
+        return evalcore.evaluate_runs(runs, label_set, k=DEPTH)
+    return _load(build)
+
+
+@st.cache_resource(max_entries=32, show_spinner="Scoring every run…", hash_funcs=_HASH)
+def evaluation_at(dataset: Dataset, k: int) -> Loaded:
+    """The evaluation a CLI user gets with ``--k 1,k``: its summary, warnings and comparisons."""
+    def build():
+        label_set, runs = _core_inputs(dataset)
+        return evalcore.evaluate_runs(runs, label_set, k=sorted({1, int(k)}))
+    return _load(build)
+
+
+@st.cache_data(max_entries=64, show_spinner="Computing 95% intervals…", hash_funcs=_HASH)
+def summary(dataset: Dataset, k: int) -> pd.DataFrame:
+    """`Evaluation.summary` at ``--k 1,k``: one row per run and metric with its interval and context."""
+    loaded = evaluation_at(dataset, k)
+    return loaded.value.summary if loaded.ok else pd.DataFrame()
+
+
+@st.cache_resource(max_entries=32, show_spinner="Comparing runs on the same queries…", hash_funcs=_HASH)
+def comparison(dataset: Dataset, k: int, baseline: str) -> ComparisonReport | None:
+    """Every run against ``baseline`` on recall@1, recall@k and MRR (paired, Holm-corrected)."""
+    loaded = evaluation_at(dataset, k)
+    if not loaded.ok or len(loaded.value.results) < 2:
+        return None
+    metrics = list(dict.fromkeys(["recall@1", f"recall@{k}", "mrr"]))
+    return compare_evaluation(loaded.value, metrics, baseline=baseline)
+
+
+def warnings_frame(dataset: Dataset, k: int) -> pd.DataFrame:
+    loaded = evaluation_at(dataset, k)
+    if not loaded.ok:
+        return pd.DataFrame(columns=["code", "count", "message"])
+    rows = [w.to_dict() for w in loaded.value.all_warnings]
+    return pd.DataFrame(rows, columns=["code", "count", "message"])
+
+
+# ----------------------------------------------------------------------------- failures
+
+
+@st.cache_resource(max_entries=8, show_spinner="Finding where every relevant doc landed…", hash_funcs=_HASH)
+def landed(dataset: Dataset) -> core_failures.Landed | None:
+    """Where each run put each relevant doc (k-independent; computed once per data set)."""
+    loaded = evaluation(dataset)
+    return core_failures.landed(loaded.value) if loaded.ok else None
+
+
+@st.cache_data(max_entries=64, show_spinner=False, hash_funcs=_HASH)
+def missed(dataset: Dataset, k: int, mode: str) -> pd.DataFrame:
+    loaded = evaluation(dataset)
+    if not loaded.ok:
+        return pd.DataFrame(columns=core_failures.FAILURE_COLUMNS)
+    return core_failures.missed_queries(loaded.value, k, mode=mode, where=landed(dataset))
+
+
+@st.cache_data(max_entries=64, show_spinner=False, hash_funcs=_HASH)
+def disagreements(dataset: Dataset, k: int, a: str, b: str, mode: str) -> pd.DataFrame:
+    loaded = evaluation(dataset)
+    if not loaded.ok:
+        return pd.DataFrame(columns=core_failures.DISAGREEMENT_COLUMNS)
+    return core_failures.disagreements(loaded.value, k, a, b, mode=mode, where=landed(dataset))
+
+
+@st.cache_resource(max_entries=128, show_spinner=False, hash_funcs=_HASH)
+def drill_down(dataset: Dataset, query: str, k: int, runs: tuple[str, ...]) -> Loaded:
+    loaded = evaluation(dataset)
+    if not loaded.ok:
+        return loaded
+    docs = documents(dataset.documents) if dataset.documents else None
+    doc_value = docs.value if docs is not None and docs.ok else None
+    return _load(core_failures.drill_down, loaded.value, query, k, documents=doc_value, runs=list(runs),
+                 where=landed(dataset))
+
+
+@st.cache_data(max_entries=16, show_spinner=False, hash_funcs=_HASH)
+def evaluated_queries(dataset: Dataset) -> list[str]:
+    loaded = evaluation(dataset)
+    return loaded.value.results[0].queries.tolist() if loaded.ok else []
+
+
+# ----------------------------------------------------------------------------- the checklist
+
+
+def _count(warnings: Sequence[Any], code: str, run_name: str | None = None) -> int:
+    total = 0
+    for w in warnings:
+        if w.code == code and (run_name is None or w.message.startswith(f"run {run_name}:")):
+            total += int(w.count)
+    return total
+
+
+def checklist(dataset: Dataset, k: int) -> pd.DataFrame:
+    """One row per file, before any metric: what it holds and what is odd about it.
+
+    Counts come from the readers and from the core's evaluation warnings at ``--k 1,k`` and at
+    the depth the dashboard scores to (for rankings shorter than the largest k).
+    """
+    rows = []
+    label_set = labels(dataset.labels)
+    at_k = evaluation_at(dataset, k)
+    deep = evaluation(dataset)
+    if label_set.ok:
+        ls = label_set.value
+        relevant = ls.relevant_counts(at_k.value.min_grade if at_k.ok else 1)
+        rows.append({
+            "file": dataset.labels.name, "role": "labels", "queries": ls.n_queries, "docs": len(ls.judgments),
+            "labeled queries missing from run": None, "run queries without labels": None,
+            "duplicates": _count(ls.warnings, "duplicate_judgment"),
+            f"rankings shorter than {DEPTH}": None, f"ties across k=1 or k={k}": None,
+            "notes": f"{int((relevant == 0).sum())} queries with no relevant doc; fingerprint {ls.fingerprint}",
+        })
+    else:
+        rows.append({"file": dataset.labels.name, "role": "labels", "notes": label_set.error})
+    for spec, loaded in zip(dataset.runs, runs_of(dataset)):
+        if not loaded.ok:
+            rows.append({"file": spec.file.name, "role": f"run {spec.name}", "notes": loaded.error})
+            continue
+        r = loaded.value
+        at = at_k.value.all_warnings if at_k.ok else ()
+        dp = deep.value.all_warnings if deep.ok else ()
+        rows.append({
+            "file": spec.file.name, "role": f"run {spec.name}", "queries": r.n_queries, "docs": r.n_rows,
+            "labeled queries missing from run": _count(at, "query_missing_from_run", r.name) if at_k.ok else None,
+            "run queries without labels": _count(at, "query_not_in_labels", r.name) if at_k.ok else None,
+            "duplicates": _count(r.warnings, "duplicate_doc"),
+            f"rankings shorter than {DEPTH}": _count(dp, "short_ranking", r.name) if deep.ok else None,
+            f"ties across k=1 or k={k}": _count(at, "tie_across_cutoff", r.name) if at_k.ok else None,
+            "notes": f"model {r.model}",
+        })
+    if dataset.documents is not None:
+        docs = documents(dataset.documents)
+        if docs.ok:
+            d = docs.value
+            kinds = " and ".join(x for x, ok in (("text", d.has_text), ("token counts", d.has_tokens)) if ok)
+            rows.append({"file": dataset.documents.name, "role": "documents", "docs": len(d),
+                         "duplicates": _count(d.warnings, "duplicate_document"), "notes": f"has {kinds}"})
+        else:
+            rows.append({"file": dataset.documents.name, "role": "documents", "notes": docs.error})
+    frame = pd.DataFrame(rows)
+    for column in frame.columns:
+        if column not in ("file", "role", "notes"):
+            frame[column] = pd.array(frame[column], dtype="Int64") if len(frame) else frame[column]
+    return frame
+
+
+def file_warnings(dataset: Dataset) -> list[str]:
+    """Repairs and oddities the readers reported (BOM removed, CRLF, duplicates), one line each."""
+    out = []
+    for loaded in [labels(dataset.labels), *runs_of(dataset)]:
+        if loaded.ok:
+            out.extend(w.message for w in loaded.value.warnings)
+    if dataset.documents is not None:
+        docs = documents(dataset.documents)
+        if docs.ok:
+            out.extend(w.message for w in docs.value.warnings)
+    return out
+
+
+# ----------------------------------------------------------------------------- run metadata
+
+
+def run_metadata(dataset: Dataset) -> pd.DataFrame:
+    """The editable metadata table of the Data page: one row per run, as the core read it."""
+    rows = []
+    for spec, loaded in zip(dataset.runs, runs_of(dataset)):
+        meta = loaded.value.metadata() if loaded.ok else spec.metadata()
+        rows.append({"run": spec.name, "file": spec.file.name, "model": meta.get("model") or "",
+                     "price_per_mtok": meta.get("price_per_mtok"), "dims": meta.get("dims"),
+                     "index_bytes": meta.get("index_bytes")})
+    frame = pd.DataFrame(rows, columns=["run", "file", "model", "price_per_mtok", "dims", "index_bytes"])
+    frame["price_per_mtok"] = frame["price_per_mtok"].astype("Float64")
+    frame["dims"] = frame["dims"].astype("Int64")
+    frame["index_bytes"] = frame["index_bytes"].astype("Int64")
+    return frame
+
+
+def with_metadata(dataset: Dataset, edited: pd.DataFrame) -> Dataset:
+    """``dataset`` with the run metadata of the edited table (blank cells keep the file's own)."""
+    specs = []
+    by_run = {row["run"]: row for row in edited.to_dict(orient="records")}
+    for spec in dataset.runs:
+        row = by_run.get(spec.name)
+        if row is None:
+            specs.append(spec)
+            continue
+        specs.append(replace(spec, model=_cell(row.get("model"), str), price_per_mtok=_cell(row.get("price_per_mtok"), float),
+                             dims=_cell(row.get("dims"), int), index_bytes=_cell(row.get("index_bytes"), int)))
+    return replace(dataset, runs=tuple(specs), sample=dataset.sample and tuple(specs) == dataset.runs)
+
+
+def _cell(value: Any, kind: type) -> Any:
+    """An edited cell as a plain Python value (None when blank), so equal edits give equal keys."""
+    if value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value)):
+        return None
+    if kind is str:
+        text = str(value).strip()
+        return text or None
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return str(value)  # the core's reader rejects it with a message naming the field
+    return int(number) if kind is int and number.is_integer() else number
+
+
+def unique_name(stem: str, taken: Sequence[str]) -> str:
+    """``base``, then ``base (2)``, ``base (3)``: run names must be distinct."""
+    if stem not in taken:
+        return stem
+    i = 2
+    while f"{stem} ({i})" in taken:
+        i += 1
+    return f"{stem} ({i})"
+
+
+@st.cache_data(max_entries=128, show_spinner=False, hash_funcs=_HASH)
+def failure_list(dataset: Dataset, k: int, mode: str, runs: tuple[str, ...], sources: tuple[str, ...], text: str,
+                 order: str) -> pd.DataFrame:
+    """The Failures page's list: missed at k, for the runs shown, filtered and in the chosen order."""
+    table = missed(dataset, k, mode)
+    table = core_failures.filter_failures(table, runs=list(runs), sources=list(sources), text=text)
+    return core_failures.sort_failures(table, order)
+
+
+@st.cache_data(max_entries=64, show_spinner=False, hash_funcs=_HASH)
+def disagreement_list(dataset: Dataset, k: int, a: str, b: str, mode: str, sources: tuple[str, ...],
+                      text: str) -> pd.DataFrame:
+    table = disagreements(dataset, k, a, b, mode)
+    return core_failures.filter_failures(table, sources=list(sources), text=text)
+
+
+@st.cache_data(max_entries=16, show_spinner=False, hash_funcs=_HASH)
+def source_values(dataset: Dataset) -> list[str]:
+    """The ``source`` values of the labeled queries (``(not set)`` where a query has none)."""
+    loaded = labels(dataset.labels)
+    if not loaded.ok:
+        return []
+    values = loaded.value.field("source")
+    if values is None:
+        return []
+    return sorted({str(x) if x is not None and not pd.isna(x) else "(not set)" for x in values.tolist()})
+
+
+# ----------------------------------------------------------------------------- choosing k
+
+
+@dataclass(frozen=True)
+class BudgetSettings:
+    """What the person sets on the Choose k page; None = the core's default."""
+
+    price_per_mtok: float | None = None
+    requests_per_month: float | None = None
+    overhead_tokens: int = 0
+    lam: float | None = None
+    chunk_tokens: int | None = None
+
+
+@st.cache_resource(max_entries=32, show_spinner="Counting prompt tokens and resampling the recall curves…",
+                   hash_funcs={**_HASH, BudgetSettings: repr})
+def budget(dataset: Dataset, settings: BudgetSettings) -> Loaded:
+    """`evalcore.budget.k_budget` for every run, k = 1..`DEPTH` (k-independent: the k control only reads it)."""
+    from evalcore.budget import k_budget
+
+    loaded = evaluation(dataset)
+    if not loaded.ok:
+        return loaded
+    docs = documents(dataset.documents) if dataset.documents is not None else None
+    doc_value = docs.value if docs is not None and docs.ok else None
+    return _load(k_budget, loaded.value, docs=doc_value, max_k=DEPTH, price_per_mtok=settings.price_per_mtok,
+                 requests_per_month=settings.requests_per_month, overhead_tokens=settings.overhead_tokens,
+                 lam=settings.lam, chunk_tokens=settings.chunk_tokens)
+
+
+def has_chunk_sizes(dataset: Dataset) -> bool:
+    """Whether the documents file can size chunks (text or token counts)."""
+    if dataset.documents is None:
+        return False
+    docs = documents(dataset.documents)
+    return docs.ok and (docs.value.has_text or docs.value.has_tokens)

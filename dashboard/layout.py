@@ -1,0 +1,141 @@
+"""What every page shows around its content: the data set it is about, the shared controls, errors.
+
+Text from users' files (names, models, query text, messages quoting a bad line) is never
+given to Markdown as is: it goes through `evalcore.export.md_text` (special characters escaped)
+or into elements that show plain text (``st.text``, ``st.code``, ``st.dataframe``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import streamlit as st
+
+from evalcore.export import md_text
+
+from dashboard import data, state
+from dashboard.store import Dataset
+
+MISS_LABELS = {"any": "any relevant doc outside the top k", "none": "no relevant doc in the top k at all"}
+
+
+@dataclass(frozen=True)
+class View:
+    """What a page is about: the data set, its evaluation, and the shared selections, all validated."""
+
+    dataset: Dataset
+    evaluation: Any  # evalcore.Evaluation, or None when the files cannot be scored
+    error: str | None
+    runs: list[str]  # the runs shown, in data set order
+    baseline: str | None
+    k: int
+
+    @property
+    def all_runs(self) -> list[str]:
+        return self.dataset.run_names
+
+    @property
+    def labels_ref(self) -> str:
+        if self.evaluation is None:
+            return self.dataset.labels.name
+        labels = self.evaluation.labels
+        return f"{labels.name}#{labels.fingerprint}"
+
+    @property
+    def n(self) -> int:
+        return self.evaluation.results[0].n_queries if self.evaluation is not None else 0
+
+    def model(self, run: str) -> str:
+        return self.evaluation[run].model if self.evaluation is not None else run
+
+
+def safe(text: Any) -> str:
+    """User text made inert for Markdown (and for widget labels, which render Markdown)."""
+    return md_text(text)
+
+
+def error(message: str) -> None:
+    st.error(md_text(message), icon=":material/error:")
+
+
+def view(page: str, own: tuple[str, ...] = ()) -> View:
+    """Start a page: read the URL, resolve the data set, score it, validate the shared selections."""
+    state.start(page, own)
+    dataset, note = data.resolve(state.get("data"))
+    if note:
+        st.warning(md_text(note), icon=":material/link_off:")
+        state.set("data", None)
+    elif not dataset.sample:
+        state.set("data", dataset.key)
+    loaded = data.evaluation(dataset)
+    names = dataset.run_names
+    wanted = state.get("runs", [])
+    runs = [r for r in names if r in wanted] or list(names)
+    if wanted and (set(runs) != set(wanted) or len(runs) == len(names)):
+        state.set("runs", runs if len(runs) < len(names) else None)  # all runs: no parameter
+    baseline = state.get("baseline")
+    if baseline not in names:
+        baseline = names[0] if names else None
+    k = _valid_k(state.get("k"))
+    return View(dataset, loaded.value if loaded.ok else None, loaded.error, runs, baseline, k)
+
+
+def _valid_k(value: Any) -> int:
+    try:
+        k = int(str(value))
+    except (TypeError, ValueError):
+        return data.DEFAULT_K
+    return k if 1 <= k <= data.DEPTH else data.DEFAULT_K
+
+
+def header(title: str, v: View, what: str) -> None:
+    """Title, one sentence about the page, and the context every number on it carries."""
+    st.title(title)
+    st.caption(what)
+    if v.evaluation is None:
+        error(v.error or "The files cannot be scored.")
+        st.page_link("views/data.py", label="Fix the files on the Data page", icon=":material/upload_file:")
+        st.stop()
+    source = "sample data" if v.dataset.sample else "uploaded data"
+    st.markdown(
+        f"**Labels** {safe(v.labels_ref)} · **n** = {v.n:,} queries · **runs** "
+        + ", ".join(f"{safe(r)} ({safe(v.model(r))})" for r in v.runs)
+        + f" · {source}"
+    )
+
+
+def controls(page: str, v: View, *, k: bool = True, runs: bool = True, baseline: bool = False) -> View:
+    """The shared selections as widgets (k, runs shown, baseline); returns the view they select."""
+    columns = st.columns([1, 3, 2] if baseline else [1, 4])
+    new_k, new_runs, new_base = v.k, v.runs, v.baseline
+    if k:
+        with columns[0]:
+            new_k = st.number_input("k (chunks retrieved)", min_value=1, max_value=data.DEPTH, step=1,
+                                    help="The cutoff: how many retrieved chunks count. Shared by every page.",
+                                    **state.bind(page, "k", v.k, int))
+    if runs:
+        with columns[1]:
+            new_runs = st.multiselect("Runs shown", options=v.all_runs, help="Runs on this page (all by default).",
+                                      **state.bind(page, "runs", v.runs, list)) or v.all_runs
+            new_runs = [r for r in v.all_runs if r in new_runs]
+    if baseline and len(v.all_runs) > 1:
+        with columns[2]:
+            new_base = st.selectbox("Baseline", options=v.all_runs,
+                                    help="The run every other run is compared with.",
+                                    **state.bind(page, "baseline", v.baseline))
+    return View(v.dataset, v.evaluation, v.error, new_runs, new_base, int(new_k))
+
+
+def context(v: View, *, k: int | None = None, runs: list[str] | None = None, extra: str = "") -> None:
+    """A caption naming k, n, the models and the label set of the numbers right above or below it."""
+    shown = runs if runs is not None else v.runs
+    parts = []
+    if k is not None:
+        parts.append(f"k = {k}")
+    parts.append(f"n = {v.n:,} queries")
+    parts.append("models: " + "; ".join(f"{r} = {v.model(r)}" for r in shown))
+    parts.append(f"labels {v.labels_ref}")
+    if extra:
+        parts.append(extra)
+    st.caption(md_text(" · ".join(parts)))

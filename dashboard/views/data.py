@@ -1,0 +1,205 @@
+"""Data: upload labels, runs and documents; check each file before any metric; edit run metadata."""
+
+import pandas as pd
+import streamlit as st
+
+from evalcore.export import md_text
+from evalcore.sources import Source
+
+from dashboard import data, layout, state
+from dashboard.store import RunSpec
+
+PAGE = "data"
+LABEL_FORMATS = ("TREC qrels, BEIR qrels TSV, CSV / TSV / Parquet (query, doc_id, optional grade, query_text, "
+                 "source, blind, split), JSON or JSONL; .gz accepted")
+RUN_FORMATS = ("TREC run, CSV / TSV / Parquet (query, doc_id, rank and/or score), JSON or JSONL; .gz accepted. "
+               "Add a <run>.meta.json sidecar here to set model, price_per_mtok, dims and index_bytes")
+DOC_FORMATS = "CSV / TSV / JSONL / Parquet with doc_id and text and/or tokens; .gz accepted"
+
+v = layout.view(PAGE)
+dataset = v.dataset
+st.title("Data")
+st.caption("The files every page is computed from. A file that cannot be read is explained beside its upload and "
+           "changes nothing already loaded.")
+
+
+PER_DATA_SET = ("query", "source", "search", "vs")  # selections that only make sense for one data set
+
+
+def bring_back_sample() -> None:
+    state.forget(*PER_DATA_SET)
+    state.set("data", None)
+    st.session_state["data.nonce"] = st.session_state.get("data.nonce", 0) + 1
+    st.session_state.pop("data.applied", None)
+
+
+top = st.columns([3, 1])
+with top[0]:
+    where = "the sample data (a fictional help centre, 320 labeled queries, three embedding models)" \
+        if dataset.sample else f"your files (data set {dataset.key})"
+    st.markdown(md_text(f"Now loaded: {where}."))
+with top[1]:
+    st.button("Bring back the sample data", on_click=bring_back_sample, icon=":material/restart_alt:",
+              disabled=dataset.sample, key="data.sample")
+
+nonce = st.session_state.get("data.nonce", 0)
+applied = st.session_state.setdefault("data.applied", {})
+
+
+def new_files(slot: str, files) -> bool:
+    """True the first time a set of uploads is seen (re-applying it would undo later edits)."""
+    ids = tuple(getattr(f, "file_id", f.name) for f in files)
+    if not ids or applied.get(slot) == ids:
+        return False
+    applied[slot] = ids
+    return True
+
+
+candidate = dataset
+st.subheader("Files")
+
+# ---------------------------------------------------------------- labels
+left, right = st.columns([2, 3], vertical_alignment="center")
+with left:
+    upload = st.file_uploader("Labels file", key=f"data.labels.{nonce}", help=LABEL_FORMATS)
+with right:
+    if upload is not None:
+        ref = data.upload_ref(upload)
+        loaded = data.labels(ref)
+        if loaded.ok:
+            if new_files("labels", [upload]):
+                candidate = candidate.with_labels(ref)
+        else:
+            layout.error(loaded.error)
+    current = data.labels(candidate.labels)
+    if current.ok:
+        ls = current.value
+        st.markdown(md_text(f"Labels: {candidate.labels.name} · {ls.n_queries:,} queries · {len(ls.judgments):,} "
+                            f"judgments · fingerprint {ls.fingerprint}"))
+
+# ---------------------------------------------------------------- runs
+left, right = st.columns([2, 3], vertical_alignment="center")
+with left:
+    uploads = st.file_uploader("Run files", key=f"data.runs.{nonce}", accept_multiple_files=True, help=RUN_FORMATS)
+with right:
+    if uploads:
+        sidecars, run_files = {}, []
+        for f in uploads:
+            if f.name.lower().endswith(".meta.json"):
+                meta = data.sidecar(data.upload_ref(f))
+                if meta.ok:
+                    sidecars[f.name[: -len(".meta.json")]] = meta.value
+                else:
+                    layout.error(meta.error)
+            else:
+                run_files.append(f)
+        sample_shas = {r.file.sha256 for r in data.sample_dataset().runs}
+        keep = [] if all(r.file.sha256 in sample_shas for r in candidate.runs) else list(candidate.runs)
+        good = []
+        for f in run_files:
+            ref = data.upload_ref(f)
+            stem = data.unique_name(Source(f.name, b"").stem, [s.name for s in good])
+            # The same file under the same name keeps the metadata edited for it, unless a sidecar came along.
+            existing = next((r for r in candidate.runs if r.file.sha256 == ref.sha256 and r.name == stem), None)
+            spec = existing if existing is not None and stem not in sidecars else \
+                RunSpec(file=ref, name=stem, **sidecars.get(stem, {}))
+            loaded = data.run(spec)
+            if loaded.ok:
+                good.append(spec)
+            else:
+                layout.error(loaded.error)
+        if good and new_files("runs", uploads):
+            names = {s.name for s in good}
+            merged = [r for r in keep if r.name not in names] + good
+            candidate = candidate.with_runs(tuple(merged))
+    st.markdown(md_text(f"Runs: {', '.join(candidate.run_names)}"))
+
+# ---------------------------------------------------------------- documents
+left, right = st.columns([2, 3], vertical_alignment="center")
+with left:
+    upload = st.file_uploader("Documents file", key=f"data.documents.{nonce}", help=DOC_FORMATS)
+with right:
+    if upload is not None:
+        ref = data.upload_ref(upload)
+        loaded = data.documents(ref)
+        if loaded.ok:
+            if new_files("documents", [upload]):
+                candidate = candidate.with_documents(ref)
+        else:
+            layout.error(loaded.error)
+    if candidate.documents is not None:
+        docs = data.documents(candidate.documents)
+        if docs.ok:
+            st.markdown(md_text(f"Documents: {candidate.documents.name} · {len(docs.value):,} docs"))
+    else:
+        st.caption("Optional: chunk text for drill-downs and token counts for choosing k.")
+
+if candidate.key != dataset.key:
+    sample = data.sample_dataset()
+    sample_files = {r.file.sha256 for r in sample.runs}
+    if candidate.documents == sample.documents and not {r.file.sha256 for r in candidate.runs} <= sample_files:
+        # The sample's chunks say nothing about the user's own runs (their texts and token counts).
+        candidate = candidate.with_documents(None)
+    state.forget(*PER_DATA_SET)
+    state.set("data", data.register(candidate))
+    st.rerun()
+
+# ---------------------------------------------------------------- checklist
+st.subheader("Checklist")
+st.caption(md_text(f"Per file, before any metric (k = {v.k}; set k on any page). Zero is good: every other count "
+                   "is explained in the warnings below and in SPEC.md §2."))
+checks = data.checklist(dataset, v.k)
+counts = [c for c in checks.columns if c not in ("file", "role", "notes")]
+shown_checks = checks.astype(object)
+for column in counts:
+    shown_checks[column] = [("–" if pd.isna(x) else f"{int(x):,}") for x in checks[column]]
+st.dataframe(shown_checks, hide_index=True, width="stretch", column_config={
+    "docs": st.column_config.TextColumn(help="Labels: judged (query, doc) pairs. Runs: ranked docs over all queries. "
+                                             "Documents: docs in the file."),
+    "notes": st.column_config.TextColumn(width="large"),
+    "labeled queries missing from run": st.column_config.TextColumn(
+        help="Each scores 0 on every metric and stays in the mean."),
+    "run queries without labels": st.column_config.TextColumn(help="Ignored by every metric."),
+    "duplicates": st.column_config.TextColumn(help="Labels: pairs judged twice (highest grade kept). "
+                                                   "Runs: docs listed twice for a query (best rank kept)."),
+})
+problem = data.evaluation(dataset)
+if not problem.ok:
+    layout.error(problem.error)
+notes = data.file_warnings(dataset)
+if notes:
+    with st.expander(f"What the readers repaired or noticed ({len(notes)})"):
+        for line in notes:
+            st.text(line)
+warnings = data.warnings_frame(dataset, v.k)
+if not warnings.empty:
+    with st.expander(f"Evaluation warnings at k = 1 and k = {v.k} ({len(warnings)})"):
+        st.dataframe(warnings, hide_index=True, width="stretch")
+
+# ---------------------------------------------------------------- run metadata
+st.subheader("Runs")
+st.caption("Model, price per million tokens (of the embedding model), dimensions and index size of each run. "
+           "Edit a cell to change it; delete a row to drop a run. Blank cells keep what the file or its sidecar says.")
+meta = data.run_metadata(dataset)
+edited = st.data_editor(
+    meta, key=f"data.meta.{dataset.key}", hide_index=True, width="stretch", num_rows="delete",
+    disabled=["run", "file"],
+    column_config={
+        "model": st.column_config.TextColumn("model", help="The embedding model behind this run."),
+        "price_per_mtok": st.column_config.NumberColumn("price $/M tokens", min_value=0.0, format="%.4f"),
+        "dims": st.column_config.NumberColumn("dims", min_value=1, step=1, format="%d"),
+        "index_bytes": st.column_config.NumberColumn("index bytes", min_value=0, step=1, format="%d"),
+    })
+if len(edited) == 0:
+    layout.error("Keep at least one run: every page needs one. Upload another run before removing this one.")
+elif not edited.reset_index(drop=True).equals(meta):
+    kept = set(edited["run"])
+    changed = data.with_metadata(dataset, edited)
+    changed = changed.with_runs(tuple(r for r in changed.runs if r.name in kept))
+    broken = [data.run(spec) for spec in changed.runs]
+    bad = next((b for b in broken if not b.ok), None)
+    if bad is not None:
+        layout.error(bad.error)
+    elif changed.key != dataset.key:
+        state.set("data", data.register(changed))
+        st.rerun()

@@ -1,0 +1,241 @@
+"""Failures: the queries missed at k, each one opened up (every run's ranked list), and runs compared."""
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from evalcore.export import md_text, to_csv
+from evalcore.failures import MARK_NON_RELEVANT, MARK_RELEVANT, SORT_ORDERS, neighbours, query_sequence
+
+from dashboard import data, layout, state
+
+PAGE = "failures"
+MAX_ROWS = 1_000  # rows sent to the browser (worst first; filters narrow it); the CSV download has them all
+PICKER_SIZE = 400  # queries offered in the query picker around the open one; next / previous walk all of them
+ORDER_LABELS = {"worst": "worst first", "query": "query id", "first_rank": "deepest first relevant doc",
+                "source": "by source, worst first"}
+v = layout.view(PAGE, own=("query", "miss", "source", "search", "sort", "vs"))
+layout.header("Failures", v, "The queries a run misses at k and why: open one to see what every run returned.")
+v = layout.controls(PAGE, v)
+k = v.k
+
+# ---------------------------------------------------------------- filters
+sources_known = data.source_values(v.dataset)
+cols = st.columns([2, 2, 2, 2])
+with cols[0]:
+    strict = st.toggle("No relevant doc in the top k at all",
+                       help="Off: a query is missed when any relevant doc is outside the top k (recall@k < 1). "
+                            "On: only when none of its relevant docs is in the top k (hit@k = 0).",
+                       **state.bind(PAGE, "miss", state.get("miss") == "none", lambda on: "none" if on else None))
+mode = "none" if strict else "any"
+with cols[1]:
+    chosen_sources = [s for s in state.get("source", []) if s in sources_known]
+    sources = st.multiselect("Source", options=sources_known, placeholder="every source",
+                             help="Where the query came from (the labels' source column).",
+                             **state.bind(PAGE, "source", chosen_sources, list))
+with cols[2]:
+    search = st.text_input("Search query text", placeholder="words or a query id",
+                           help="Matches the query id or text, ignoring case; taken literally.",
+                           **state.bind(PAGE, "search", state.get("search", "")))
+with cols[3]:
+    order = state.get("sort", "worst")
+    order = order if order in SORT_ORDERS else "worst"
+    order = st.selectbox("Order", options=list(SORT_ORDERS), format_func=ORDER_LABELS.get,
+                         help="Next and previous walk through the list in this order.",
+                         **state.bind(PAGE, "sort", order))
+
+table = data.failure_list(v.dataset, k, mode, tuple(v.runs), tuple(sources), search or "", order)
+sequence = query_sequence(table)
+evaluated = set(data.evaluated_queries(v.dataset))
+query = state.get("query")
+if query is not None and query not in evaluated:
+    layout.error(f"The link asks for query {query}, which is not an evaluated query of these labels.")
+    state.set("query", None)
+    query = None
+
+
+def open_query(q: str | None) -> None:
+    state.set("query", q)
+    st.session_state[state.widget_key(PAGE, "query")] = q
+    st.session_state[f"{state.widget_key(PAGE, 'query')}.shown"] = q
+
+
+def picked(table_key: str, rows_key: str) -> None:
+    """A row selected in a table opens that query below."""
+    selection = st.session_state[table_key]["selection"]["rows"]
+    shown = st.session_state.get(rows_key, [])
+    if selection and selection[0] < len(shown):
+        open_query(shown[selection[0]])
+
+
+missed_tab, compare_tab = st.tabs(["Missed at k", "Runs compared"])
+
+# ---------------------------------------------------------------- the list
+with missed_tab:
+    described = "no relevant doc in the top k" if strict else "a relevant doc outside the top k"
+    st.caption(md_text(f"{len(table):,} misses ({len(sequence):,} distinct queries) with {described} · "
+                       f"k = {k} · n = {v.n:,} queries per run · labels {v.labels_ref} · "
+                       + "; ".join(f"{r} = {v.model(r)}" for r in v.runs)))
+    shown = table.head(MAX_ROWS)
+    shown = shown.assign(found=shown["found"].astype(str) + " of " + shown["n_relevant"].astype(str))
+    if len(table) > MAX_ROWS:
+        st.caption(md_text(f"Showing the first {MAX_ROWS:,} of {len(table):,} rows in this order; narrow the list with "
+                           "the filters, or download the CSV for all of them."))
+    st.session_state["failures.rows"] = shown["query"].to_numpy(dtype=object).tolist()
+    shown_queries = shown["query"].to_numpy(dtype=object)
+    selected = np.flatnonzero(shown_queries == query)[:1].tolist() if query is not None else []
+    st.dataframe(
+        shown, key="failures.table", on_select=lambda: picked("failures.table", "failures.rows"),
+        selection_mode="single-row", selection_default={"selection": {"rows": selected}} if selected else None,
+        hide_index=True, width="stretch", height=320,
+        column_order=["run", "query", "query_text", "source", "found", "recall", "first_rank", "ranks"],
+        column_config={
+            "query_text": st.column_config.TextColumn("what the customer typed", width="large"),
+            "found": st.column_config.TextColumn(f"relevant in top {k}"),
+            "recall": st.column_config.NumberColumn(f"recall@{k}", format="%.2f"),
+            "first_rank": st.column_config.NumberColumn("first relevant rank", help="Any depth; empty: none returned"),
+            "ranks": st.column_config.TextColumn("where each relevant doc landed", width="medium"),
+        })
+    st.download_button("Download this list (CSV)", data=lambda: to_csv(table), file_name=f"failures_k{k}.csv",
+                       mime="text/csv", on_click="ignore", icon=":material/download:", key="failures.csv")
+
+# ---------------------------------------------------------------- runs compared
+with compare_tab:
+    if len(v.all_runs) < 2:
+        st.info("Load a second run to see which queries one run gets and another misses.")
+    else:
+        pair = st.columns(2)
+        with pair[0]:
+            a = st.selectbox("Run", options=v.all_runs, **state.bind(PAGE, "baseline", v.baseline))
+        others = [r for r in v.all_runs if r != a]
+        vs = state.get("vs")
+        vs = vs if vs in others else others[-1]
+        with pair[1]:
+            b = st.selectbox("against", options=others, **state.bind(PAGE, "vs", vs))
+        diffs = data.disagreement_list(v.dataset, k, a, b, mode, tuple(sources), search or "")
+        diffs_shown = diffs.head(MAX_ROWS)
+        a_gets = int((diffs["gets"] == a).sum())
+        st.caption(md_text(f"{a} gets {a_gets:,} queries that {b} misses; {b} gets {len(diffs) - a_gets:,} that {a} "
+                           f"misses ('gets' = {'a relevant doc' if strict else 'every relevant doc'} in the top k) · "
+                           f"biggest gap first · k = {k} · n = {v.n:,} · {a} = {v.model(a)}; {b} = {v.model(b)} · "
+                           f"labels {v.labels_ref}"))
+        st.session_state["failures.compare_rows"] = diffs_shown["query"].tolist()
+        st.dataframe(
+            diffs_shown, key="failures.compare", on_select=lambda: picked("failures.compare", "failures.compare_rows"),
+            selection_mode="single-row", hide_index=True, width="stretch", height=320,
+            column_order=["query", "query_text", "gets", "misses", "recall_gets", "recall_misses", "ranks_gets",
+                          "ranks_misses", "source"],
+            column_config={
+                "query_text": st.column_config.TextColumn("what the customer typed", width="large"),
+                "recall_gets": st.column_config.NumberColumn(f"recall@{k} (gets)", format="%.2f"),
+                "recall_misses": st.column_config.NumberColumn(f"recall@{k} (misses)", format="%.2f"),
+                "ranks_gets": st.column_config.TextColumn("relevant ranks (gets)"),
+                "ranks_misses": st.column_config.TextColumn("relevant ranks (misses)"),
+            })
+        st.download_button("Download these queries (CSV)", data=lambda: to_csv(diffs),
+                           file_name=f"runs_compared_k{k}.csv", mime="text/csv", on_click="ignore",
+                           icon=":material/download:", key="failures.compare_csv")
+
+# ---------------------------------------------------------------- drill-down
+st.divider()
+st.subheader("One query up close")
+# The picker offers the queries around the open one (thousands of options would slow every rerun).
+centre = sequence.index(query) if query in sequence else 0
+low = max(0, centre - PICKER_SIZE // 2)
+options = list(sequence[low:low + PICKER_SIZE])
+if query is not None and query not in options:
+    options = [query] + options
+previous_q, next_q = neighbours(sequence, query)
+nav = st.columns([1, 6, 1, 2], vertical_alignment="bottom")
+with nav[0]:
+    st.button("Previous", on_click=open_query, args=(previous_q,), disabled=previous_q is None, shortcut="P",
+              icon=":material/arrow_back:", key="failures.previous", width="stretch")
+with nav[1]:
+    texts = dict(zip(table["query"].to_numpy(dtype=object).tolist(), table["query_text"].to_numpy(dtype=object).tolist()))
+
+    def describe(q: str) -> str:
+        text = texts.get(q)
+        return f"{q} · {text}" if text else q
+
+    st.selectbox("Query", options=options, format_func=describe, placeholder="pick a failure from the list",
+                 **state.bind(PAGE, "query", query))
+with nav[2]:
+    st.button("Next", on_click=open_query, args=(next_q,), disabled=next_q is None, shortcut="N",
+              icon=":material/arrow_forward:", key="failures.next", width="stretch")
+with nav[3]:
+    position = f"{sequence.index(query) + 1} of {len(sequence)}" if query in sequence else f"{len(sequence)} in the list"
+    st.caption(md_text(f"{position} · keys: N next, P previous"))
+
+if query is None:
+    st.info("Select a row in the list above, pick a query, or press N to open the first failure.")
+    st.stop()
+
+loaded = data.drill_down(v.dataset, query, k, tuple(v.runs))
+if not loaded.ok:
+    layout.error(loaded.error)
+    st.stop()
+dd = loaded.value
+if query not in sequence:
+    st.caption(md_text(f"{query} is not in the list above (it is not missed at k = {k} with these filters); "
+                       "shown because it was asked for."))
+
+st.markdown("**What the customer typed**")
+st.code(dd.query_text if dd.query_text else "(the labels give no query_text; the query id is all there is)",
+        language=None, wrap_lines=True)
+blind = None if dd.blind is None else ("blind judgment" if dd.blind else "judged after seeing rankings")
+facts = [f"query id {dd.query}"] + [f"{name} {value}" for name, value in (("source", dd.source), ("split", dd.split))
+                                    if value is not None] + ([blind] if blind else [])
+facts.append(f"{len(dd.relevant)} relevant doc(s), {dd.judged_non_relevant} judged non-relevant")
+st.caption(md_text(" · ".join(facts) + f" · k = {k} · labels {dd.labels}#{dd.fingerprint}"))
+for note in dd.notes:
+    st.warning(md_text(note))
+
+st.dataframe(dd.scores, hide_index=True, width="stretch", column_config={
+    f"recall@{k}": st.column_config.NumberColumn(format="%.2f"),
+    "rr": st.column_config.NumberColumn("reciprocal rank", format="%.3f"),
+    "first_rank": st.column_config.NumberColumn("first relevant rank"),
+    "n_returned": st.column_config.NumberColumn("docs returned"),
+})
+
+st.markdown("**Relevant docs, and where each run put them**")
+st.dataframe(dd.relevant, hide_index=True, width="stretch",
+             column_config={"text": st.column_config.TextColumn("text", width="large"),
+                            **{r: st.column_config.TextColumn(r) for r in dd.runs}})
+
+depth_shown = st.slider("Ranks shown", min_value=min(5, dd.depth), max_value=dd.depth,
+                        value=min(dd.depth, max(k + 5, 20)), key="failures.ranks_shown",
+                        help="How far down each run's list to show. Relevant docs further down are listed above.")
+MARK_STYLE = {MARK_RELEVANT: "background-color: #d8f0d2", MARK_NON_RELEVANT: "background-color: #f8d7d3"}
+MARK_SYMBOL = {MARK_RELEVANT: "✔ relevant", MARK_NON_RELEVANT: "✘ not relevant"}
+
+
+def styled(ranking: pd.DataFrame):
+    frame = ranking.head(depth_shown).copy()
+    frame["mark"] = frame["mark"].map(lambda m: MARK_SYMBOL.get(m, "unjudged"))
+    marks = ranking["mark"].head(depth_shown).tolist()
+    in_k = ranking["in_top_k"].head(depth_shown).tolist()
+
+    def row_style(row):
+        css = MARK_STYLE.get(marks[row.name], "")
+        if not in_k[row.name]:
+            css += "; color: #888"
+        return [css] * len(row)
+
+    return frame[["rank", "mark", "doc_id", "text"]].style.apply(row_style, axis=1)
+
+
+st.markdown("**Each run's ranked list**")
+st.caption(md_text(f"Green ✔ relevant, red ✘ judged not relevant, plain: unjudged (no label either way). The top {k} "
+                   "rows are the chunks retrieved; rows below k are grey."))
+columns = st.columns(len(dd.runs))
+for column, run in zip(columns, dd.runs):
+    with column:
+        st.markdown(f"**{md_text(run)}** · {md_text(dd.models[run])}")
+        ranking = dd.ranking(run)
+        if ranking.empty:
+            st.info("No ranking for this query.")
+            continue
+        st.dataframe(styled(ranking), hide_index=True, width="stretch", height=min(36 * depth_shown + 40, 760),
+                     column_config={"rank": st.column_config.NumberColumn(width=48),
+                                    "mark": st.column_config.TextColumn(width=118),
+                                    "text": st.column_config.TextColumn(width="medium")})
