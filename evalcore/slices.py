@@ -29,7 +29,9 @@ def slice_values(evaluation: Evaluation, field: str) -> np.ndarray:
                          f"{', '.join(evaluation.labels.query_info.columns) or 'none'}.")
     queries = evaluation.results[0].queries
     aligned = values.reindex(queries).astype(object)
-    text = aligned.where(aligned.notna(), MISSING_VALUE).astype(str).str.lower()
+    # Values as written (``Support`` and ``support`` are different slices); booleans as true/false.
+    aligned = aligned.map(lambda v: str(v).lower() if isinstance(v, bool) else v)
+    text = aligned.where(aligned.notna(), MISSING_VALUE).astype(str)
     return text.to_numpy(dtype=object)
 
 

@@ -265,7 +265,7 @@ def read_parquet(source: Source) -> Table:
 def read_json_value(source: Source) -> object:
     """Parse a whole JSON document, naming the line and column of a syntax error."""
     try:
-        return json.loads(source.text(), parse_constant=_reject_constant)
+        return json.loads(source.text(), parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
     except (RecursionError, ValueError) as exc:
         if not isinstance(exc, json.JSONDecodeError):
             raise InputError(f"valid JSON ({_why(exc)})", source=source.name) from None
@@ -290,6 +290,16 @@ def read_jsonl_records(source: Source) -> list[tuple[int, dict]]:
             raise InputError("one JSON object per line", source=source.name, line=number, text=line)
         records.append((number, value))
     return records
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    """A JSON object whose keys are all distinct (a repeated query would silently replace the first)."""
+    out: dict = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"the key {key!r} appears twice in one object")
+        out[key] = value
+    return out
 
 
 def _reject_constant(name: str) -> float:

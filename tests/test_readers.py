@@ -267,3 +267,21 @@ def test_fingerprint_sees_full_precision_grades_and_id_boundaries() -> None:
     fp = lambda labels: evalcore.read_labels(labels).fingerprint  # noqa: E731
     assert fp({"q1": {"d": 1.0}}) != fp({"q1": {"d": 1.0000001}})
     assert fp({"a\tb": {"c": 1}}) != fp({"a": {"b\tc": 1}})
+
+
+def test_a_query_repeated_in_a_json_object_is_an_error(tmp_path) -> None:
+    (tmp_path / "labels.json").write_text('{"q1": ["a"], "q2": ["b"], "q1": ["c"]}')
+    with pytest.raises(InputError, match="'q1' appears twice"):
+        evalcore.read_labels(tmp_path / "labels.json")
+
+
+def test_slices_keep_values_as_written() -> None:
+    from evalcore.slices import slice_metrics
+
+    labels = pd.DataFrame({"query": ["q1", "q2", "q3"], "doc_id": ["a", "b", "c"],
+                           "source": ["Support", "support", None], "blind": [True, False, True]})
+    ev = evalcore.evaluate_runs([{"q1": ["a"], "q2": ["x"], "q3": ["c"]}], labels, k=1)
+    by_source = slice_metrics(ev, "source", ["recall@1"], min_n=2)
+    assert sorted(by_source["value"]) == ["(not set)", "Support", "support"]
+    assert by_source["small"].all()
+    assert sorted(slice_metrics(ev, "blind", ["recall@1"])["value"]) == ["false", "true"]
