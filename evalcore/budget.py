@@ -104,6 +104,7 @@ from .documents import Documents, DocumentsLike, read_documents
 from .errors import InputError, UsageError, invalid_parameter
 from .evaluation import Evaluation, RunResult, evaluate_runs
 from .export import to_csv
+from .render import text_table
 from .intervals import (
     MIN_RELIABLE_QUERIES, bca_bounds, check_level, check_resamples, resample_deviations, resolve_rng, wilson_interval,
 )
@@ -879,7 +880,7 @@ def _render_text(report: BudgetReport) -> str:
                 else f"{100 * row.marginal_recall_per_1k_tokens:.2f}",
                 " ".join(marks),
             ])
-        lines.append(_aligned(header, body))
+        lines.append(text_table(header, body, right=set(range(len(header) - 1))))
         rule = run.rule
         curve = ("a smooth fit of the recall curve, n < " f"{FIT_BELOW_QUERIES}") if rule["fit"]["used"] else \
             "the raw recall curve"
@@ -899,14 +900,3 @@ def _render_text(report: BudgetReport) -> str:
                f"{settings['n_resamples']:,} resamples, seed {settings['seed']}, shared by intervals, stability and "
                f"stop cost. Relevant = grade >= {settings['min_grade']:g}.")
     return "\n\n".join(out) + "\n"
-
-
-def _aligned(header: list[str], body: list[list[str]]) -> str:
-    widths = [max([len(h)] + [len(r[i]) for r in body]) for i, h in enumerate(header)]
-    last = len(header) - 1
-
-    def fmt(cells: list[str]) -> str:
-        return "  ".join(c.ljust(w) if i == last else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
-
-    return "\n".join([fmt(header), fmt(["-" * w if i < last else "" for i, w in enumerate(widths)])]
-                     + [fmt(r) for r in body])

@@ -99,14 +99,22 @@ def evaluation_table(evaluation: Evaluation, *, per_query: bool = False, markdow
     return "\n\n".join(out) + "\n"
 
 
-def _text_table(title: str, header: list[str], body: list[list[str]]) -> str:
-    widths = [max(len(h), *(len(r[i]) for r in body)) if body else len(h) for i, h in enumerate(header)]
-    numeric = [i for i, h in enumerate(header) if h in ("mean", "n") or h.endswith("CI")]
+def text_table(header: list[str], body: list[list[str]], *, right: set[int] = frozenset(),
+               title: str | None = None) -> str:
+    """A plain-text table: columns padded to width, those in ``right`` right-aligned."""
+    widths = [max([len(h)] + [len(r[i]) for r in body]) for i, h in enumerate(header)]
+
     def fmt(cells: list[str]) -> str:
-        return "  ".join(c.rjust(w) if i in numeric else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
-    lines = [title, fmt(header), fmt(["-" * w for w in widths])]
-    lines += [fmt(r) for r in body]
-    return "\n".join(lines)
+        return "  ".join(c.rjust(w) if i in right else c.ljust(w)
+                         for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
+
+    lines = ([title] if title else []) + [fmt(header), fmt(["-" * w for w in widths])]
+    return "\n".join(lines + [fmt(r) for r in body])
+
+
+def _text_table(title: str, header: list[str], body: list[list[str]]) -> str:
+    numeric = {i for i, h in enumerate(header) if h in ("mean", "n") or h.endswith("CI")}
+    return text_table(header, body, right=numeric, title=title)
 
 
 def _md_table(title: str, header: list[str], body: list[list[str]]) -> str:
