@@ -1,0 +1,50 @@
+"""Cached wrappers for the Sources page: every metric split by ``source`` and the customers-versus-team gap.
+
+Keyed on content hashes exactly as `dashboard.data` is (a data set by its manifest's key),
+over the same all-k evaluation (`data.evaluation`), so changing k or the page never re-reads
+or re-scores a file. The numbers come from `evalcore.segments`; nothing is computed here.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from evalcore.errors import EvalcoreError
+from evalcore.segments import segment_gaps
+from evalcore.slices import DEFAULT_MIN_SLICE_N
+
+from dashboard import data
+from dashboard.store import Dataset
+
+FIELD = "source"
+
+METRICS = ("recall@k", "recall@1", "hit@k", "precision@k", "ndcg@k", "judged@k", "mrr")
+"""The metrics the page splits, as written with the chosen k left open; `at_k` fills it in."""
+
+
+def at_k(metric: str, k: int) -> str:
+    return metric.replace("@k", f"@{int(k)}")
+
+
+def metrics_at(k: int) -> list[str]:
+    """Every metric of the page at ``k`` (recall@1 once when k = 1)."""
+    return list(dict.fromkeys(at_k(m, k) for m in METRICS))
+
+
+@st.cache_data(max_entries=16, show_spinner=False, hash_funcs=data.HASH)
+def has_source(dataset: Dataset) -> bool:
+    """Whether the labels carry a ``source`` field (a column, or a key in JSONL)."""
+    loaded = data.labels(dataset.labels)
+    return loaded.ok and loaded.value.field(FIELD) is not None
+
+
+@st.cache_data(max_entries=64, show_spinner="Splitting every metric by source…", hash_funcs=data.HASH)
+def source_gaps(dataset: Dataset, k: int, min_n: int = DEFAULT_MIN_SLICE_N) -> data.Loaded:
+    """`evalcore.segments.segment_gaps` by ``source`` for every metric at ``k``, or the message why not."""
+    loaded = data.evaluation(dataset)
+    if not loaded.ok:
+        return loaded
+    try:
+        return data.Loaded(segment_gaps(loaded.value, FIELD, metrics_at(k), min_n=int(min_n)))
+    except EvalcoreError as exc:
+        return data.Loaded(error=str(exc))

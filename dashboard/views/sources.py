@@ -1,0 +1,203 @@
+"""Sources: whose words are the queries in? Every metric split by ``source``, and the customers-versus-team gap."""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from evalcore.export import md_text, to_csv
+from evalcore.measures import DESCRIPTIONS
+from evalcore.paired import format_amount
+from evalcore.slices import DEFAULT_MIN_SLICE_N, MISSING_VALUE
+
+from dashboard import charts, layout, segments_data, state
+
+PAGE = "sources"
+TOO_FEW = "too few to rank"
+GREY = "#9e9e9e"
+
+v = layout.view(PAGE, own=("metric", "minn"))
+layout.header("Sources", v, "Whose words are the queries in? Team-written queries use the docs' own words; customers "
+                            "do not. The gap between them is what lets a demo pass and production fail.")
+v = layout.controls(PAGE, v)
+k = v.k
+
+if not segments_data.has_source(v.dataset):
+    st.info(md_text(f"The labels file {v.dataset.labels.name} has no source field, so the queries cannot be split by "
+                    "whose words they are in. Add a source column (or JSONL key) saying where each query came from, e.g. "
+                    "support_ticket, search_log, failed_search or team_written, and load the labels again."),
+            icon=":material/info:")
+    st.page_link("views/data.py", label="Load labels with a source on the Data page", icon=":material/upload_file:")
+    st.stop()
+
+
+def _min_n() -> int:
+    try:
+        value = int(str(state.get("minn", DEFAULT_MIN_SLICE_N)))
+    except ValueError:
+        return DEFAULT_MIN_SLICE_N
+    return value if value >= 1 else DEFAULT_MIN_SLICE_N
+
+
+left, right = st.columns([2, 1])
+with left:
+    wanted = state.get("metric", "recall@k")
+    family = st.selectbox("Metric for the gap and the chart", options=list(segments_data.METRICS),
+                          format_func=lambda m: segments_data.at_k(m, k),
+                          help="The table below splits every metric; this one is charted and put in words.",
+                          **state.bind(PAGE, "metric", wanted if wanted in segments_data.METRICS else "recall@k"))
+with right:
+    min_n = int(st.number_input("Fewest queries to rank a source", min_value=1, max_value=100_000, step=5,
+                                help="Sources with fewer queries are shown grey and marked too few to rank; "
+                                     "no gap verdict is drawn from them.",
+                                **state.bind(PAGE, "minn", _min_n(), int)))
+metric = segments_data.at_k(family, k)
+
+loaded = segments_data.source_gaps(v.dataset, k, min_n)
+if not loaded.ok:
+    layout.error(loaded.error)
+    st.stop()
+report = loaded.value
+segments = report.segments[report.segments["run"].isin(v.runs)]
+gaps = report.gaps[report.gaps["run"].isin(v.runs)]
+pair = report.pair
+
+# ---------------------------------------------------------------- the gap in words
+st.subheader(f"The gap on {metric}")
+if pair is None:
+    st.info(md_text(report.note), icon=":material/info:")
+else:
+    st.caption(md_text(f"{pair.name_a} = {', '.join(pair.a)} · {pair.name_b} = {', '.join(pair.b)} "
+                       f"({pair.rule}; queries without a source are in neither)"))
+    for row in gaps[gaps["metric"] == metric].itertuples():
+        badge = {"lower": ":red-badge[lower]", "higher": ":green-badge[higher]",
+                 "too few": ":gray-badge[too few to compare]"}.get(row.verdict, ":gray-badge[no clear difference]")
+        st.markdown(f"{badge} {md_text(row.sentence)}")
+METHODS = {"newcombe": "Newcombe (two Wilson intervals; every score 0 or 1)", "welch": "Welch (unequal spreads)",
+           "constant": "none (every score the same)", "undefined": "none (under 2 queries on a side)"}
+methods = sorted(set(gaps[gaps["metric"] == metric]["method"]))
+layout.context(v, k=k, extra=f"95% interval of the gap: {', '.join(METHODS[m] for m in methods) or 'none'} · "
+                             f"sources under {min_n:,} queries are too few to rank or compare")
+
+
+# ---------------------------------------------------------------- the chart
+def _order(frame: pd.DataFrame) -> list[str]:
+    """The team-written side first, then the other side by size, then the rest (``(not set)`` last)."""
+    sizes = frame.groupby("value")["n"].first().to_dict()
+    first = list(pair.b) + list(pair.a) if pair is not None else []
+    rest = sorted((x for x in sizes if x not in first), key=lambda x: (x == MISSING_VALUE, -sizes[x], x))
+    return [x for x in first if x in sizes] + rest
+
+
+def gap_chart(frame: pd.DataFrame, gap_rows: pd.DataFrame, *, title: str, subtitle: list[str]) -> alt.HConcatChart:
+    """One panel per run: each source's mean with its interval; small sources grey and faded; the two groups'
+    pooled means as dashed lines, the gap between them in the panel's subtitle."""
+    colors = charts.run_colors(v.all_runs)
+    order = _order(frame)
+    panels = []
+    for run in v.runs:
+        mine = frame[frame["run"] == run].copy()
+        mine["interval"] = mine.apply(lambda r: f"{r.ci_low:.3f} to {r.ci_high:.3f}", axis=1)
+        mine["status"] = mine.apply(lambda r: TOO_FEW if r.small else f"rank {int(r['rank'])}", axis=1)
+        colour = colors.range[v.all_runs.index(run)]
+        base = alt.Chart(mine).encode(
+            x=alt.X("value:N", title=None, sort=order, axis=alt.Axis(labelAngle=-30, labelLimit=160)),
+            color=alt.condition(alt.datum.small, alt.value(GREY), alt.value(colour)),
+            opacity=alt.condition(alt.datum.small, alt.value(0.45), alt.value(1.0)),
+            tooltip=[alt.Tooltip("value:N", title="source"), alt.Tooltip("mean:Q", title=metric, format=".3f"),
+                     alt.Tooltip("interval:N", title="95% CI"), alt.Tooltip("n:Q"), alt.Tooltip("status:N")],
+        )
+        layers = [
+            base.mark_rule(strokeWidth=3).encode(y=alt.Y("ci_low:Q", title=f"{metric} with 95% interval",
+                                                         scale=alt.Scale(domain=[0, 1])), y2="ci_high:Q"),
+            base.mark_point(filled=True, size=90).encode(y="mean:Q"),
+            base.mark_text(align="left", dx=7, dy=-8, fontSize=11).encode(y="mean:Q",
+                                                                          text=alt.Text("mean:Q", format=".3f")),
+        ]
+        sub = "no second group to compare"
+        gap = gap_rows[gap_rows["run"] == run]
+        if not gap.empty:
+            g = gap.iloc[0]
+            lines = pd.DataFrame({"group": [g.group_a, g.group_b], "mean": [g.mean_a, g.mean_b]})
+            lines["label"] = lines.apply(lambda r: f"{r.group} {r['mean']:.3f}", axis=1)
+            rule = alt.Chart(lines).encode(y="mean:Q")
+            layers.append(rule.mark_rule(strokeDash=[5, 4], color="#333", strokeWidth=1.2))
+            layers.append(rule.mark_text(align="right", baseline="bottom", x="width", dx=-2, dy=-2, fontSize=10,
+                                         color="#333").encode(text="label:N"))
+            sub = (f"gap {format_amount(metric, g.gap)} ({format_amount(metric, g.ci_low, unit=False)} to "
+                   f"{format_amount(metric, g.ci_high, unit=False)}), {g.verdict}; n = {g.n_a:,} vs {g.n_b:,}")
+            if g.verdict == "too few":
+                sub = f"too few queries to compare (n = {g.n_a:,} vs {g.n_b:,}; at least {min_n:,} each)"
+        panels.append(alt.layer(*layers).properties(
+            width=max(180, 62 * len(order)), height=280,
+            title=alt.TitleParams(f"{run} ({v.model(run)})", subtitle=sub, fontSize=13, anchor="start")))
+    return (alt.hconcat(*panels, spacing=28).resolve_scale(y="shared")
+            .properties(title=alt.TitleParams(title, subtitle=subtitle, anchor="start")))
+
+
+shown = segments[segments["metric"] == metric]
+if not shown.empty:
+    chart = gap_chart(
+        shown, gaps[gaps["metric"] == metric],
+        title=f"{metric} by source, with 95% intervals",
+        subtitle=[f"k = {k} · n = {v.n:,} queries · labels {v.labels_ref}",
+                  "models: " + "; ".join(f"{r} = {v.model(r)}" for r in v.runs),
+                  f"grey, faded: fewer than {min_n:,} queries, too few to rank · dashed: each group's pooled mean"])
+    st.altair_chart(chart, width="content")
+
+# ---------------------------------------------------------------- every metric, split by source
+st.subheader("Every metric, split by source")
+names = segments_data.metrics_at(k)
+chosen = segments[segments["metric"] == metric]
+rows = []
+for run in v.runs:
+    mine_run = chosen[chosen["run"] == run]
+    n_ranked = int((~mine_run["small"]).sum())
+    listed = mine_run.assign(_order=mine_run["rank"].astype("Float64").fillna(float("inf")))
+    for seg in listed.sort_values(["_order", "n", "value"], ascending=[True, False, True]).itertuples():
+        by_metric = segments[(segments["run"] == run) & (segments["value"] == seg.value)].set_index("metric")
+        row = {"run": run, "model": v.model(run), "source": seg.value, "n": int(seg.n),
+               "status": TOO_FEW if seg.small else f"rank {int(seg.rank)} of {n_ranked} on {metric}"}
+        for m in names:
+            if m in by_metric.index:
+                row[m] = by_metric.at[m, "mean"]
+                row[f"{m} 95% CI"] = f"{by_metric.at[m, 'ci_low']:.3f} – {by_metric.at[m, 'ci_high']:.3f}"
+        row.update({"k": k, "labels": v.labels_ref})
+        rows.append(row)
+table = pd.DataFrame(rows)
+
+
+def _grey(row: pd.Series) -> list[str]:
+    return [f"color: {GREY}" if row["status"] == TOO_FEW else ""] * len(row)
+
+
+styled = table.style.apply(_grey, axis=1).format({m: "{:.3f}" for m in names if m in table.columns})
+config = {m: st.column_config.NumberColumn(m, help=DESCRIPTIONS[m.split("@")[0]]) for m in names}
+config["status"] = st.column_config.TextColumn(help=f"Sources with fewer than {min_n:,} queries are too few to rank "
+                                                    "and are left out of every gap verdict.")
+st.dataframe(styled, hide_index=True, column_config=config, width="stretch")
+layout.context(v, k=k, extra="n per row: that source's queries · 95% intervals per source: Wilson for 0/1 scores, "
+                             "else BCa bootstrap (seed 0)")
+
+export = segments[["run", "model", "field", "value", "metric", "mean", "ci_low", "ci_high", "n", "small", "rank",
+                   "labels", "fingerprint"]].assign(k=k, min_n=min_n)
+st.download_button("Download this table (CSV)", data=lambda: to_csv(export), file_name=f"sources_k{k}.csv",
+                   mime="text/csv", on_click="ignore", icon=":material/download:")
+
+if pair is not None:
+    st.subheader("The gap on every metric")
+    gap_table = gaps[["run", "model", "metric", "group_a", "group_b", "mean_a", "mean_b", "gap", "ci_low", "ci_high",
+                      "n_a", "n_b", "verdict", "method"]].assign(k=k, labels=v.labels_ref)
+    st.dataframe(gap_table, hide_index=True, width="stretch", column_config={
+        "gap": st.column_config.NumberColumn(format="%+.3f", help="group a minus group b"),
+        "ci_low": st.column_config.NumberColumn("95% CI low", format="%+.3f"),
+        "ci_high": st.column_config.NumberColumn("95% CI high", format="%+.3f"),
+        "mean_a": st.column_config.NumberColumn(format="%.3f"), "mean_b": st.column_config.NumberColumn(format="%.3f"),
+        "method": st.column_config.TextColumn(help="newcombe: every score 0 or 1 (from two Wilson intervals); "
+                                                   "welch: difference of two independent means, unequal spreads"),
+    })
+    layout.context(v, k=k, extra=f"group a = {', '.join(pair.a)}; group b = {', '.join(pair.b)}")
+    st.download_button("Download the gaps (CSV)", data=lambda: to_csv(gaps.assign(k=k, min_n=min_n)),
+                       file_name=f"source_gaps_k{k}.csv", mime="text/csv", on_click="ignore",
+                       icon=":material/download:")
