@@ -31,7 +31,7 @@ def test_sources_page_splits_every_metric_and_states_the_gap() -> None:
     assert len(chart["hconcat"]) == 3  # one panel per run
     assert chart["title"]["text"] == "recall@10 by source, with 95% intervals"
     assert chart["title"]["subtitle"][0].startswith("k = 10 · n = 320 queries · labels labels#")
-    assert chart["hconcat"][0]["title"]["subtitle"].startswith("gap -14.3 points (")
+    assert chart["hconcat"][0]["title"]["subtitle"][0].startswith("gap -14.3 points (95% CI -19.8 to -8.8): lower")
 
 
 def test_changing_k_metric_and_minimum_n_updates_the_page_and_the_url() -> None:
