@@ -201,3 +201,11 @@ def test_sample_data_shows_the_demo_production_gap() -> None:
     seg = report.segments[(report.segments["run"] == "base")].set_index("value")
     pooled = sum(seg.at[v, "mean"] * seg.at[v, "n"] for v in report.pair.a) / 260
     assert report.gaps.set_index("run").at["base", "mean_a"] == pytest.approx(pooled)
+
+
+def test_the_readme_quotes_the_real_sentence() -> None:
+    ev = evalcore.evaluate_runs([SAMPLE / "base.trec"], SAMPLE / "labels.tsv", k=10, n_resamples=200)
+    sentence = segment_gaps(ev, "source", ["recall@10"]).gaps["sentence"].iloc[0]
+    assert sentence.startswith("base: ")
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    assert f'"{sentence.removeprefix("base: ").removesuffix(".")}"' in readme
