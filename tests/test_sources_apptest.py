@@ -104,3 +104,13 @@ def test_source_values_are_shown_as_text_and_small_sets_get_no_verdict() -> None
     assert "customers' queries = \\*\\*vip\\*\\* \\<b\\>x\\</b\\>" in " ".join(c.value for c in at.caption)
     assert "a: too few queries to compare customers' queries with team-written ones on recall@10 (n = 2 vs 2;" \
         in texts(at)
+
+
+def test_bad_values_in_a_link_fall_back_to_the_defaults() -> None:
+    at = app(PAGE, metric="nope", minn="abc")
+    assert at.selectbox(key="sources.metric").value == "recall@k"
+    assert at.number_input(key="sources.minn").value == 30
+    assert "The gap on recall@10" in texts(at)
+    at = app(PAGE, minn="99999999")
+    assert at.number_input(key="sources.minn").value == 100_000
+    assert set(at.dataframe[0].value["status"]) == {"too few to rank"}

@@ -16,6 +16,7 @@ from dashboard import charts, layout, segments_data, state
 PAGE = "sources"
 TOO_FEW = "too few to rank"
 GREY = "#9e9e9e"
+MAX_MIN_N = 100_000
 
 v = layout.view(PAGE, own=("metric", "minn"))
 layout.header("Sources", v, "Whose words are the queries in? Team-written queries use the docs' own words; customers "
@@ -37,7 +38,7 @@ def _min_n() -> int:
         value = int(str(state.get("minn", DEFAULT_MIN_SLICE_N)))
     except ValueError:
         return DEFAULT_MIN_SLICE_N
-    return value if value >= 1 else DEFAULT_MIN_SLICE_N
+    return min(value, MAX_MIN_N) if value >= 1 else DEFAULT_MIN_SLICE_N
 
 
 left, right = st.columns([2, 1])
@@ -48,7 +49,7 @@ with left:
                           help="The table below splits every metric; this one is charted and put in words.",
                           **state.bind(PAGE, "metric", wanted if wanted in segments_data.METRICS else "recall@k"))
 with right:
-    min_n = int(st.number_input("Fewest queries to rank a source", min_value=1, max_value=100_000, step=5,
+    min_n = int(st.number_input("Fewest queries to rank a source", min_value=1, max_value=MAX_MIN_N, step=5,
                                 help="Sources with fewer queries are shown grey and marked too few to rank; "
                                      "no gap verdict is drawn from them.",
                                 **state.bind(PAGE, "minn", _min_n(), int)))
