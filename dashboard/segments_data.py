@@ -11,7 +11,7 @@ import streamlit as st
 
 from evalcore.errors import EvalcoreError
 from evalcore.segments import segment_gaps
-from evalcore.slices import DEFAULT_MIN_SLICE_N
+from evalcore.slices import DEFAULT_MIN_SLICE_N, slice_metrics
 
 from dashboard import data
 from dashboard.store import Dataset
@@ -38,13 +38,26 @@ def has_source(dataset: Dataset) -> bool:
     return loaded.ok and loaded.value.field(FIELD) is not None
 
 
-@st.cache_data(max_entries=64, show_spinner="Splitting every metric by source…", hash_funcs=data.HASH)
-def source_gaps(dataset: Dataset, k: int, min_n: int = DEFAULT_MIN_SLICE_N) -> data.Loaded:
-    """`evalcore.segments.segment_gaps` by ``source`` for every metric at ``k``, or the message why not."""
+@st.cache_data(max_entries=32, show_spinner="Splitting every metric by source…", hash_funcs=data.HASH)
+def _slices(dataset: Dataset, k: int) -> data.Loaded:
+    """`slice_metrics` by ``source`` at ``k``: the per-source bootstrap, the same whatever the minimum n."""
     loaded = data.evaluation(dataset)
     if not loaded.ok:
         return loaded
     try:
-        return data.Loaded(segment_gaps(loaded.value, FIELD, metrics_at(k), min_n=int(min_n)))
+        return data.Loaded(slice_metrics(loaded.value, FIELD, metrics_at(k)))
+    except EvalcoreError as exc:
+        return data.Loaded(error=str(exc))
+
+
+@st.cache_data(max_entries=64, show_spinner=False, hash_funcs=data.HASH)
+def source_gaps(dataset: Dataset, k: int, min_n: int = DEFAULT_MIN_SLICE_N) -> data.Loaded:
+    """`evalcore.segments.segment_gaps` by ``source`` for every metric at ``k``, or the message why not."""
+    slices = _slices(dataset, k)
+    if not slices.ok:
+        return slices
+    try:
+        return data.Loaded(segment_gaps(data.evaluation(dataset).value, FIELD, metrics_at(k), min_n=int(min_n),
+                                        slices=slices.value))
     except EvalcoreError as exc:
         return data.Loaded(error=str(exc))

@@ -245,13 +245,21 @@ def segment_gaps(
     min_n: int = DEFAULT_MIN_SLICE_N,
     a: str | Sequence[str] | None = None,
     b: str | Sequence[str] | None = None,
+    slices: pd.DataFrame | None = None,
 ) -> SegmentGaps:
     """Every metric split by ``field`` (mean, interval, n, small, rank) and the gap between two groups.
 
-    ``measures`` defaults to each run's listed measures. Raises `UsageError` when the labels
-    have no ``field``, or when ``a``/``b`` name a value that is not there.
+    ``measures`` defaults to each run's listed measures. ``slices`` is a `slice_metrics` result
+    for the same evaluation, field and measures to reuse (its bootstrap is most of the cost;
+    ``small`` is recomputed for ``min_n``). Raises `UsageError` when the labels have no
+    ``field``, or when ``a``/``b`` name a value that is not there.
     """
-    segments = slice_metrics(evaluation, field, measures, min_n=min_n)
+    if isinstance(min_n, bool) or not isinstance(min_n, int) or min_n < 1:
+        raise invalid_parameter("min_n", "an integer >= 1", min_n)
+    if slices is None:
+        segments = slice_metrics(evaluation, field, measures, min_n=min_n)
+    else:
+        segments = slices.assign(small=slices["n"] < min_n)
     values = slice_values(evaluation, field)
     segments = _ranked(segments)
     counts = dict(zip(*np.unique(values.astype(str), return_counts=True)))

@@ -209,3 +209,16 @@ def test_the_readme_quotes_the_real_sentence() -> None:
     assert sentence.startswith("base: ")
     readme = " ".join((ROOT / "README.md").read_text().split())
     assert f'"{sentence.removeprefix("base: ").removesuffix(".")}"' in readme
+
+
+def test_reused_slices_give_the_same_report_for_another_min_n(tmp_path: Path) -> None:
+    from evalcore.slices import slice_metrics
+
+    ev = _case(tmp_path)
+    slices = slice_metrics(ev, "source", ["hit@1", "mrr"], min_n=1)
+    for min_n in (2, 3, 5):
+        fresh = segment_gaps(ev, "source", ["hit@1", "mrr"], min_n=min_n)
+        reused = segment_gaps(ev, "source", ["hit@1", "mrr"], min_n=min_n, slices=slices)
+        assert reused.segments.equals(fresh.segments) and reused.gaps.equals(fresh.gaps)
+    with pytest.raises(UsageError, match="'min_n' parameter must be an integer >= 1"):
+        segment_gaps(ev, "source", ["hit@1"], min_n=0)
