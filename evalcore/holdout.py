@@ -25,7 +25,7 @@ from .labels import SPLITS, LabelSet
 from .warning_log import EvalWarning, plural
 
 EXPLORATORY = "exploratory (tuning split: fine for choosing, not for reporting)"
-SEALED_NOTE = "holdout: report this one"
+SEALED_NOTE = "sealed holdout"
 
 
 class HoldoutSealed(UsageError):
@@ -86,7 +86,7 @@ class SplitView:
         if self.reveal is None:
             return SEALED_NOTE
         times = "once" if self.reveal.views == 1 else f"{self.reveal.views} times"
-        return f"{SEALED_NOTE}; holdout viewed {times}, this view on {self.reveal.at[:16].replace('T', ' ')} UTC"
+        return f"{SEALED_NOTE}, viewed {times} (this view {self.reveal.at[:16].replace('T', ' ')} UTC)"
 
     @property
     def warnings(self) -> tuple[EvalWarning, ...]:
@@ -153,3 +153,36 @@ def select_split(labels: LabelSet, split: str, rule: SplitRule = SplitRule(), *,
     subset = LabelSet(name=labels.name, judgments=labels.judgments[keep].reset_index(drop=True), query_info=info,
                       warnings=labels.warnings, source=labels.source)
     return SplitView(subset, split, rule, labels.fingerprint, len(chosen), other, unassigned, reveal)
+
+
+def evaluate_split(runs, labels, split: str, rule: SplitRule = SplitRule(), *, reveal: Reveal | None = None,
+                   k="1,5,10", **options):
+    """Score ``runs`` on one side of the split: ``(evaluation, view)``.
+
+    Run queries on the other side are not "missing from the labels": the warning about run
+    queries without labels counts only those the whole label set lacks.
+    """
+    import dataclasses
+
+    from .evaluation import evaluate_runs
+    from .labels import read_labels
+    from .runs import read_run
+
+    full = read_labels(labels)
+    loaded = [read_run(r) for r in runs]
+    view = select_split(full, split, rule, reveal=reveal)
+    evaluation = evaluate_runs(loaded, view.labels, k, **options)
+    known = pd.Index(full.queries)
+    results = []
+    for result in evaluation.results:
+        kept = [w for w in result.warnings if w.code != "query_not_in_labels"]
+        unlabeled = int((known.get_indexer(result.run.query_ids) < 0).sum())
+        if unlabeled:
+            kept.append(EvalWarning("query_not_in_labels",
+                                    f"run {result.name}: {plural(unlabeled, 'query', 'queries')} in the run "
+                                    f"{'has no labels and is' if unlabeled == 1 else 'have no labels and are'} ignored",
+                                    unlabeled))
+        results.append(dataclasses.replace(result, warnings=tuple(kept)))
+    evaluation = dataclasses.replace(evaluation, results=tuple(results),
+                                     warnings=evaluation.warnings + view.warnings)
+    return evaluation, view

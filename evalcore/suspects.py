@@ -16,13 +16,15 @@ from .errors import UsageError, invalid_parameter
 from .evaluation import Evaluation
 
 DEFAULT_AGREE_DEPTH = 3
-SUSPECT_COLUMNS = ["query", "query_text", "source", "doc_id", "doc_label", "ranks", "mean_rank", "relevant", "k",
+SUSPECT_COLUMNS = ["query", "query_text", "source", "doc_id", "doc_label", "ranks", "mean_rank", "other_agreed",
+                   "relevant", "k",
                    "agree_depth", "n_runs", "models", "n", "labels", "fingerprint"]
 
 
 def label_suspects(evaluation: Evaluation, k: int, *, agree_depth: int = DEFAULT_AGREE_DEPTH) -> pd.DataFrame:
     """Queries every run misses at ``k`` (no relevant doc in the top k) whose runs all put one doc that is not
-    labeled relevant in their top ``agree_depth``; one row per such (query, doc), most agreed first."""
+    labeled relevant in their top ``agree_depth``: one row per query with its best-agreed doc (lowest mean rank;
+    ``other_agreed`` counts further docs all runs share that high), most agreed first."""
     if len(evaluation.results) < 2:
         raise UsageError("Label suspects need at least two runs: a doc is suspicious when different systems "
                          "agree on it.")
@@ -79,5 +81,7 @@ def label_suspects(evaluation: Evaluation, k: int, *, agree_depth: int = DEFAULT
     frame["n"] = results[0].n_queries
     frame["labels"] = labels.name
     frame["fingerprint"] = labels.fingerprint
-    frame = frame.sort_values(["mean_rank", "query"], kind="stable").reset_index(drop=True)
+    frame = frame.sort_values(["mean_rank", "q"], kind="stable")
+    frame["other_agreed"] = frame.groupby("q")["doc_id"].transform("size") - 1
+    frame = frame.drop_duplicates("q", keep="first").reset_index(drop=True)  # the best-agreed doc of each query
     return frame[SUSPECT_COLUMNS]
