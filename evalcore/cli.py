@@ -710,7 +710,8 @@ def _cmd_workspace_show(args: argparse.Namespace) -> int:
         lines.append(f"{saved.describe()}; saved {saved.created_at}")
         summary = saved.summary
         at_k = summary[summary["k"].isna() | (summary["k"] == 1) | (summary["k"] == saved.k)]
-        frames["summary"] = at_k[["run", "model", "metric", "mean", "ci_low", "ci_high", "n", "note"]]
+        frames["summary"] = at_k[["run", "model", "metric", "mean", "ci_low", "ci_high", "n", "labels", "labels_version",
+                                  "fingerprint", "note"]]
         for run in saved.runs:
             changes = workspace.archive.changes(run.line, run_id=run.id, labels=saved.labels.name, k=saved.k)
             lines.append(changes.summary())

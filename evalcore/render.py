@@ -81,8 +81,9 @@ def evaluation_csv(evaluation: Evaluation, *, per_query: bool = False, split: "S
         table.insert(1, "model", result.model)
         table.insert(2, "labels", evaluation.labels.name)
         table.insert(3, "fingerprint", evaluation.labels.fingerprint)
+        table.insert(4, "n", result.n_queries)  # the queries behind the run's means (SPEC.md §3)
         if split is not None:
-            table.insert(4, "split", split.split)
+            table.insert(5, "split", split.split)
         frames.append(table)
     return to_csv(pd.concat(frames, ignore_index=True))
 
