@@ -116,13 +116,14 @@ def coverage_warnings(bounds: pd.DataFrame, min_judged: float = DEFAULT_MIN_JUDG
             continue
         ks = sorted(set(flagged["k"].tolist()))
         covered = int(rows["covered_k"].iloc[0])
-        worst = flagged.assign(gap=flagged["high"] - flagged["low"]).sort_values("gap", ascending=False).iloc[0]
-        depth = f"down to k = {covered}" if covered else "not even at k = 1"
+        deepest = flagged[flagged["k"] == max(ks)]
+        shown = deepest[deepest["metric"].str.startswith("recall@")].iloc[0]
+        depth = (f"only down to k = {covered}" if covered else "not even at k = 1")
         out.append(EvalWarning(
             "judged_depth_exceeded",
-            f"run {run}: judgments cover at least {min_judged:.0%} of the returned docs {depth}, but k = "
-            f"{', '.join(map(str, ks))} is quoted; e.g. {worst['metric']} is between {worst['low']:.4f} and "
-            f"{worst['high']:.4f} depending on the unjudged docs (judged@{int(worst['k'])} = {worst['judged']:.4f}, "
-            f"n = {int(worst['n'])}). Judge deeper (a blind judging pool at depth {max(ks)}) before quoting it",
+            f"run {run} (model {shown['model']}): at least {min_judged:.0%} of the returned docs are judged "
+            f"{depth}, but k = {', '.join(map(str, ks))} is quoted; {shown['metric']} could be anywhere from "
+            f"{shown['low']:.4f} to {shown['high']:.4f} depending on the unjudged docs (judged@{int(shown['k'])} = "
+            f"{shown['judged']:.4f}, n = {int(shown['n'])}). Judge a blind pool at depth {max(ks)} before quoting it",
             len(ks)))
     return out
