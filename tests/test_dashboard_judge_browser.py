@@ -61,8 +61,8 @@ def test_judging_page_hides_rankings_and_saves_a_blind_version(server: str, page
     for card, doc in zip(cards, pool.docs):
         card.get_by_text("not relevant" if doc != relevant else "relevant", exact=True).click()
         settle(page)
-    page.get_by_label("Your name").fill("ana")
-    page.get_by_label("Your name").press("Enter")
+    page.get_by_label("Your name", exact=True).fill("ana")
+    page.get_by_label("Your name", exact=True).press("Enter")
     settle(page)
     expect(save).to_be_enabled()
     save.click()
