@@ -62,8 +62,9 @@ def blind_share(evaluation: Evaluation) -> pd.DataFrame:
             n_blind = n_known = 0
             j_blind = j_total = 0
         else:
-            is_blind = np.array([v is True for v in flags])
-            n_blind, n_known = int(is_blind.sum()), int(sum(v is not None for v in flags))
+            values = pd.Series(flags, dtype=object)
+            is_blind = values.map({True: True, False: False}).fillna(False).to_numpy(dtype=bool)
+            n_blind, n_known = int(is_blind.sum()), int(values.notna().sum())
             blind_queries = set(np.asarray(queries, dtype=object)[is_blind].tolist())
             in_eval = judgments["query"].isin(set(queries.tolist()))
             j_total = int(in_eval.sum())
