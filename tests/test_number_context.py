@@ -8,7 +8,6 @@ lax checker cannot pass everything.
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import io
 import json

@@ -14,7 +14,7 @@ from evalcore.holdout import SplitRule, evaluate_split
 from evalcore.slices import source_gap
 from evalcore.workspace import Workspace, default_location
 
-from dashboard import data, layout, state
+from dashboard import data, layout
 
 PAGE = "integrity"
 POOL_DEPTH = 10
