@@ -23,6 +23,8 @@ PAGES = [
     st.Page("views/choose_k.py", title="Choose k", icon=":material/tune:", url_path="choose-k"),
     st.Page("views/failures.py", title="Failures", icon=":material/search_insights:", url_path="failures"),
     st.Page("views/sources.py", title="Sources", icon=":material/record_voice_over:", url_path="sources"),
+    st.Page("views/integrity.py", title="Integrity", icon=":material/verified:", url_path="integrity"),
+    st.Page("views/judge.py", title="Blind judging", icon=":material/gavel:", url_path="judge"),
 ]
 
 st.navigation(PAGES, position="top").run()

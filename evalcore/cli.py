@@ -60,7 +60,52 @@ def build_parser() -> argparse.ArgumentParser:
                          "With a single --run, LINE alone is enough")
     ev.add_argument("--save-k", type=int, default=None, metavar="K",
                     help="with --save: the k at which each query's hit or miss is recorded (default: the largest --k)")
+    ev.add_argument("--split", choices=("tune", "holdout"), default=None,
+                    help="score only one side of the tune/holdout split (the labels' split field, or --hash-split). "
+                         "Tune numbers are labelled exploratory; holdout numbers are sealed until --reveal")
+    ev.add_argument("--hash-split", type=float, default=None, metavar="FRACTION",
+                    help="with --split: split by a hash of the query id instead of the labels' split field, putting "
+                         "FRACTION of the queries in tune (deterministic on every machine)")
+    ev.add_argument("--reveal", action="store_true",
+                    help="with --split holdout: show the holdout numbers and record this view in the workspace "
+                         "(who, when, label-set version, runs); every view is counted")
+    ev.add_argument("--who", default=None, metavar="NAME",
+                    help="with --reveal: the person looking (default: the login name)")
     ev.set_defaults(handler=_cmd_evaluate)
+
+    aud = sub.add_parser("audit", help="can these numbers be trusted: blind labels, pooling bias, judged depth with "
+                                       "bounds, labels to check",
+                         description="An integrity audit of runs against labels: the share of blind labels behind "
+                                     "each run's numbers and the metrics on blind labels only; whether the judged "
+                                     "docs come mostly from one run's top results; judged@k per run with bounds for "
+                                     "every quoted k (unjudged docs counted as non-relevant and as relevant); and "
+                                     "the queries every run misses while the runs agree on another doc.")
+    _add_inputs(aud)
+    aud.add_argument("--k", default="1,5,10", help="the cutoffs you quote, comma separated (default 1,5,10)")
+    aud.add_argument("--pool-depth", type=int, default=10, metavar="D",
+                     help="depth of each run's top results looked at for pooling bias (default 10)")
+    aud.add_argument("--min-judged", type=float, default=0.9, metavar="SHARE",
+                     help="judged@k a k needs to count as covered by the judgments (default 0.9)")
+    aud.add_argument("--suspect-k", type=int, default=None, metavar="K",
+                     help="k at which every run must miss for a 'check the label' candidate (default: the largest --k)")
+    aud.add_argument("--agree-depth", type=int, default=3, metavar="D",
+                     help="every run must have the same other doc in its top D (default 3)")
+    aud.add_argument("--min-slice-n", type=int, default=30,
+                     help="blind-only metrics on fewer queries are marked too small to rank (default 30)")
+    aud.add_argument("--flag", action="append", default=None, metavar="QUERY",
+                     help="queue this query for blind re-judging in the workspace (labels are never edited here); "
+                          "repeatable")
+    aud.add_argument("--workspace", default=None, metavar="DIR",
+                     help="with --flag: workspace folder (default: $EVALCORE_WORKSPACE, else ~/.local/share/evalcore)")
+    aud.add_argument("--label-set", default=None, metavar="NAME",
+                     help="with --flag: the label set the labels are saved under (default: the labels file stem)")
+    aud.add_argument("--format", choices=("table", "json", "markdown"), default="table",
+                     help="output format (default table)")
+    aud.add_argument("--level", type=float, default=0.95, help="confidence level of intervals (default 0.95)")
+    aud.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
+    aud.set_defaults(handler=_cmd_audit)
+
+    _add_judge_commands(sub)
 
     cmp_ = sub.add_parser("compare", help="paired comparison of runs on the same queries, in plain words")
     _add_inputs(cmp_)
@@ -200,6 +245,45 @@ def _add_workspace_commands(sub) -> None:
     add.set_defaults(handler=_cmd_workspace_add_cases)
 
 
+def _add_judge_commands(sub) -> None:
+    judge = sub.add_parser("judge", help="blind judging: export a shuffled pool of every run's top docs for a "
+                                         "query, save a person's marks as a new label-set version",
+                           description="Blind judging. `judge pool` writes the union of every run's top --depth docs "
+                                       "for one query, shuffled, without rank, score or run, as CSV with an empty "
+                                       "relevant column; a person fills it in (yes or no); `judge save` stores the "
+                                       "marks as a new version of a saved label set (the query marked blind, the "
+                                       "judged depth recorded; earlier versions unchanged). `judge queue` lists the "
+                                       "queries flagged for re-judging.")
+    actions = judge.add_subparsers(dest="action", required=True, parser_class=_Parser)
+    pool = actions.add_parser("pool", help="the shuffled judging pool of one query, as CSV")
+    _add_inputs(pool)
+    pool.add_argument("--query", required=True, metavar="QUERY", help="the query id to judge")
+    pool.add_argument("--depth", type=int, default=10, metavar="D",
+                      help="pool each run's top D docs (default 10); raise it to extend coverage before quoting a "
+                           "deeper k")
+    pool.add_argument("--seed", type=int, default=0, help="seed of the shuffle (default 0)")
+    pool.add_argument("--docs", default=None, metavar="FILE", help="documents file: adds each doc's text to the pool")
+    pool.add_argument("--docs-format", default=None, help="override format detection for the documents file")
+    pool.add_argument("--output", default=None, metavar="FILE", help="write the CSV here instead of printing it")
+    pool.set_defaults(handler=_cmd_judge_pool)
+
+    save = actions.add_parser("save", help="save a filled-in pool as a new version of a label set")
+    save.add_argument("name", metavar="LABEL_SET")
+    save.add_argument("file", metavar="FILE", help="the pool CSV with its relevant column filled in (yes or no)")
+    save.add_argument("--judge", default=None, metavar="NAME", help="who judged (default: the login name)")
+    save.add_argument("--workspace", default=None, metavar="DIR",
+                      help="workspace folder (default: $EVALCORE_WORKSPACE, else ~/.local/share/evalcore)")
+    save.set_defaults(handler=_cmd_judge_save)
+
+    queue = actions.add_parser("queue", help="queries flagged for blind re-judging, and the judging rounds done")
+    queue.add_argument("name", metavar="LABEL_SET", nargs="?", default=None)
+    queue.add_argument("--all", action="store_true", help="also list resolved entries")
+    queue.add_argument("--workspace", default=None, metavar="DIR",
+                       help="workspace folder (default: $EVALCORE_WORKSPACE, else ~/.local/share/evalcore)")
+    queue.add_argument("--format", choices=("table", "json"), default="table", help="output format (default table)")
+    queue.set_defaults(handler=_cmd_judge_queue)
+
+
 def _add_inputs(parser: argparse.ArgumentParser, required: bool = True) -> None:
     parser.add_argument("--labels", required=required, metavar="FILE", help="labels file (TREC qrels, BEIR, CSV/TSV, "
                         "Parquet, JSON or JSONL; .gz accepted)")
@@ -238,10 +322,19 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
     from .evaluation import evaluate_runs
     from .render import evaluation_csv, evaluation_json, evaluation_table
 
+    _check_split_options(args)
     stored = _store_inputs(args)  # with --save the files are kept before anything reads them
     labels, runs = _load(args)
-    evaluation = evaluate_runs(runs, labels, args.k, min_grade=args.min_grade, zero_relevant=args.zero_relevant,
-                               level=args.level, seed=args.seed)
+    options = dict(min_grade=args.min_grade, zero_relevant=args.zero_relevant, level=args.level, seed=args.seed)
+    split = None
+    if args.split:
+        from .holdout import SplitRule, evaluate_split
+
+        rule = SplitRule(args.hash_split)
+        reveal = _reveal(args, labels, runs, rule) if args.split == "holdout" else None
+        evaluation, split = evaluate_split(runs, labels, args.split, rule, reveal=reveal, k=args.k, **options)
+    else:
+        evaluation = evaluate_runs(runs, labels, args.k, **options)
     slices = None
     if args.slice_by:
         import pandas as pd
@@ -250,20 +343,22 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
 
         slices = pd.concat([slice_metrics(evaluation, field, min_n=args.min_slice_n) for field in args.slice_by],
                            ignore_index=True)
+        if split is not None:
+            slices = slices.assign(split=split.split)
     if args.format == "json":
-        _write(evaluation_json(evaluation, per_query=args.per_query, slices=slices) + "\n")
+        _write(evaluation_json(evaluation, per_query=args.per_query, slices=slices, split=split) + "\n")
     elif args.format == "csv":
         if slices is not None:
             from .export import to_csv
 
             _write(to_csv(slices))
         else:
-            _write(evaluation_csv(evaluation, per_query=args.per_query))
+            _write(evaluation_csv(evaluation, per_query=args.per_query, split=split))
         for warning in evaluation.all_warnings:
             print(f"evalcore: warning: [{warning.code}] x{warning.count}: {warning.message}", file=sys.stderr)
     else:
         markdown = args.format == "markdown"
-        _write(evaluation_table(evaluation, per_query=args.per_query, markdown=markdown))
+        _write(evaluation_table(evaluation, per_query=args.per_query, markdown=markdown, split=split))
         if slices is not None:
             from .render import slices_table
 
@@ -273,13 +368,57 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _check_split_options(args: argparse.Namespace) -> None:
+    """--split, --hash-split, --reveal and --who only make sense together, and a split is not saved."""
+    from .errors import UsageError
+
+    if args.split is None:
+        given = [flag for flag, value in (("--hash-split", args.hash_split), ("--who", args.who)) if value is not None]
+        if args.reveal:
+            given.append("--reveal")
+        if given:
+            raise UsageError(f"{', '.join(given)}: only used with --split tune|holdout.")
+        return
+    if args.split != "holdout" and (args.reveal or args.who is not None):
+        raise UsageError("--reveal and --who are for --split holdout; tune numbers are never sealed.")
+    if args.who is not None and not args.reveal:
+        raise UsageError("--who names the person of a --reveal; add --reveal or leave it out.")
+    if args.save:
+        raise UsageError("--save stores evaluations of the whole label set; evaluate without --split to save.")
+
+
+def _reveal(args: argparse.Namespace, labels, runs, rule):
+    """The recorded reveal that unseals the holdout (refused without --reveal, with how often it was seen)."""
+    from pathlib import Path
+
+    from .holdout import HoldoutSealed
+    from .workspace import DB_NAME, Workspace, default_location
+
+    if not args.reveal:
+        place = Path(args.workspace).expanduser() if args.workspace is not None else default_location()
+        seen = ""
+        if (place / DB_NAME).exists():
+            seen = " (" + Workspace(args.workspace).reveal_summary(args.label_set or labels.name) + ")"
+        raise HoldoutSealed(f"Holdout numbers are sealed{seen}. Tune on --split tune; when you are ready to report, "
+                            "add --reveal: the view is recorded in the workspace and counted.")
+    workspace = Workspace(args.workspace)
+    stored = workspace.put_file(args.labels)
+    reveal = workspace.record_reveal(labels, rule=rule.key, runs=[(r.name, r.model) for r in runs],
+                                     name=args.label_set, who=args.who, file=stored)
+    print(f"evalcore: holdout revealed and recorded (reveal #{reveal.id}: {workspace.reveal_summary(reveal.label_set)}; "
+          f"labels {reveal.label_set} v{reveal.version} #{reveal.fingerprint}, {rule}) in {workspace.location}",
+          file=sys.stderr)
+    return reveal
+
+
 def _store_inputs(args: argparse.Namespace):
     """With --save: open the workspace and store the labels and run files as they are (None without --save)."""
     from .errors import UsageError
 
     if not args.save:
         given = [flag for flag, value in (("--workspace", args.workspace), ("--label-set", args.label_set),
-                                          ("--line", args.line), ("--save-k", args.save_k)) if value is not None]
+                                          ("--line", args.line), ("--save-k", args.save_k)) if value is not None
+                 and not (args.reveal and flag in ("--workspace", "--label-set"))]
         if given:
             raise UsageError(f"{', '.join(given)}: only used with --save; add --save or leave "
                              f"{'it' if len(given) == 1 else 'them'} out.")
@@ -364,6 +503,123 @@ def _cmd_budget(args: argparse.Namespace) -> int:
             print(f"evalcore: warning: [{warning.code}] x{warning.count}: {warning.message}", file=sys.stderr)
     else:
         _write(report.to_text())
+    return EXIT_OK
+
+
+def _cmd_audit(args: argparse.Namespace) -> int:
+    from .audit import audit_runs
+    from .errors import UsageError
+
+    if args.flag is None and (args.workspace is not None or args.label_set is not None):
+        raise UsageError("--workspace and --label-set are only used with --flag.")
+    labels, runs = _load(args)
+    found = audit_runs(runs, labels, args.k, min_grade=args.min_grade, zero_relevant=args.zero_relevant,
+                       level=args.level, seed=args.seed, pool_depth=args.pool_depth, min_judged=args.min_judged,
+                       suspect_k=args.suspect_k, agree_depth=args.agree_depth, min_n=args.min_slice_n)
+    evaluation = found.evaluation
+    if args.format == "json":
+        _write(found.to_json() + "\n")
+    else:
+        _write(found.to_text(markdown=args.format == "markdown"))
+    if args.flag:
+        _flag_queries(args, labels, evaluation, found)
+    return EXIT_OK
+
+
+def _flag_queries(args: argparse.Namespace, labels, evaluation, found) -> None:
+    """Queue --flag queries for blind re-judging (the labels are saved as a version first; never edited)."""
+    from .errors import UsageError
+    from .workspace import Workspace
+
+    known = set(labels.queries.tolist())
+    unknown = [q for q in args.flag if q not in known]
+    if unknown:
+        raise UsageError(f"--flag {unknown[0]!r}: no such query in the labels {labels.name!r}.")
+    workspace = Workspace(args.workspace)
+    version = workspace.save_labels(labels, name=args.label_set, file=workspace.put_file(args.labels))
+    suspects = found.suspects
+    for query in args.flag:
+        doc, reason = None, "flagged from evalcore audit"
+        if suspects is not None and (suspects["query"] == query).any():
+            row = suspects[suspects["query"] == query].iloc[0]
+            doc = row["doc_id"]
+            reason = (f"every run misses at k = {found.suspect_k} while all put {doc} ({row['doc_label']}) in their "
+                      f"top {found.agree_depth}: {row['ranks']}")
+        entry = workspace.flag_for_rejudging(version.name, query, reason=reason, doc_id=doc)
+        print(f"evalcore: queued {query} of {version.ref} for blind re-judging (entry {entry}); the labels are "
+              f"unchanged. Next: evalcore judge pool --query {query} ...", file=sys.stderr)
+
+
+def _cmd_judge_pool(args: argparse.Namespace) -> int:
+    from .export import to_csv
+    from .judging import judging_pool
+
+    labels, runs = _load(args)
+    pool = judging_pool(runs, labels, args.query, args.depth, seed=args.seed)
+    texts = None
+    if args.docs:
+        from .documents import read_documents
+
+        docs = read_documents(args.docs, format=args.docs_format)
+        texts = {d: docs.text(d) or "" for d in pool.docs}
+    text = to_csv(pool.to_frame(texts))
+    if args.output:
+        with open(args.output, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+        print(f"evalcore: wrote {args.output}: {len(pool.docs)} docs pooled from the top {pool.depth} of "
+              f"{pool.n_runs} runs for query {pool.query}, shuffled (seed {pool.seed}); fill in the relevant column "
+              "(yes or no), then: evalcore judge save LABEL_SET FILE", file=sys.stderr)
+    else:
+        _write(text)
+    return EXIT_OK
+
+
+def _cmd_judge_save(args: argparse.Namespace) -> int:
+    import pandas as pd
+
+    from .errors import InputError
+    from .judging import marks_to_labels, read_marks
+    from .workspace import Workspace
+
+    try:
+        frame = pd.read_csv(args.file, dtype=str, keep_default_na=False)
+    except FileNotFoundError:
+        raise InputError("an existing judging pool CSV", source=args.file) from None
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        raise InputError(f"a judging pool CSV ({exc})", source=args.file) from None
+    for column in ("query", "doc_id", "query_text"):  # undo the formula-safe prefix of the export
+        if column in frame.columns:
+            frame[column] = frame[column].map(_unsafe_cell)
+    pool, marks = read_marks(frame, args.file)
+    workspace = Workspace(args.workspace)
+    version = workspace.save_blind_judgments(args.name, marks_to_labels(pool, marks), query=pool.query,
+                                             depth=pool.depth, who=args.judge)
+    if version.created:
+        print(f"evalcore: label set {version.ref}: blind judgments of {pool.query} at depth {pool.depth} "
+              f"({len(pool.docs)} docs); {version.change}; earlier versions are unchanged", file=sys.stderr)
+    else:
+        print(f"evalcore: label set {version.ref} already holds these judgments of {pool.query}; no new version "
+              "(the judging round is recorded)", file=sys.stderr)
+    return EXIT_OK
+
+
+def _unsafe_cell(value: str) -> str:
+    """A cell written by `export.to_csv` back to its text (its leading ' before = + - @ removed)."""
+    if isinstance(value, str) and len(value) > 1 and value[0] == "'" and value[1] in "=+-@\t\r":
+        return value[1:]
+    return value
+
+
+def _cmd_judge_queue(args: argparse.Namespace) -> int:
+    from .workspace import Workspace
+
+    workspace = Workspace(args.workspace)
+    frames = {"queue": workspace.rejudge_queue(args.name, open_only=not args.all),
+              "judging rounds": workspace.judging_rounds(args.name)}
+    if args.format == "json":
+        _write(_frames_json(frames) + "\n")
+    else:
+        _write("\n\n".join(_frame_text(f, n) for n, f in frames.items()) + "\n")
     return EXIT_OK
 
 
@@ -454,7 +710,8 @@ def _cmd_workspace_show(args: argparse.Namespace) -> int:
         lines.append(f"{saved.describe()}; saved {saved.created_at}")
         summary = saved.summary
         at_k = summary[summary["k"].isna() | (summary["k"] == 1) | (summary["k"] == saved.k)]
-        frames["summary"] = at_k[["run", "model", "metric", "mean", "ci_low", "ci_high", "n", "note"]]
+        frames["summary"] = at_k[["run", "model", "metric", "mean", "ci_low", "ci_high", "n", "labels", "labels_version",
+                                  "fingerprint", "note"]]
         for run in saved.runs:
             changes = workspace.archive.changes(run.line, run_id=run.id, labels=saved.labels.name, k=saved.k)
             lines.append(changes.summary())

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -15,17 +16,27 @@ import pandas as pd
 from .evaluation import Evaluation
 from .export import md_text, to_csv
 
+if TYPE_CHECKING:  # pragma: no cover
+    from .holdout import SplitView
+
 SUMMARY_COLUMNS = ["run", "model", "metric", "k", "mean", "ci_low", "ci_high", "n", "labels", "fingerprint"]
 
 
-def evaluation_dict(evaluation: Evaluation, *, per_query: bool = False) -> dict:
-    """The machine-readable result, shaped as SPEC.md §4 (numbers at full precision)."""
+def evaluation_dict(evaluation: Evaluation, *, per_query: bool = False, split: "SplitView | None" = None) -> dict:
+    """The machine-readable result, shaped as SPEC.md §4 (numbers at full precision).
+
+    With a ``split`` (tune or holdout), every metric names its split and a top-level ``split``
+    object says how the split was made and, for the holdout, which recorded reveal unsealed it.
+    """
     summary = evaluation.summary
     runs = []
     for result in evaluation.results:
         rows = summary[summary["run"] == result.name]
         metrics = {row.metric: {"mean": _num(row.mean), "ci_low": _num(row.ci_low), "ci_high": _num(row.ci_high)}
                    for row in rows.itertuples()}
+        if split is not None:
+            for entry in metrics.values():
+                entry["split"] = split.split
         entry = {"name": result.name, "model": result.model, "n_queries": result.n_queries, "metrics": metrics}
         if per_query:
             entry["per_query"] = [
@@ -34,26 +45,35 @@ def evaluation_dict(evaluation: Evaluation, *, per_query: bool = False) -> dict:
             ]
         runs.append(entry)
     labels = evaluation.labels
-    return {
+    out = {
         "labels": {"name": labels.name, "fingerprint": labels.fingerprint, "n_queries": labels.n_queries},
         "runs": runs,
         "warnings": [w.to_dict() for w in evaluation.all_warnings],
         "settings": evaluation.settings(),
     }
+    if split is not None:
+        out["split"] = split.to_dict()
+    return out
 
 
-def evaluation_json(evaluation: Evaluation, *, per_query: bool = False, slices: pd.DataFrame | None = None) -> str:
-    data = evaluation_dict(evaluation, per_query=per_query)
+def evaluation_json(evaluation: Evaluation, *, per_query: bool = False, slices: pd.DataFrame | None = None,
+                    split: "SplitView | None" = None) -> str:
+    data = evaluation_dict(evaluation, per_query=per_query, split=split)
     if slices is not None:
         data["slices"] = [{k: (_num(v) if isinstance(v, float) else v) for k, v in rec.items()}
                           for rec in slices.to_dict(orient="records")]
     return json.dumps(data, ensure_ascii=False, allow_nan=False, default=_plain)
 
 
-def evaluation_csv(evaluation: Evaluation, *, per_query: bool = False) -> str:
-    """Summary rows (one per run and metric); with ``per_query``, one row per run and query."""
+def evaluation_csv(evaluation: Evaluation, *, per_query: bool = False, split: "SplitView | None" = None) -> str:
+    """Summary rows (one per run and metric); with ``per_query``, one row per run and query.
+
+    With a ``split``, a ``split`` column names the side every number was computed on."""
     if not per_query:
-        return to_csv(evaluation.summary[SUMMARY_COLUMNS + ["ci_method", "level", "reliable", "note"]])
+        frame = evaluation.summary[SUMMARY_COLUMNS + ["ci_method", "level", "reliable", "note"]]
+        if split is not None:
+            frame = frame.assign(split=split.split)
+        return to_csv(frame)
     frames = []
     for result in evaluation.results:
         table = result.per_query()
@@ -61,12 +81,19 @@ def evaluation_csv(evaluation: Evaluation, *, per_query: bool = False) -> str:
         table.insert(1, "model", result.model)
         table.insert(2, "labels", evaluation.labels.name)
         table.insert(3, "fingerprint", evaluation.labels.fingerprint)
+        table.insert(4, "n", result.n_queries)  # the queries behind the run's means (SPEC.md §3)
+        if split is not None:
+            table.insert(5, "split", split.split)
         frames.append(table)
     return to_csv(pd.concat(frames, ignore_index=True))
 
 
-def evaluation_table(evaluation: Evaluation, *, per_query: bool = False, markdown: bool = False) -> str:
-    """One table per run, every row carrying n, model and label fingerprint; then the warnings."""
+def evaluation_table(evaluation: Evaluation, *, per_query: bool = False, markdown: bool = False,
+                     split: "SplitView | None" = None) -> str:
+    """One table per run, every row carrying n, model and label fingerprint; then the warnings.
+
+    With a ``split``, every row names its split and each title says what the split means
+    (tune: exploratory; holdout: how many times it has been viewed)."""
     summary = evaluation.summary
     labels = evaluation.labels
     label_ref = f"{labels.name}#{labels.fingerprint}"
@@ -78,6 +105,11 @@ def evaluation_table(evaluation: Evaluation, *, per_query: bool = False, markdow
         body = [[row.metric, f"{row.mean:.4f}", f"{row.ci_low:.4f} to {row.ci_high:.4f}", str(row.n),
                  row.model, label_ref, row.note] for row in rows.itertuples()]
         title = f"run {result.name}"
+        if split is not None:
+            header.insert(6, "split")
+            for line in body:
+                line.insert(6, split.split)
+            title += f" on the {split.split} split ({split.rule}): {split.note}"
         out.append(_md_table(title, header, body) if markdown else _text_table(title, header, body))
         if per_query:
             table = result.per_query()
@@ -85,6 +117,8 @@ def evaluation_table(evaluation: Evaluation, *, per_query: bool = False, markdow
             pq_body = [[str(v) if isinstance(v, str) else f"{v:.4f}" for v in rec]
                        for rec in table.itertuples(index=False)]
             pq_title = f"run {result.name}: per query (model {result.model}, labels {label_ref}, n = {result.n_queries})"
+            if split is not None:
+                pq_title += f", {split.split} split"
             out.append(_md_table(pq_title, pq_header, pq_body) if markdown else _text_table(pq_title, pq_header, pq_body))
     warnings = evaluation.all_warnings
     if warnings:
@@ -133,6 +167,10 @@ def slices_table(slices: pd.DataFrame, *, markdown: bool = False) -> str:
         header = ["metric", field, "mean", "CI", "n", "model", "labels", "note"]
         body = [[r.metric, r.value, f"{r.mean:.4f}", f"{r.ci_low:.4f} to {r.ci_high:.4f}", str(r.n), model,
                  label_ref, "too few queries to rank" if r.small else ""] for r in group.itertuples()]
+        if "split" in group.columns:  # computed on one side of a tune/holdout split
+            header.insert(7, "split")
+            for line, value in zip(body, group["split"]):
+                line.insert(7, str(value))
         title = f"run {run}: by {field}"
         out.append(_md_table(title, header, body) if markdown else _text_table(title, header, body))
     return "\n\n".join(out) + "\n"

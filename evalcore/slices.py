@@ -68,3 +68,47 @@ def slice_metrics(
                 "small": n < min_n, "labels": evaluation.labels.name, "fingerprint": evaluation.labels.fingerprint,
             })
     return pd.DataFrame.from_records(records)
+
+
+TEAM_SOURCES = ("team_written",)
+"""Sources whose queries were written by the team (in the docs' own words), not by customers."""
+
+
+def source_gap(
+    evaluation: Evaluation,
+    measures: Sequence[str | Measure] | None = None,
+    *,
+    team: Sequence[str] = TEAM_SOURCES,
+    min_n: int = DEFAULT_MIN_SLICE_N,
+) -> pd.DataFrame:
+    """Team-written queries against customers' (every other known source): the gap that lets a demo pass and
+    production fail. One row per run and measure: both means with their n, the gap (team minus customers) and a
+    normal-approximation interval for it (the two groups are different queries, so not paired); ``small`` when
+    either group has fewer than ``min_n`` queries. Queries without a source are in neither group.
+    """
+    from scipy.special import ndtri
+
+    values = slice_values(evaluation, "source")
+    is_team = np.isin(values, list(team))
+    is_customer = ~is_team & (values != MISSING_VALUE)
+    n_team, n_customer = int(is_team.sum()), int(is_customer.sum())
+    if not n_team or not n_customer:
+        raise UsageError(f"A source gap needs both team-written ({', '.join(team)}) and customer queries; these labels "
+                         f"have {n_team} and {n_customer}.")
+    z = float(ndtri(0.5 + evaluation.level / 2))
+    records = []
+    for result in evaluation.results:
+        chosen = [Measure.parse(m) for m in measures] if measures else result.measures
+        for m in chosen:
+            scores = result.score(m)
+            a, b = scores[is_team], scores[is_customer]
+            gap = float(a.mean() - b.mean())
+            se = float(np.sqrt(a.var(ddof=1) / len(a) + b.var(ddof=1) / len(b))) if min(len(a), len(b)) > 1 else np.nan
+            records.append({
+                "run": result.name, "model": result.model, "metric": str(m), "team_mean": float(a.mean()),
+                "n_team": n_team, "customer_mean": float(b.mean()), "n_customer": n_customer, "gap": gap,
+                "ci_low": gap - z * se, "ci_high": gap + z * se, "level": evaluation.level,
+                "small": min(n_team, n_customer) < min_n, "n": result.n_queries,
+                "labels": evaluation.labels.name, "fingerprint": evaluation.labels.fingerprint,
+            })
+    return pd.DataFrame.from_records(records)

@@ -54,6 +54,7 @@ from .warning_log import EvalWarning, plural
 
 if TYPE_CHECKING:  # pragma: no cover
     from .archive import Archive
+    from .holdout import Reveal
     from .evaluation import Evaluation
 
 T = TypeVar("T")
@@ -62,7 +63,9 @@ ENV_VAR = "EVALCORE_WORKSPACE"
 """Environment variable naming the workspace folder."""
 
 DB_NAME = "workspace.sqlite"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""1: files, label sets, runs, evaluations, ledger. 2: adds the integrity tables (holdout reveals,
+re-judging queue, blind judging rounds); a version-1 workspace is upgraded in place on open."""
 CHUNK_BYTES = 8 * 1024 * 1024
 """Stored files are split into rows of this many bytes (no size limit, bounded memory per row)."""
 
@@ -380,6 +383,70 @@ def _schema_statements() -> list[str]:
     return statements
 
 
+# ----------------------------------------------------------------------------- schema: integrity (issue 7)
+# Holdout reveals (append-only: never updated or deleted), the queue of queries flagged for blind
+# re-judging, and each blind judging round (the judged depth of a query in a label-set version).
+# Keyed by label-set name, not by foreign key: deleting a label set does not erase that its
+# holdout was seen.
+
+_INTEGRITY_SCHEMA = """
+CREATE TABLE holdout_reveals (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    label_set TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    fingerprint TEXT NOT NULL,
+    rule TEXT NOT NULL,
+    runs TEXT NOT NULL,
+    who TEXT NOT NULL,
+    at TEXT NOT NULL
+);
+CREATE INDEX holdout_reveals_by_set ON holdout_reveals(label_set, id);
+CREATE TABLE rejudge_queue (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    label_set TEXT NOT NULL,
+    query TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    doc_id TEXT,
+    flagged_by TEXT NOT NULL,
+    flagged_at TEXT NOT NULL,
+    resolved_version INTEGER,
+    resolved_at TEXT
+);
+CREATE INDEX rejudge_queue_by_set ON rejudge_queue(label_set, query);
+CREATE TABLE judging_rounds (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    label_set TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    query TEXT NOT NULL,
+    depth INTEGER NOT NULL,
+    n_docs INTEGER NOT NULL,
+    n_relevant INTEGER NOT NULL,
+    judge TEXT NOT NULL,
+    at TEXT NOT NULL
+)
+"""
+
+
+def _integrity_statements() -> list[str]:
+    statements = [s.strip() for s in _INTEGRITY_SCHEMA.split(";") if s.strip()]
+    for event in ("UPDATE", "DELETE"):
+        statements.append(f"CREATE TRIGGER holdout_reveals_{event.lower()} BEFORE {event} ON holdout_reveals BEGIN "
+                          f"SELECT RAISE(ABORT, '{_FROZEN_MARK} holdout reveals are never changed or erased'); END")
+    return statements
+
+
+def _who(who: str | None) -> str:
+    """The person acting: given, else the login name."""
+    if who is not None and str(who).strip():
+        return str(who).strip()
+    import getpass
+
+    try:
+        return getpass.getuser()
+    except Exception:  # no login name (some containers): still record that someone looked
+        return "unknown"
+
+
 # ----------------------------------------------------------------------------- location
 
 
@@ -500,9 +567,14 @@ class Workspace:
                                  f"one reads {SCHEMA_VERSION}). Upgrade evalcore.")
         conn.execute("BEGIN IMMEDIATE")
         try:
-            if conn.execute("PRAGMA user_version").fetchone()[0] == 0:  # another process may have just made it
+            current = conn.execute("PRAGMA user_version").fetchone()[0]  # another process may have just made it
+            if current == 0:
                 for statement in _schema_statements():
                     conn.execute(statement)
+            if current < 2:
+                for statement in _integrity_statements():
+                    conn.execute(statement)
+            if current < SCHEMA_VERSION:
                 conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             conn.execute("COMMIT")
         except BaseException:
@@ -692,23 +764,24 @@ class Workspace:
         judgments, info = _cases_table(cases)
         set_name = _check_name(name, "name")
 
-        def write(conn: sqlite3.Connection) -> tuple[int, bool]:
-            latest = _latest_version_row(conn, set_name)
-            if latest is None:
-                raise NotInWorkspace(f"No label set named {set_name!r} in the workspace {self.location}; "
-                                     f"save one first (evaluate --save, or Workspace.save_labels). "
-                                     f"{_known('Label sets', _names(conn, 'SELECT name FROM label_sets ORDER BY name'))}")
-            base = self._parse_labels(conn, latest["content_sha256"], set_name, latest["version"])
-            merged, change = _merge_cases(base, judgments, info, set_name)
-            if change is None:
-                return latest["id"], False
-            payload = _LabelsPayload.build(merged)
-            return _ensure_version(conn, set_name, payload, None, note, change=change,
-                                   parent=latest["version"])
-
-        version_id, created = self.write(write)
+        version_id, created = self.write(lambda conn: self._add_cases_in(conn, set_name, judgments, info, note))
         record = self._version_record(version_id)
         return _replace_created(record, created)
+
+    def _add_cases_in(self, conn: sqlite3.Connection, set_name: str, judgments: pd.DataFrame,
+                      info: dict[str, dict[str, object]], note: str | None) -> tuple[int, bool]:
+        """Inside a write: the latest version of ``set_name`` plus the cases, as a new version when anything changed."""
+        latest = _latest_version_row(conn, set_name)
+        if latest is None:
+            raise NotInWorkspace(f"No label set named {set_name!r} in the workspace {self.location}; "
+                                 f"save one first (evaluate --save, or Workspace.save_labels). "
+                                 f"{_known('Label sets', _names(conn, 'SELECT name FROM label_sets ORDER BY name'))}")
+        base = self._parse_labels(conn, latest["content_sha256"], set_name, latest["version"])
+        merged, change = _merge_cases(base, judgments, info, set_name)
+        if change is None:
+            return latest["id"], False
+        payload = _LabelsPayload.build(merged)
+        return _ensure_version(conn, set_name, payload, None, note, change=change, parent=latest["version"])
 
     def label_sets(self) -> pd.DataFrame:
         """One row per label set: versions, the latest version's fingerprint and size, evaluations."""
@@ -1014,6 +1087,111 @@ class Workspace:
         from .archive import Archive
 
         return Archive(self)
+
+    # ------------------------------------------------------------------ integrity (issue 7): reveals, re-judging, blind rounds
+
+    def record_reveal(self, labels: LabelSet, *, rule: str, runs: Sequence[tuple[str, str]], name: str | None = None,
+                      who: str | None = None, file: StoredFile | None = None) -> "Reveal":
+        """Record that someone is about to see holdout numbers; returns the `Reveal` that unseals them.
+
+        The labels are saved as a version of the set ``name`` (default their own name) first, so
+        the reveal names the exact version. Reveals are append-only.
+        """
+        from .holdout import Reveal
+
+        version = self.save_labels(labels, name=name, file=file)
+        person = _who(who)
+        runs_text = json.dumps([f"{n}={m}" for n, m in runs], ensure_ascii=False)
+
+        def write(conn: sqlite3.Connection) -> tuple[int, str, int]:
+            at = _now()
+            cursor = conn.execute(
+                "INSERT INTO holdout_reveals (label_set, version, fingerprint, rule, runs, who, at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (version.name, version.version, labels.fingerprint, rule, runs_text, person, at))
+            views = conn.execute("SELECT COUNT(*) FROM holdout_reveals WHERE label_set = ?",
+                                 (version.name,)).fetchone()[0]
+            return cursor.lastrowid, at, views
+
+        reveal_id, at, views = self.write(write)
+        return Reveal(reveal_id, version.name, version.version, labels.fingerprint, rule,
+                      tuple(f"{n}={m}" for n, m in runs), person, at, views)
+
+    def reveals(self, label_set: str | None = None) -> pd.DataFrame:
+        """Every recorded look at holdout numbers (of one label set, or all), oldest first."""
+        if label_set is None:
+            return self._frame("SELECT * FROM holdout_reveals ORDER BY id")
+        return self._frame("SELECT * FROM holdout_reveals WHERE label_set = ? ORDER BY id", (label_set,))
+
+    def reveal_summary(self, label_set: str) -> str:
+        """``holdout of NAME viewed 3 times, last on 2026-11-29 23:01 by ana`` (or never viewed)."""
+        seen = self.reveals(label_set)
+        if seen.empty:
+            return f"holdout of {label_set} never viewed"
+        last = seen.iloc[-1]
+        times = "once" if len(seen) == 1 else f"{len(seen)} times"
+        return f"holdout of {label_set} viewed {times}, last on {str(last['at'])[:16].replace('T', ' ')} UTC by {last['who']}"
+
+    def flag_for_rejudging(self, label_set: str, query: str, *, reason: str, doc_id: str | None = None,
+                           who: str | None = None) -> int:
+        """Queue one query of a saved label set for blind re-judging (labels are not touched); returns the entry
+        id. A query already waiting is not queued twice (its open entry's id is returned)."""
+        name = _check_name(label_set, "label set")
+        person = _who(who)
+
+        def write(conn: sqlite3.Connection) -> int:
+            _set_id(conn, name, self.location)
+            found = conn.execute("SELECT id FROM rejudge_queue WHERE label_set = ? AND query = ? AND "
+                                 "resolved_version IS NULL", (name, str(query))).fetchone()
+            if found:
+                return found[0]
+            return conn.execute(
+                "INSERT INTO rejudge_queue (label_set, query, reason, doc_id, flagged_by, flagged_at) "
+                "VALUES (?, ?, ?, ?, ?, ?)", (name, str(query), str(reason), doc_id, person, _now())).lastrowid
+
+        return self.write(write)
+
+    def rejudge_queue(self, label_set: str | None = None, *, open_only: bool = True) -> pd.DataFrame:
+        """Queries flagged for blind re-judging (open ones unless ``open_only`` is False), oldest first."""
+        where, params = [], []
+        if label_set is not None:
+            where.append("label_set = ?")
+            params.append(label_set)
+        if open_only:
+            where.append("resolved_version IS NULL")
+        clause = f"WHERE {' AND '.join(where)}" if where else ""
+        return self._frame(f"SELECT * FROM rejudge_queue {clause} ORDER BY id", params)
+
+    def save_blind_judgments(self, name: str, judged: LabelSet, *, query: str, depth: int, who: str | None = None,
+                             note: str | None = None) -> LabelVersion:
+        """A new version of label set ``name`` with a blind judging round of one query (`judging.marks_to_labels`),
+        the round (judged depth, pool size, who) recorded and the query's open re-judging entries resolved, all in
+        one transaction. Earlier versions never change."""
+        set_name = _check_name(name, "name")
+        judgments, info = _cases_table(judged)
+        person = _who(who)
+        n_relevant = int((judgments["grade"] > 0).sum())
+        text = note or f"blind judging of {query} at depth {int(depth)} by {person}"
+
+        def write(conn: sqlite3.Connection) -> tuple[int, bool]:
+            version_id, created = self._add_cases_in(conn, set_name, judgments, info, text)
+            version = conn.execute("SELECT version FROM label_versions WHERE id = ?", (version_id,)).fetchone()[0]
+            at = _now()
+            conn.execute("INSERT INTO judging_rounds (label_set, version, query, depth, n_docs, n_relevant, judge, at) "
+                         "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                         (set_name, version, str(query), int(depth), len(judgments), n_relevant, person, at))
+            conn.execute("UPDATE rejudge_queue SET resolved_version = ?, resolved_at = ? WHERE label_set = ? AND "
+                         "query = ? AND resolved_version IS NULL", (version, at, set_name, str(query)))
+            return version_id, created
+
+        version_id, created = self.write(write)
+        return _replace_created(self._version_record(version_id), created)
+
+    def judging_rounds(self, label_set: str | None = None) -> pd.DataFrame:
+        """Every blind judging round: label set, version made, query, judged depth, pool size, judge, time."""
+        if label_set is None:
+            return self._frame("SELECT * FROM judging_rounds ORDER BY id")
+        return self._frame("SELECT * FROM judging_rounds WHERE label_set = ? ORDER BY id", (label_set,))
 
     # ------------------------------------------------------------------ deleting
 

@@ -1,0 +1,192 @@
+"""Integrity: can these numbers be trusted? Whose words the queries are in, blind labels, pooling bias, judged
+depth with bounds, tune and a sealed holdout, and labels to check. `evalcore` computes; this page renders."""
+
+import dataclasses
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from evalcore.audit import audit
+from evalcore.errors import EvalcoreError
+from evalcore.export import md_text, to_csv
+from evalcore.holdout import SplitRule, evaluate_split
+from evalcore.slices import source_gap
+from evalcore.workspace import Workspace, default_location
+
+from dashboard import data, layout
+
+PAGE = "integrity"
+POOL_DEPTH = 10
+
+
+@st.cache_resource(show_spinner=False)
+def workspace(location: str) -> Workspace:
+    """The workspace at ``location``; one connection owner per folder and server."""
+    return Workspace(location)
+
+
+def _at(evaluation, k: int):
+    """The dashboard's evaluation (scored to its full depth) listed at k = 1 and k."""
+    ks = tuple(sorted({1, int(k)}))
+    return dataclasses.replace(evaluation, ks=ks,
+                               results=tuple(dataclasses.replace(r, ks=ks) for r in evaluation.results))
+
+
+@st.cache_resource(max_entries=32, show_spinner="Auditing the labels…", hash_funcs=data.HASH)
+def audit_at(dataset, k: int):
+    loaded = data.evaluation(dataset)
+    return audit(_at(loaded.value, k), pool_depth=POOL_DEPTH, suspect_k=int(k))
+
+
+@st.cache_data(max_entries=32, show_spinner="Comparing team-written and customer queries…", hash_funcs=data.HASH)
+def gap_at(dataset, k: int) -> pd.DataFrame | None:
+    loaded = data.evaluation(dataset)
+    try:
+        return source_gap(_at(loaded.value, k), [f"recall@{k}", f"hit@{k}", "mrr"])
+    except EvalcoreError:
+        return None
+
+
+@st.cache_resource(max_entries=32, show_spinner="Scoring the tuning split…", hash_funcs=data.HASH)
+def tune_at(dataset, k: int):
+    loaded = data.evaluation(dataset)
+    ev = loaded.value
+    try:
+        return evaluate_split([r.run for r in ev.results], ev.labels, "tune", k=sorted({1, int(k)}))
+    except EvalcoreError as exc:
+        return str(exc)
+
+
+def gap_chart(frame: pd.DataFrame, metric: str) -> alt.Chart:
+    """Team-written against customers' queries, one pair of bars per run."""
+    rows = frame[frame["metric"] == metric]
+    long = pd.concat([
+        rows.assign(group="team-written", value=rows["team_mean"], n_group=rows["n_team"]),
+        rows.assign(group="customers", value=rows["customer_mean"], n_group=rows["n_customer"]),
+    ])[["run", "model", "group", "value", "n_group", "gap"]]
+    return alt.Chart(long).mark_bar().encode(
+        x=alt.X("group:N", title=None),
+        y=alt.Y("value:Q", title=metric, scale=alt.Scale(domain=[0, 1])),
+        color=alt.Color("group:N", title="queries"),
+        column=alt.Column("run:N", title="run"),
+        tooltip=["run", "model", "group", alt.Tooltip("value:Q", format=".4f", title=metric), "n_group",
+                 alt.Tooltip("gap:Q", format=".4f")],
+    ).properties(width=140, height=220)
+
+
+v = layout.view(PAGE)
+layout.header("Integrity", v, "Whose words the queries are in, who judged them and how deep, and which labels to "
+                              "check: the ways an evaluation goes wrong, made visible.")
+v = layout.controls(PAGE, v)
+k = v.k
+found = audit_at(v.dataset, k)
+labels = found.evaluation.labels
+ref = v.labels_ref
+ws = workspace(str(default_location()))  # $EVALCORE_WORKSPACE or the per-user default
+
+# ---------------------------------------------------------------- warnings first
+for w in found.warnings:
+    if w.code in ("non_blind_dominant", "pooled_from_one_run", "judged_depth_exceeded", "check_the_label",
+                  "blind_unknown"):
+        st.warning(md_text(f"{w.message} (labels {ref})"), icon=":material/warning:")
+
+gap_tab, blind_tab, depth_tab, split_tab, check_tab = st.tabs(
+    ["Whose words", "Blind labels", "Judged depth", "Tune and holdout", "Check the label"])
+
+with gap_tab:
+    gap = gap_at(v.dataset, k)
+    if gap is None:
+        st.info("The labels need a source column with team_written and customer sources (support_ticket, "
+                "search_log, ...) to compare them.")
+    else:
+        shown = gap[gap["run"].isin(v.runs)]
+        st.altair_chart(gap_chart(shown, f"recall@{k}"), width="content")
+        layout.context(v, k=k, extra=f"team-written n = {int(gap['n_team'].iloc[0])}, customers n = "
+                                     f"{int(gap['n_customer'].iloc[0])}; gap = team minus customers, "
+                                     f"{int(found.evaluation.level * 100)}% normal-approximation interval")
+        st.dataframe(shown, hide_index=True, width="stretch", column_config={
+            c: st.column_config.NumberColumn(format="%.4f") for c in ("team_mean", "customer_mean", "gap", "ci_low",
+                                                                     "ci_high")})
+
+with blind_tab:
+    st.dataframe(found.blind[found.blind["run"].isin(v.runs)], hide_index=True, width="stretch",
+                 column_config={c: st.column_config.NumberColumn(format="%.4f")
+                                for c in ("blind_share", "blind_judgment_share")})
+    if not found.blind_metrics.empty:
+        st.subheader("Metrics on blind-judged queries only")
+        st.dataframe(found.blind_metrics[found.blind_metrics["run"].isin(v.runs)], hide_index=True, width="stretch",
+                     column_config={c: st.column_config.NumberColumn(format="%.4f")
+                                    for c in ("mean", "ci_low", "ci_high")})
+    st.subheader(f"Pooling: judged docs in each run's top {POOL_DEPTH}")
+    st.dataframe(found.pooling[found.pooling["run"].isin(v.runs)], hide_index=True, width="stretch")
+
+with depth_tab:
+    st.caption(md_text(f"low: unjudged docs in the top k counted as non-relevant (the reported number); high: counted "
+                       f"as relevant. Covered depth: the deepest k with judged@k >= {found.min_judged:g}. Raise it with "
+                       "a blind judging pool at the depth you quote."))
+    st.dataframe(found.coverage[found.coverage["run"].isin(v.runs)], hide_index=True, width="stretch",
+                 column_config={c: st.column_config.NumberColumn(format="%.4f")
+                                for c in ("mean", "low", "high", "judged")})
+
+with split_tab:
+    tuned = tune_at(v.dataset, k)
+    if isinstance(tuned, str):
+        st.info(md_text(tuned))
+    else:
+        evaluation, view = tuned
+        st.caption(md_text(f"Tune split: {view.n_queries} queries, {view.note}. Holdout: {view.n_other} queries, "
+                           f"sealed. {ws.reveal_summary(labels.name)}."))
+        summary = evaluation.summary[evaluation.summary["run"].isin(v.runs)].assign(split="tune")
+        st.dataframe(summary[["run", "model", "metric", "mean", "ci_low", "ci_high", "n", "labels", "fingerprint",
+                              "split"]], hide_index=True, width="stretch",
+                     column_config={c: st.column_config.NumberColumn(format="%.4f")
+                                    for c in ("mean", "ci_low", "ci_high")})
+        who = st.text_input("Your name (recorded with a reveal)", key=f"{PAGE}.who")
+        if st.button("Reveal the holdout numbers (recorded in the workspace)", key=f"{PAGE}.reveal"):
+            ev = found.evaluation
+            try:
+                reveal = ws.record_reveal(ev.labels, rule=SplitRule().key, runs=[(r.name, r.model) for r in ev.results],
+                                          who=who or None)
+                held, held_view = evaluate_split([r.run for r in ev.results], ev.labels, "holdout", reveal=reveal,
+                                                 k=sorted({1, k}))
+            except EvalcoreError as exc:
+                layout.error(str(exc))
+            else:
+                st.success(md_text(f"Holdout revealed: {held_view.note}."), icon=":material/visibility:")
+                table = held.summary[held.summary["run"].isin(v.runs)].assign(split="holdout")
+                st.dataframe(table[["run", "model", "metric", "mean", "ci_low", "ci_high", "n", "labels",
+                                    "fingerprint", "split"]], hide_index=True, width="stretch",
+                             column_config={c: st.column_config.NumberColumn(format="%.4f")
+                                            for c in ("mean", "ci_low", "ci_high")})
+                st.download_button("Download the holdout numbers (CSV)", data=to_csv(table),
+                                   file_name=f"holdout_k{k}.csv", mime="text/csv", on_click="ignore",
+                                   key=f"{PAGE}.holdout_csv")
+
+with check_tab:
+    suspects = found.suspects
+    if suspects is None:
+        st.info("Load a second run: a label is suspicious when different systems agree on another doc.")
+    elif suspects.empty:
+        st.success(md_text(f"No query that every run misses at k = {k} while agreeing on another doc."))
+    else:
+        st.caption(md_text(f"{len(suspects)} queries every run misses at k = {k} while every run puts the same other "
+                           f"doc in its top {found.agree_depth}. Labels are never edited here: flag a query to queue it "
+                           "for blind re-judging."))
+        st.dataframe(suspects, hide_index=True, width="stretch")
+        chosen = st.multiselect("Queries to flag for blind re-judging", options=suspects["query"].tolist(),
+                                key=f"{PAGE}.flag")
+        if st.button("Flag for blind re-judging", disabled=not chosen, key=f"{PAGE}.flag_button"):
+            try:
+                base = ws.save_labels(labels, name=labels.name)
+                for q in chosen:
+                    row = suspects[suspects["query"] == q].iloc[0]
+                    ws.flag_for_rejudging(base.name, q, doc_id=row["doc_id"],
+                                          reason=f"every run misses at k = {k} while all put {row['doc_id']} "
+                                                 f"({row['doc_label']}) in their top {found.agree_depth}: {row['ranks']}")
+            except EvalcoreError as exc:
+                layout.error(str(exc))
+            else:
+                st.success(md_text(f"Queued {len(chosen)} queries of {base.ref} for blind re-judging; the labels are "
+                                   "unchanged."), icon=":material/flag:")
+        st.page_link("views/judge.py", label="Judge them blind", icon=":material/gavel:")

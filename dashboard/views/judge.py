@@ -1,0 +1,107 @@
+"""Blind judging: one query's pooled docs from every run, shuffled, with no rank, score or run shown.
+
+A person marks each doc relevant or not; the marks are saved in the workspace as a new version of
+the label set (the query marked blind, the judged depth recorded; earlier versions unchanged).
+Everything is computed by `evalcore.judging` and stored by `evalcore.workspace`; this page renders.
+"""
+
+import streamlit as st
+
+from evalcore.errors import EvalcoreError
+from evalcore.export import md_text
+from evalcore.judging import judging_pool, marks_to_labels
+from evalcore.workspace import Workspace, default_location
+
+from dashboard import data, layout, state
+
+PAGE = "judge"
+DEFAULT_DEPTH = 10
+MARKS = ("not marked yet", "relevant", "not relevant")
+
+
+@st.cache_resource(show_spinner=False)
+def workspace(location: str) -> Workspace:
+    """The workspace at ``location``; one connection owner per folder and server."""
+    return Workspace(location)
+
+
+v = layout.view(PAGE, own=("query", "depth"))
+layout.header("Blind judging", v, "Judge one query without seeing any ranking: every run's top docs, pooled and "
+                                  "shuffled. The marks become a new label-set version with the query marked blind.")
+labels = v.evaluation.labels
+queries = data.evaluated_queries(v.dataset)
+ws = workspace(str(default_location()))  # $EVALCORE_WORKSPACE or the per-user default
+try:
+    queued = ws.rejudge_queue(labels.name)
+except EvalcoreError as exc:
+    layout.error(str(exc))
+    st.stop()
+queued_queries = [q for q in queued["query"].tolist() if q in set(queries)] if not queued.empty else []
+
+cols = st.columns([3, 1])
+current = state.get("query")
+if current not in queries:
+    current = queued_queries[0] if queued_queries else (queries[0] if queries else None)
+with cols[0]:
+    query = st.selectbox(
+        "Query", options=queries,
+        format_func=lambda q: f"{q} · flagged for re-judging" if q in queued_queries else q,
+        help="Queries flagged for re-judging (evalcore audit --flag, or the Integrity page) are marked so.",
+        **state.bind(PAGE, "query", current))
+with cols[1]:
+    try:
+        depth = int(state.get("depth", DEFAULT_DEPTH))
+    except (TypeError, ValueError):
+        depth = DEFAULT_DEPTH
+    depth = min(max(depth, 1), data.DEPTH)
+    depth = st.number_input("Pool depth (top docs of each run)", min_value=1, max_value=data.DEPTH, step=1,
+                            help="Raise it to judge deeper before quoting a larger k.",
+                            **state.bind(PAGE, "depth", depth, int))
+
+runs = [v.evaluation[name].run for name in v.all_runs]
+pool = judging_pool(runs, labels, query, int(depth))
+texts = None
+if v.dataset.documents is not None:
+    loaded = data.documents(v.dataset.documents)
+    if loaded.ok:
+        texts = {d: loaded.value.text(d) for d in pool.docs}
+
+st.subheader("What the customer typed")
+st.text(pool.query_text or f"(no query text; query id {pool.query})")
+st.caption(md_text(f"query {pool.query} · {len(pool.docs)} docs pooled from the top {pool.depth} of {pool.n_runs} "
+                   f"runs, shuffled; rank, score and run are hidden · labels {v.labels_ref}"))
+
+marks = {}
+for number, doc in enumerate(pool.docs, start=1):
+    with st.container(border=True, key=f"judge-doc-{number}"):
+        st.text(f"Doc {number}: {doc}")
+        if texts is not None:
+            st.text(texts.get(doc) or "(no text in the documents file)")
+        choice = st.radio("Is this doc relevant to the query?", options=MARKS, horizontal=True,
+                          key=f"{PAGE}.mark.{pool.query}.{pool.depth}.{doc}")
+        if choice != MARKS[0]:
+            marks[doc] = choice == MARKS[1]
+
+missing = len(pool.docs) - len(marks)
+judge = st.text_input("Your name", key=f"{PAGE}.judge", help="Recorded with the judging round.")
+if missing:
+    st.caption(md_text(f"{missing} of {len(pool.docs)} docs still to mark; a blind judgment covers the whole pool."))
+if st.button("Save as a new label-set version", type="primary", disabled=bool(missing), key=f"{PAGE}.save"):
+    try:
+        base = ws.save_labels(labels, name=labels.name)
+        version = ws.save_blind_judgments(base.name, marks_to_labels(pool, marks), query=pool.query,
+                                          depth=pool.depth, who=judge or None)
+    except EvalcoreError as exc:
+        layout.error(str(exc))
+    else:
+        n_relevant = sum(marks.values())
+        st.success(md_text(f"Saved: label set {version.ref}, query {pool.query} judged blind at depth {pool.depth} "
+                           f"({n_relevant} relevant of {len(pool.docs)}); {version.change}; earlier versions are "
+                           "unchanged. The pages still score the labels file as loaded; load this version to "
+                           "score it."), icon=":material/check_circle:")
+
+rounds = ws.judging_rounds(labels.name)
+if not rounds.empty:
+    st.subheader("Judging rounds of this label set")
+    st.dataframe(rounds[["version", "query", "depth", "n_docs", "n_relevant", "judge", "at"]], hide_index=True,
+                 width="stretch")
