@@ -324,22 +324,3 @@ def test_audit_runs_gathers_everything_with_context() -> None:
     data = found.to_dict()
     assert {row["metric"] for row in data["coverage"]} == {f"{m}@{k}" for m in ("recall", "hit", "precision", "ndcg")
                                                           for k in (1, 5)}
-
-
-def test_source_gap_sets_team_written_against_customers_queries() -> None:
-    from evalcore.slices import slice_metrics, source_gap
-
-    ev = evaluate_runs([SAMPLE / "base.trec"], SAMPLE / "labels.tsv", [1])
-    gap = source_gap(ev, ["recall@1"]).iloc[0]
-    assert (gap["n_team"], gap["n_customer"]) == (60, 260)
-    per_query = ev.results[0].per_query().set_index("query")["recall@1"]
-    source = ev.labels.field("source").reindex(per_query.index)
-    assert gap["team_mean"] == pytest.approx(per_query[source == "team_written"].mean())
-    assert gap["customer_mean"] == pytest.approx(per_query[source != "team_written"].mean())
-    assert gap["gap"] == pytest.approx(gap["team_mean"] - gap["customer_mean"])
-    assert gap["ci_low"] < gap["gap"] < gap["ci_high"]
-    team_slice = slice_metrics(ev, "source", ["recall@1"]).set_index("value").loc["team_written", "mean"]
-    assert gap["team_mean"] == pytest.approx(team_slice)
-    with pytest.raises(UsageError, match="team-written"):
-        source_gap(evaluate_runs([run_of("r", {"a": ["d"]})], labels_frame([("a", "d", 1)], source={"a": "search_log"}),
-                                 [1]))

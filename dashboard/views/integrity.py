@@ -3,7 +3,6 @@ depth with bounds, tune and a sealed holdout, and labels to check. `evalcore` co
 
 import dataclasses
 
-import altair as alt
 import pandas as pd
 import streamlit as st
 
@@ -11,10 +10,9 @@ from evalcore.audit import audit
 from evalcore.errors import EvalcoreError
 from evalcore.export import md_text, to_csv
 from evalcore.holdout import SplitRule, evaluate_split
-from evalcore.slices import source_gap
 from evalcore.workspace import Workspace, default_location
 
-from dashboard import data, layout
+from dashboard import data, layout, segments_data
 
 PAGE = "integrity"
 POOL_DEPTH = 10
@@ -39,15 +37,6 @@ def audit_at(dataset, k: int):
     return audit(_at(loaded.value, k), pool_depth=POOL_DEPTH, suspect_k=int(k))
 
 
-@st.cache_data(max_entries=32, show_spinner="Comparing team-written and customer queries…", hash_funcs=data.HASH)
-def gap_at(dataset, k: int) -> pd.DataFrame | None:
-    loaded = data.evaluation(dataset)
-    try:
-        return source_gap(_at(loaded.value, k), [f"recall@{k}", f"hit@{k}", "mrr"])
-    except EvalcoreError:
-        return None
-
-
 @st.cache_resource(max_entries=32, show_spinner="Scoring the tuning split…", hash_funcs=data.HASH)
 def tune_at(dataset, k: int):
     loaded = data.evaluation(dataset)
@@ -56,23 +45,6 @@ def tune_at(dataset, k: int):
         return evaluate_split([r.run for r in ev.results], ev.labels, "tune", k=sorted({1, int(k)}))
     except EvalcoreError as exc:
         return str(exc)
-
-
-def gap_chart(frame: pd.DataFrame, metric: str) -> alt.Chart:
-    """Team-written against customers' queries, one pair of bars per run."""
-    rows = frame[frame["metric"] == metric]
-    long = pd.concat([
-        rows.assign(group="team-written", value=rows["team_mean"], n_group=rows["n_team"]),
-        rows.assign(group="customers", value=rows["customer_mean"], n_group=rows["n_customer"]),
-    ])[["run", "model", "group", "value", "n_group", "gap"]]
-    return alt.Chart(long).mark_bar().encode(
-        x=alt.X("group:N", title=None),
-        y=alt.Y("value:Q", title=metric, scale=alt.Scale(domain=[0, 1])),
-        color=alt.Color("group:N", title="queries"),
-        column=alt.Column("run:N", title="run"),
-        tooltip=["run", "model", "group", alt.Tooltip("value:Q", format=".4f", title=metric), "n_group",
-                 alt.Tooltip("gap:Q", format=".4f")],
-    ).properties(width=140, height=220)
 
 
 v = layout.view(PAGE)
@@ -95,19 +67,18 @@ gap_tab, blind_tab, depth_tab, split_tab, check_tab = st.tabs(
     ["Whose words", "Blind labels", "Judged depth", "Tune and holdout", "Check the label"])
 
 with gap_tab:
-    gap = gap_at(v.dataset, k)
-    if gap is None:
-        st.info("The labels need a source column with team_written and customer sources (support_ticket, "
-                "search_log, ...) to compare them.")
+    gaps = segments_data.source_gaps(v.dataset, k) if segments_data.has_source(v.dataset) else None
+    if gaps is None or not gaps.ok:
+        st.info("The labels need a source column (team_written, support_ticket, search_log, ...) to compare whose "
+                "words the queries are in." + (f" {gaps.error}" if gaps is not None else ""))
     else:
-        shown = gap[gap["run"].isin(v.runs)]
-        st.altair_chart(gap_chart(shown, f"recall@{k}"), width="content")
-        layout.context(v, k=k, extra=f"team-written n = {int(gap['n_team'].iloc[0])}, customers n = "
-                                     f"{int(gap['n_customer'].iloc[0])}; gap = team minus customers, "
-                                     f"{int(found.evaluation.level * 100)}% normal-approximation interval")
-        st.dataframe(shown, hide_index=True, width="stretch", column_config={
-            c: st.column_config.NumberColumn(format="%.4f") for c in ("team_mean", "customer_mean", "gap", "ci_low",
-                                                                     "ci_high")})
+        shown = gaps.value.gaps
+        shown = shown[shown["run"].isin(v.runs) & (shown["metric"] == f"recall@{k}")]
+        for sentence in shown["sentence"]:
+            st.text(sentence)
+        layout.context(v, k=k, extra="gap between two groups of different queries: Newcombe interval for 0/1 "
+                                     "scores, else Welch")
+        st.page_link("views/sources.py", label="Every metric by source, with the chart", icon=":material/arrow_forward:")
 
 with blind_tab:
     st.dataframe(found.blind[found.blind["run"].isin(v.runs)], hide_index=True, width="stretch",
