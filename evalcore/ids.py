@@ -1,0 +1,294 @@
+"""Doc ids kept as one Arrow string array, one entry per row, instead of Python objects.
+
+A 10 M-line run names about 2 M distinct docs. A global dictionary of them (a hash table of
+2 M strings, then 2 M Python ``str`` objects) was the largest cost of reading a run, yet
+scoring only needs to know which rows hold a *labeled* doc (`IdArray.index_in`, against
+a value set the size of the labels) and which rows repeat a doc earlier in the same ranking
+(`repeated_rows`, a 64-bit hash per row sorted once, every candidate checked on the exact
+strings). Ids stay exact strings throughout: a hash only proposes, string equality decides.
+
+`IdArray` indexes like a NumPy object array (``ids[codes]`` gives an object array), so
+code that reads ``run.doc_ids[codes]`` keeps working.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from typing import Callable, Iterable
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .errors import InputError
+
+_M64 = np.uint64(0xFFFFFFFFFFFFFFFF)
+_K_LEN = np.uint64(0x9E3779B97F4A7C15)
+_K_WORD = np.uint64(0xBF58476D1CE4E5B9)
+_K_MIX = np.uint64(0x94D049BB133111EB)
+_PARALLEL_ROWS = 1 << 20
+"""Below this many rows a kernel runs in the calling thread; above, on two halves at once."""
+
+
+class IdArray:
+    """Id strings as an Arrow string array; ``ids[i]``, ``ids[codes]``, ``len(ids)`` as NumPy.
+
+    Integer arrays and boolean masks select like NumPy's fancy indexing and return object
+    arrays of ``str``; ``ids[i]`` is one ``str``; ``np.asarray(ids)`` materialises all of them.
+    """
+
+    __slots__ = ("_values",)
+
+    def __init__(self, values: pa.Array | pa.ChunkedArray | Iterable[str]) -> None:
+        if not isinstance(values, (pa.Array, pa.ChunkedArray)):
+            values = to_arrow_strings(values)
+        if isinstance(values, pa.Array):
+            values = pa.chunked_array([values], type=values.type)
+        if not pa.types.is_string(values.type):
+            values = values.cast(pa.string())
+        self._values = values
+
+    @property
+    def arrow(self) -> pa.ChunkedArray:
+        return self._values
+
+    @property
+    def dtype(self) -> np.dtype:
+        return np.dtype(object)
+
+    @property
+    def shape(self) -> tuple[int]:
+        return (len(self._values),)
+
+    @property
+    def ndim(self) -> int:
+        return 1
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __getitem__(self, key):
+        if isinstance(key, (int, np.integer)):
+            i = int(key)
+            if i < 0:
+                i += len(self)
+            if not 0 <= i < len(self):
+                raise IndexError(f"index {int(key)} is out of bounds for {len(self)} ids")
+            return self._values[i].as_py()
+        if isinstance(key, slice):
+            return self._values[key].to_numpy(zero_copy_only=False).astype(object, copy=False)
+        index = np.asarray(key)
+        if index.dtype == bool:
+            if index.shape != (len(self),):
+                raise IndexError(f"boolean index of shape {index.shape} for {len(self)} ids")
+            index = np.flatnonzero(index)
+        elif not np.issubdtype(index.dtype, np.integer):
+            if index.size:
+                raise IndexError(f"ids are indexed by integers or a boolean mask, not {index.dtype}")
+            index = index.astype(np.int64)
+        return self.take(index)
+
+    def take(self, index: np.ndarray) -> np.ndarray:
+        """``ids[index]`` for an integer array of any shape (negative counts from the end)."""
+        flat = np.asarray(index).reshape(-1).astype(np.int64, copy=False)
+        if flat.size and (flat.min() < -len(self) or flat.max() >= len(self)):
+            raise IndexError(f"an index is out of bounds for {len(self)} ids")
+        if flat.size and flat.min() < 0:
+            flat = np.where(flat < 0, flat + len(self), flat)
+        picked = self.take_arrow(flat)
+        out = picked.to_numpy(zero_copy_only=False).astype(object, copy=False)
+        return out.reshape(np.shape(index))
+
+    def take_arrow(self, index: np.ndarray) -> pa.Array:
+        """The ids at non-negative ``index`` as one Arrow string array."""
+        if not len(index):
+            return pa.array([], pa.string())
+        picked = self._values.take(pa.array(np.asarray(index, dtype=np.int64)))
+        return picked.combine_chunks() if isinstance(picked, pa.ChunkedArray) else picked
+
+    def __array__(self, dtype=None, copy=None) -> np.ndarray:
+        values = self._values.to_numpy().astype(object, copy=False)
+        return values if dtype is None else values.astype(dtype)
+
+    def __iter__(self):
+        return iter(self._values.to_pylist())
+
+    def tolist(self) -> list[str]:
+        return self._values.to_pylist()
+
+    def __repr__(self) -> str:
+        return f"IdArray({len(self)} ids)"
+
+    def index_in(self, values: Iterable[str]) -> np.ndarray:
+        """Position (int32) of each id in ``values`` (distinct strings), -1 where it is not there."""
+        value_set = to_arrow_strings(values)
+        if not len(value_set):
+            return np.full(len(self), -1, dtype=np.int32)
+
+        def lookup(part: pa.ChunkedArray, out: np.ndarray) -> None:
+            found = pc.fill_null(pc.index_in(part, value_set=value_set), -1)
+            at = 0
+            for chunk in found.chunks:
+                out[at:at + len(chunk)] = chunk.to_numpy()
+                at += len(chunk)
+
+        return _by_halves(lookup, self._values, np.int32)
+
+    def hashes(self) -> np.ndarray:
+        """A 64-bit hash of every id (uint64), equal for equal strings; see `hash_strings`."""
+
+        def hash_part(part: pa.ChunkedArray, out: np.ndarray) -> None:
+            at = 0
+            for chunk in part.chunks:
+                out[at:at + len(chunk)] = hash_strings(chunk)
+                at += len(chunk)
+
+        return _by_halves(hash_part, self._values, np.uint64)
+
+
+def to_arrow_strings(values: Iterable[str]) -> pa.Array:
+    """Python or NumPy strings as an Arrow string array (a clear error for text Arrow cannot hold)."""
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    if isinstance(values, pa.Array):
+        return values if pa.types.is_string(values.type) else values.cast(pa.string())
+    if not isinstance(values, (list, tuple, np.ndarray)) and not hasattr(values, "to_numpy"):
+        values = list(values)  # a pandas Series goes to Arrow as it is
+    try:
+        return pa.array(values, type=pa.string(), from_pandas=False)
+    except (pa.ArrowException, UnicodeEncodeError) as exc:
+        raise InputError(f"ids as text that UTF-8 can hold ({type(exc).__name__}: {exc})") from None
+
+
+def hash_strings(chunk: pa.Array) -> np.ndarray:
+    """A 64-bit hash of each string of one Arrow string array, from its raw buffers.
+
+    Each id is read 8 bytes at a time (little-endian, zero beyond its end) and folded with
+    a multiply-xorshift step, the length mixed in first; equal strings always hash equal and
+    distinct ones collide with probability about 2^-64 per pair. When every id has the same
+    length (common: ``doc0012345``) the words are read with one strided view, no gather.
+    """
+    if isinstance(chunk, pa.ChunkedArray):
+        chunk = chunk.combine_chunks()
+    n = len(chunk)
+    if n == 0:
+        return np.zeros(0, dtype=np.uint64)
+    offset_type = np.int64 if pa.types.is_large_string(chunk.type) else np.int32
+    buffers = chunk.buffers()
+    width = np.dtype(offset_type).itemsize
+    offsets = np.frombuffer(buffers[1], dtype=offset_type, count=n + 1, offset=chunk.offset * width)
+    lo, hi = int(offsets[0]), int(offsets[-1])
+    padded = np.zeros(hi - lo + 8, dtype=np.uint8)
+    if hi > lo:
+        padded[:hi - lo] = np.frombuffer(buffers[2], dtype=np.uint8, count=hi - lo, offset=lo)
+    lengths = np.diff(offsets)
+    longest = int(lengths.max())
+    fixed = int(lengths.min()) == longest
+    h = lengths.astype(np.uint64) * _K_LEN
+    starts = None if fixed else (offsets[:-1] - lo).astype(np.int64)
+    for w in range(0, longest, 8):
+        ended = None  # rows with no bytes at w keep their hash: it depends on the id alone
+        if fixed:
+            word = np.ndarray(shape=(n,), dtype="<u8", buffer=padded, offset=w, strides=(longest,)).copy()
+            if longest - w < 8:
+                word &= np.uint64((1 << (8 * (longest - w))) - 1)
+        else:
+            words = _unaligned_words(padded)
+            word = words[np.minimum(starts + w, len(words) - 1)]
+            left = lengths - w
+            partial = left < 8
+            if partial.any():
+                keep = np.clip(left, 0, 7).astype(np.uint64) * np.uint64(8)
+                word &= np.where(partial, (np.uint64(1) << keep) - np.uint64(1), _M64)
+                ended = left <= 0
+                if not ended.any():
+                    ended = None
+        before = None if ended is None else h.copy()
+        h ^= word
+        h *= _K_WORD
+        h ^= h >> np.uint64(31)
+        if ended is not None:
+            h[ended] = before[ended]
+    return _mix(h)
+
+
+def _unaligned_words(padded: np.ndarray) -> np.ndarray:
+    """A view giving the 8 bytes starting at every byte offset as one little-endian uint64."""
+    return np.ndarray(shape=(len(padded) - 7,), dtype="<u8", buffer=padded, strides=(1,))
+
+
+def _mix(h: np.ndarray) -> np.ndarray:
+    """SplitMix64's finaliser, in place: every input bit reaches every output bit."""
+    h ^= h >> np.uint64(30)
+    h *= _K_WORD
+    h ^= h >> np.uint64(27)
+    h *= _K_MIX
+    h ^= h >> np.uint64(31)
+    return h
+
+
+def repeated_rows(groups: np.ndarray, ids: IdArray, codes: np.ndarray | None = None, *,
+                  hasher: Callable[[IdArray], np.ndarray] | None = None) -> np.ndarray | None:
+    """Mask of rows whose id already appeared in an earlier row of the same group; None if none.
+
+    Row ``i`` holds id ``ids[codes[i]]`` (``ids[i]`` when ``codes`` is None) in group
+    ``groups[i]``; "earlier" is row order, so in a ranking the best-ranked copy is kept.
+    A hash of (group, id) per row, sorted once, answers the common no-repeat case; rows whose
+    hash repeats are then compared on the exact strings, so a hash collision never merges
+    two distinct ids. ``hasher`` replaces `IdArray.hashes` (tests force collisions with it);
+    it must return a new array (it is overwritten).
+    """
+    n = len(groups)
+    if n < 2:
+        return None
+    key = (hasher or IdArray.hashes)(ids)
+    if codes is not None:
+        key = key[codes]
+    key ^= _mix(np.asarray(groups, dtype=np.int64).astype(np.uint64) * _K_LEN + _K_MIX)
+    key = _mix(key)
+    ordered = np.sort(key)
+    same = ordered[1:] == ordered[:-1]
+    if not same.any():
+        return None
+    repeated_keys = np.unique(ordered[1:][same])
+    del ordered, same
+    slot = np.minimum(np.searchsorted(repeated_keys, key), len(repeated_keys) - 1)
+    candidates = np.flatnonzero(repeated_keys[slot] == key)
+    del key, slot
+    rows = candidates if codes is None else np.asarray(codes)[candidates]
+    strings = ids.take_arrow(rows)
+    first = _first_of_each_pair(np.asarray(groups)[candidates], strings)
+    mask = np.zeros(n, dtype=bool)
+    mask[candidates[~first]] = True
+    return mask if mask.any() else None
+
+
+def _first_of_each_pair(groups: np.ndarray, strings: pa.Array) -> np.ndarray:
+    """True where (group, string) appears for the first time in the given order."""
+    table = pa.table({"g": pa.array(np.asarray(groups, dtype=np.int64)), "s": strings,
+                      "i": pa.array(np.arange(len(groups), dtype=np.int64))})
+    firsts = table.group_by(["g", "s"], use_threads=False).aggregate([("i", "min")])
+    out = np.zeros(len(groups), dtype=bool)
+    out[firsts["i_min"].to_numpy()] = True
+    return out
+
+
+def _by_halves(kernel: Callable[[pa.ChunkedArray, np.ndarray], None], values: pa.ChunkedArray,
+               dtype: type) -> np.ndarray:
+    """An array of ``dtype`` per row that ``kernel(part, out)`` fills, on two halves at once when large.
+
+    Arrow's compute kernels and NumPy's whole-array operations release the GIL, so on two
+    cores the halves run at the same time; the result is the same as one call.
+    """
+    n = len(values)
+    out = np.empty(n, dtype=dtype)
+    if n < _PARALLEL_ROWS:
+        kernel(values, out)
+        return out
+    half = n // 2
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        done = [pool.submit(kernel, values.slice(0, half), out[:half]),
+                pool.submit(kernel, values.slice(half), out[half:])]
+        for future in done:
+            future.result()
+    return out
