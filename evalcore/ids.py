@@ -37,7 +37,7 @@ class IdArray:
     arrays of ``str``; ``ids[i]`` is one ``str``; ``np.asarray(ids)`` materialises all of them.
     """
 
-    __slots__ = ("_values",)
+    __slots__ = ("_values", "_hashes")
 
     def __init__(self, values: pa.Array | pa.ChunkedArray | Iterable[str]) -> None:
         if not isinstance(values, (pa.Array, pa.ChunkedArray)):
@@ -47,6 +47,7 @@ class IdArray:
         if not pa.types.is_string(values.type):
             values = values.cast(pa.string())
         self._values = values
+        self._hashes: np.ndarray | None = None
 
     @property
     def arrow(self) -> pa.ChunkedArray:
@@ -120,10 +121,29 @@ class IdArray:
         return f"IdArray({len(self)} ids)"
 
     def index_in(self, values: Iterable[str]) -> np.ndarray:
-        """Position (int32) of each id in ``values`` (distinct strings), -1 where it is not there."""
+        """Position (int32) of each id in ``values`` (distinct strings), -1 where it is not there.
+
+        Matched on the ids' hashes (`hashes`, computed once per array) against the few values',
+        then every match confirmed on the exact strings; if two values share a hash, one Arrow
+        lookup over the strings answers instead.
+        """
         value_set = to_arrow_strings(values)
-        if not len(value_set):
-            return np.full(len(self), -1, dtype=np.int32)
+        out = np.full(len(self), -1, dtype=np.int32)
+        if not len(value_set) or not len(self):
+            return out
+        value_hashes = hash_strings(value_set)
+        by_hash = np.argsort(value_hashes, kind="stable")
+        sorted_hashes = value_hashes[by_hash]
+        if (sorted_hashes[1:] == sorted_hashes[:-1]).any():
+            return self._index_in_strings(value_set)
+        rows, slot = _hash_matches(self.hashes(), sorted_hashes)
+        found = by_hash[slot]
+        same = pc.equal(self.take_arrow(rows), value_set.take(pa.array(found))).to_numpy(zero_copy_only=False)
+        out[rows[same]] = found[same]
+        return out
+
+    def _index_in_strings(self, value_set: pa.Array) -> np.ndarray:
+        """`index_in` by Arrow's hash lookup on the strings themselves."""
 
         def lookup(part: pa.ChunkedArray, out: np.ndarray) -> None:
             found = pc.fill_null(pc.index_in(part, value_set=value_set), -1)
@@ -135,15 +155,43 @@ class IdArray:
         return _by_halves(lookup, self._values, np.int32)
 
     def hashes(self) -> np.ndarray:
-        """A 64-bit hash of every id (uint64), equal for equal strings; see `hash_strings`."""
+        """A 64-bit hash of every id (uint64), equal for equal strings; see `hash_strings`.
 
-        def hash_part(part: pa.ChunkedArray, out: np.ndarray) -> None:
-            at = 0
-            for chunk in part.chunks:
-                out[at:at + len(chunk)] = hash_strings(chunk)
-                at += len(chunk)
+        Computed once and kept (8 bytes per row): duplicate detection and every label join
+        of the run reuse it. Callers must not write into it.
+        """
+        if self._hashes is None:
 
-        return _by_halves(hash_part, self._values, np.uint64)
+            def hash_part(part: pa.ChunkedArray, out: np.ndarray) -> None:
+                at = 0
+                for chunk in part.chunks:
+                    out[at:at + len(chunk)] = hash_strings(chunk)
+                    at += len(chunk)
+
+            self._hashes = _by_halves(hash_part, self._values, np.uint64)
+            self._hashes.flags.writeable = False
+        return self._hashes
+
+
+def _hash_matches(hashes: np.ndarray, sorted_values: np.ndarray, bits: int = 22) -> tuple[np.ndarray, np.ndarray]:
+    """Rows whose hash is in ``sorted_values`` (distinct, sorted) and the slot it is at.
+
+    A bitmap on the top ``bits`` bits of the hash (4 MB) rules out most rows with one
+    gather; only the few that pass are binary-searched.
+    """
+    shift = np.uint64(64 - bits)
+    bitmap = np.zeros(1 << bits, dtype=bool)
+    bitmap[(sorted_values >> shift).astype(np.intp)] = True
+    maybe = np.concatenate([np.flatnonzero(bitmap[(part >> shift).astype(np.intp)]) + start
+                            for start, part in _slices(hashes, 1 << 20)] or [np.zeros(0, np.intp)])
+    slot = np.minimum(np.searchsorted(sorted_values, hashes[maybe]), len(sorted_values) - 1)
+    hit = sorted_values[slot] == hashes[maybe]
+    return maybe[hit], slot[hit]
+
+
+def _slices(values: np.ndarray, size: int):
+    for start in range(0, len(values), size):
+        yield start, values[start:start + size]
 
 
 def to_arrow_strings(values: Iterable[str]) -> pa.Array:
@@ -236,16 +284,17 @@ def repeated_rows(groups: np.ndarray, ids: IdArray, codes: np.ndarray | None = N
     A hash of (group, id) per row, sorted once, answers the common no-repeat case; rows whose
     hash repeats are then compared on the exact strings, so a hash collision never merges
     two distinct ids. ``hasher`` replaces `IdArray.hashes` (tests force collisions with it);
-    it must return a new array (it is overwritten).
+    it is only read.
     """
     n = len(groups)
     if n < 2:
         return None
-    key = (hasher or IdArray.hashes)(ids)
-    if codes is not None:
-        key = key[codes]
-    key ^= _mix(np.asarray(groups, dtype=np.int64).astype(np.uint64) * _K_LEN + _K_MIX)
-    key = _mix(key)
+    hashes = (hasher or IdArray.hashes)(ids)
+    # The id hashes are already mixed: adding an odd multiple of the group keeps pairs apart.
+    key = np.asarray(groups).astype(np.uint64)
+    key *= _K_LEN
+    key += hashes if codes is None else hashes[codes]
+    del hashes
     ordered = np.sort(key)
     same = ordered[1:] == ordered[:-1]
     if not same.any():

@@ -54,15 +54,23 @@ class LabelSet:
     def fingerprint(self) -> str:
         """A short hash of the normalised judgments: same pairs and grades -> same fingerprint.
 
-        Row order, file format and per-query fields do not change it.
+        Row order, file format and per-query fields do not change it. The hashed text is one
+        line per judgment, sorted by (query, doc id): ``<len>:<query><len>:<doc>=<grade>``
+        (length-prefixed ids cannot run into each other; grades at full float precision).
         """
-        frame = self.judgments.sort_values(["query", "doc_id"], kind="stable")
-        query, doc = frame["query"].astype(str), frame["doc_id"].astype(str)
-        # Length-prefixed ids cannot run into each other; grades keep full float precision.
-        lines = (query.str.len().astype(str) + ":" + query + doc.str.len().astype(str) + ":" + doc + "="
-                 + frame["grade"].astype(np.float64).astype(str))
-        digest = hashlib.sha256("\n".join(lines.tolist()).encode("utf-8")).hexdigest()
-        return digest[:12]
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        query = self.judgments["query"].astype(str).to_numpy(dtype=object)
+        doc = self.judgments["doc_id"].astype(str).to_numpy(dtype=object)
+        grade = self.judgments["grade"].to_numpy(dtype=np.float64)
+        # Arrow sorts UTF-8 bytewise, which is code-point order: the order Python sorts str in.
+        order = pc.sort_indices(pa.table({"q": pa.array(query, pa.string()), "d": pa.array(doc, pa.string())}),
+                                sort_keys=[("q", "ascending"), ("d", "ascending")]).to_numpy()
+        text = {value: str(value) for value in set(grade.tolist())}
+        lines = [f"{len(q)}:{q}{len(d)}:{d}={text[g]}"
+                 for q, d, g in zip(query[order].tolist(), doc[order].tolist(), grade[order].tolist())]
+        return hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()[:12]
 
     @property
     def n_queries(self) -> int:

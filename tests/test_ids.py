@@ -150,3 +150,22 @@ def test_run_rows_keep_working_where_doc_ids_are_indexed(tmp_path) -> None:
     frame = run.to_frame()
     assert frame["doc_id"].tolist() == ["a", "b", "a"] and frame["query"].tolist() == ["q1", "q1", "q2"]
     assert run.doc_ids[run.doc_codes].tolist() == ["a", "b", "a"]
+
+
+def constant_hashes(chunk) -> np.ndarray:
+    return np.full(len(chunk), 12345, dtype=np.uint64)
+
+
+def test_index_in_confirms_hash_matches_on_the_strings(monkeypatch) -> None:
+    monkeypatch.setattr(ids_module, "hash_strings", constant_hashes)  # every id collides with every value
+    ids = IdArray(["a", "b", "a", "c"])
+    assert ids.index_in(["a"]).tolist() == [0, -1, 0, -1]  # one value: hash path, strings decide
+    assert ids.index_in(["c", "a"]).tolist() == [1, -1, 1, 0]  # values collide: the string lookup
+
+
+@given(st.lists(st.sampled_from(["a", "b", "ab", "é", "d10", "x" * 20]), max_size=30),
+       st.lists(st.sampled_from(["a", "ab", "é", "zz", "x" * 20]), unique=True, max_size=4))
+@settings(max_examples=60, deadline=None)
+def test_index_in_equals_a_dictionary_lookup(rows, values) -> None:
+    where = {v: i for i, v in enumerate(values)}
+    assert IdArray(rows).index_in(values).tolist() == [where.get(r, -1) for r in rows]
