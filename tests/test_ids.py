@@ -169,3 +169,12 @@ def test_index_in_confirms_hash_matches_on_the_strings(monkeypatch) -> None:
 def test_index_in_equals_a_dictionary_lookup(rows, values) -> None:
     where = {v: i for i, v in enumerate(values)}
     assert IdArray(rows).index_in(values).tolist() == [where.get(r, -1) for r in rows]
+
+
+@given(st.lists(st.integers(0, 29), max_size=40))
+@settings(max_examples=60, deadline=None)
+def test_taking_from_many_chunks_keeps_the_order_asked(index) -> None:
+    values = [f"id{i}" for i in range(30)]
+    chunked = IdArray(pa.chunked_array([pa.array(values[:7]), pa.array(values[7:8]), pa.array(values[8:30])]))
+    assert chunked.take_arrow(np.array(index, dtype=np.int64)).to_pylist() == [values[i] for i in index]
+    assert chunked[np.array(index, dtype=np.int64)].tolist() == [values[i] for i in index]
