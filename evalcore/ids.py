@@ -313,17 +313,22 @@ def repeated_rows(groups: np.ndarray, ids: IdArray, codes: np.ndarray | None = N
     if n < 2:
         return None
     hashes = (hasher or IdArray.hashes)(ids)
-    # The id hashes are already mixed: adding an odd multiple of the group keeps pairs apart.
-    key = np.asarray(groups).astype(np.uint64)
-    key *= _K_LEN
-    key += hashes if codes is None else hashes[codes]
-    del hashes
-    ordered = np.sort(key)
+
+    def pair_keys() -> np.ndarray:
+        # The id hashes are already mixed: adding an odd multiple of the group keeps pairs apart.
+        key = np.empty(n, dtype=np.uint64)
+        np.multiply(groups, _K_LEN, out=key, dtype=np.uint64, casting="unsafe")
+        np.add(key, hashes if codes is None else hashes[codes], out=key)
+        return key
+
+    ordered = pair_keys()
+    ordered.sort()  # in place: no second copy of 8 bytes per row
     same = ordered[1:] == ordered[:-1]
     if not same.any():
         return None
     repeated_keys = np.unique(ordered[1:][same])
     del ordered, same
+    key = pair_keys()
     slot = np.minimum(np.searchsorted(repeated_keys, key), len(repeated_keys) - 1)
     candidates = np.flatnonzero(repeated_keys[slot] == key)
     del key, slot
