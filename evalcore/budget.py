@@ -566,13 +566,14 @@ def _run_tokens(result: RunResult, codes: np.ndarray, used_codes: np.ndarray, id
         code_missing = np.zeros(len(run.doc_ids), dtype=bool)
         code_missing[used_codes[missing]] = True
         slots = int((code_missing[np.maximum(codes, 0)] & (codes >= 0)).sum())
+        n_missing = int((missing & first).sum())
         total = int((codes >= 0).sum())
         warnings.append(EvalWarning(
             "doc_missing_from_documents",
-            f"run {run.name}: {plural(int((missing & first).sum()), 'doc')} returned in the top {cfg.max_k} are not in the "
+            f"run {run.name}: {plural(n_missing, 'doc')} returned in the top {cfg.max_k} are not in the "
             f"documents file {documents.name if documents is not None else ''} ({slots:,} of {total:,} retrieved "
             f"chunks); each was counted at {how}",
-            int((missing & first).sum())))
+            n_missing))
     tokens_of_code = np.zeros(len(run.doc_ids), dtype=np.float64)
     tokens_of_code[used_codes] = counts
     chunk_tokens = np.where(codes >= 0, tokens_of_code[np.maximum(codes, 0)], 0.0)

@@ -67,8 +67,7 @@ class LabelSet:
         # Arrow sorts UTF-8 bytewise, which is code-point order: the order Python sorts str in.
         order = pc.sort_indices(pa.table({"q": pa.array(query, pa.string()), "d": pa.array(doc, pa.string())}),
                                 sort_keys=[("q", "ascending"), ("d", "ascending")]).to_numpy()
-        text = {value: str(value) for value in set(grade.tolist())}
-        lines = [f"{len(q)}:{q}{len(d)}:{d}={text[g]}"
+        lines = [f"{len(q)}:{q}{len(d)}:{d}={g}"  # str(float): "1.0", "-0.0", "1e-07"
                  for q, d, g in zip(query[order].tolist(), doc[order].tolist(), grade[order].tolist())]
         return hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()[:12]
 

@@ -118,7 +118,7 @@ def rank_grades(run: Run, index: LabelIndex, depth: int) -> RankedGrades:
         raise invalid_parameter("k", "an integer >= 1", depth)
     n_q = index.n_queries
     q_of_run_query = pd.Index(index.queries).get_indexer(run.query_ids)
-    # Which label doc each stored run row names (-1: none), as one Arrow lookup over the rows.
+    # Which label doc each stored run row names (-1: none): see IdArray.index_in (hashes, then strings).
     label_doc_of_stored = run.doc_ids.index_in(index.doc_id_strings)
     label_doc_of_row = label_doc_of_stored[run.doc_codes]
     del label_doc_of_stored

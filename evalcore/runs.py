@@ -18,13 +18,13 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError, invalid_parameter
+from .ids import IdArray, repeated_rows
 from .sources import Source, SourceLike, detect_format, open_source
 from .tables import (
     DOC_ALIASES, QUERY_ALIASES, Table, find_column, first_empty, id_strings, parse_numbers,
     is_json_id, json_number, read_delimited, read_json_value, read_jsonl_records, read_parquet, read_trec_run_arrow,
     read_whitespace,
 )
-from .ids import IdArray, repeated_rows
 from .warning_log import EvalWarning, agree, plural
 
 META_FIELDS = ("model", "price_per_mtok", "dims", "index_bytes")

@@ -178,3 +178,17 @@ def test_taking_from_many_chunks_keeps_the_order_asked(index) -> None:
     chunked = IdArray(pa.chunked_array([pa.array(values[:7]), pa.array(values[7:8]), pa.array(values[8:30])]))
     assert chunked.take_arrow(np.array(index, dtype=np.int64)).to_pylist() == [values[i] for i in index]
     assert chunked[np.array(index, dtype=np.int64)].tolist() == [values[i] for i in index]
+
+
+def test_budget_counts_a_doc_two_queries_return_once() -> None:
+    """Run doc codes are per row, so the k budget counts docs by id: b (in q1 and q2) is one doc."""
+    import pandas as pd
+
+    from evalcore.budget import k_budget
+
+    docs = pd.DataFrame({"doc_id": ["a", "c", "d"], "tokens": [10, 30, 40]})  # b is missing
+    report = k_budget([{"q1": ["a", "b", "c"], "q2": ["b", "d"]}], {"q1": ["a"], "q2": ["d", "e"]}, docs,
+                      max_k=3, overhead_tokens=100, price_per_mtok=2.0, requests_per_month=1_000_000)
+    warning = next(w for w in report.warnings if w.code == "doc_missing_from_documents")
+    assert warning.count == 1 and "1 doc " in warning.message and "2 of 5 retrieved chunks" in warning.message
+    assert report.runs[0].token_sources["fallback_tokens"] == 30  # median of a, c, d: 10, 30, 40
