@@ -2,10 +2,11 @@
 
 A 10 M-line run names about 2 M distinct docs. A global dictionary of them (a hash table of
 2 M strings, then 2 M Python ``str`` objects) was the largest cost of reading a run, yet
-scoring only needs to know which rows hold a *labeled* doc (`IdArray.index_in`, against
-a value set the size of the labels) and which rows repeat a doc earlier in the same ranking
-(`repeated_rows`, a 64-bit hash per row sorted once, every candidate checked on the exact
-strings). Ids stay exact strings throughout: a hash only proposes, string equality decides.
+scoring only needs to know which rows hold a *labeled* doc (`IdArray.index_in`) and which
+rows repeat a doc earlier in the same ranking (`repeated_rows`). Both use one 64-bit hash
+per row (computed once, from the Arrow buffers, on two threads): repeats by sorting the
+(query, hash) keys, labeled docs by looking the hashes up among the labels' few. Ids stay
+exact strings throughout: a hash only proposes, string equality decides.
 
 `IdArray` indexes like a NumPy object array (``ids[codes]`` gives an object array), so
 code that reads ``run.doc_ids[codes]`` keeps working.
