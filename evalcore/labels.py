@@ -61,15 +61,26 @@ class LabelSet:
         import pyarrow as pa
         import pyarrow.compute as pc
 
-        query = self.judgments["query"].astype(str).to_numpy(dtype=object)
-        doc = self.judgments["doc_id"].astype(str).to_numpy(dtype=object)
-        grade = self.judgments["grade"].to_numpy(dtype=np.float64)
+        query = pa.array(self.judgments["query"].astype(str).to_numpy(dtype=object), pa.string())
+        doc = pa.array(self.judgments["doc_id"].astype(str).to_numpy(dtype=object), pa.string())
+        grade = np.ascontiguousarray(self.judgments["grade"].to_numpy(dtype=np.float64))
+        # Each distinct grade (by bit pattern, so -0.0 stays "-0.0") printed once, as str(float) does.
+        bits, which = np.unique(grade.view(np.uint64), return_inverse=True)
+        grade_text = pa.array([str(g) for g in bits.view(np.float64).tolist()], pa.string())
+        grade_text = grade_text.take(pa.array(which.reshape(-1)))
         # Arrow sorts UTF-8 bytewise, which is code-point order: the order Python sorts str in.
-        order = pc.sort_indices(pa.table({"q": pa.array(query, pa.string()), "d": pa.array(doc, pa.string())}),
-                                sort_keys=[("q", "ascending"), ("d", "ascending")]).to_numpy()
-        lines = [f"{len(q)}:{q}{len(d)}:{d}={g}"  # str(float): "1.0", "-0.0", "1e-07"
-                 for q, d, g in zip(query[order].tolist(), doc[order].tolist(), grade[order].tolist())]
-        return hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()[:12]
+        order = pc.sort_indices(pa.table({"q": query, "d": doc}),
+                                sort_keys=[("q", "ascending"), ("d", "ascending")])
+        query, doc, grade_text = query.take(order), doc.take(order), grade_text.take(order)
+
+        def length(values: pa.Array) -> pa.Array:  # code points, as Python's len()
+            return pc.cast(pc.utf8_length(values), pa.string())
+
+        lines = pc.binary_join_element_wise(length(query), ":", query, length(doc), ":", doc, "=", grade_text,
+                                            "\n", "")
+        offsets = np.frombuffer(lines.buffers()[1], dtype=np.int32, count=len(lines) + 1, offset=lines.offset * 4)
+        text = memoryview(lines.buffers()[2])[int(offsets[0]):int(offsets[-1]) - 1]  # without the last "\n"
+        return hashlib.sha256(text).hexdigest()[:12]
 
     @property
     def n_queries(self) -> int:
