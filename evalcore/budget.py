@@ -465,14 +465,15 @@ def k_budget(
     # Token counts: each doc any run returns in its top K, counted once.
     results = evaluation.results
     top_codes = [r.ranked.doc_codes[:, :cfg.max_k] for r in results]
-    used_ids = [r.run.doc_ids[_used_codes(codes, len(r.run.doc_ids))] for r, codes in zip(results, top_codes)]
+    used_codes = [_used_codes(codes, len(r.run.doc_ids)) for r, codes in zip(results, top_codes)]
+    used_ids = [r.run.doc_ids[used] for r, used in zip(results, used_codes)]
     all_ids = pd.unique(np.concatenate(used_ids)) if used_ids else np.zeros(0, dtype=object)
     counted = doc_token_counts(all_ids, documents, tokenizer=cfg.tokenizer, chunk_tokens=cfg.chunk)
     warnings = list(evaluation.warnings) + list(documents.warnings if documents is not None else ())
     if counted.note:
         warnings.append(EvalWarning("tokenizer_unavailable", counted.note, 1))
-    prepared = [_run_tokens(r, codes, ids, counted, documents, cfg) for r, codes, ids in
-                zip(results, top_codes, used_ids)]
+    prepared = [_run_tokens(r, codes, used, ids, counted, documents, cfg) for r, codes, used, ids in
+                zip(results, top_codes, used_codes, used_ids)]
 
     # One resample draw for every run and everything random: intervals, stability, stop cost.
     # Runs share the evaluated queries (same order), so each resample picks the same queries for all.
@@ -536,44 +537,49 @@ class _RunTokens:
     warnings: tuple[EvalWarning, ...]
 
 
-def _run_tokens(result: RunResult, codes: np.ndarray, ids: np.ndarray, counted, documents: Documents | None,
-                cfg: _Settings) -> _RunTokens:
-    """The (n_queries, K) prompt-token matrix of one run, with its own fallback for missing docs."""
+def _run_tokens(result: RunResult, codes: np.ndarray, used_codes: np.ndarray, ids: np.ndarray, counted,
+                documents: Documents | None, cfg: _Settings) -> _RunTokens:
+    """The (n_queries, K) prompt-token matrix of one run, with its own fallback for missing docs.
+
+    ``used_codes`` are the run's doc codes in ``codes`` and ``ids`` their doc ids; a doc two queries
+    return has two codes (one per run row), so counts of docs go over distinct ids.
+    """
     run: Run = result.run
     where = pd.Index(counted.doc_ids).get_indexer(ids)
     counts = counted.counts[where]
     sources = counted.source[where]
+    first = ~pd.Index(ids).duplicated()
     missing = np.isnan(counts)
     warnings: list[EvalWarning] = []
     fallback = None
-    run_index = pd.Index(run.doc_ids)
     if missing.any():
         if cfg.chunk is not None:
             fallback, how = float(cfg.chunk), f"the chunk size given ({cfg.chunk:,} tokens)"
         elif (~missing).any():
-            fallback = float(np.median(counts[~missing]))
+            fallback = float(np.median(counts[~missing & first]))
             how = f"the median of the docs this run returned that the file has ({fallback:g} tokens)"
         else:
-            raise InputError(f"documents whose doc ids match the run's (none of the {len(ids):,} docs run "
+            raise InputError(f"documents whose doc ids match the run's (none of the {int(first.sum()):,} docs run "
                              f"{run.name} returns in its top {cfg.max_k} is in the file), or a chunk size",
                              source=(documents.source or documents.name) if documents is not None else None)
         counts = np.where(missing, fallback, counts)
         code_missing = np.zeros(len(run.doc_ids), dtype=bool)
-        code_missing[run_index.get_indexer(ids[missing])] = True
+        code_missing[used_codes[missing]] = True
         slots = int((code_missing[np.maximum(codes, 0)] & (codes >= 0)).sum())
+        n_missing = int((missing & first).sum())
         total = int((codes >= 0).sum())
         warnings.append(EvalWarning(
             "doc_missing_from_documents",
-            f"run {run.name}: {plural(int(missing.sum()), 'doc')} returned in the top {cfg.max_k} are not in the "
+            f"run {run.name}: {plural(n_missing, 'doc')} returned in the top {cfg.max_k} are not in the "
             f"documents file {documents.name if documents is not None else ''} ({slots:,} of {total:,} retrieved "
             f"chunks); each was counted at {how}",
-            int(missing.sum())))
+            n_missing))
     tokens_of_code = np.zeros(len(run.doc_ids), dtype=np.float64)
-    tokens_of_code[run_index.get_indexer(ids)] = counts
+    tokens_of_code[used_codes] = counts
     chunk_tokens = np.where(codes >= 0, tokens_of_code[np.maximum(codes, 0)], 0.0)
     tokens = cfg.overhead + np.cumsum(chunk_tokens, axis=1)
 
-    used = {name: int((sources == name).sum())
+    used = {name: int(((sources == name) & first).sum())
             for name in (SOURCE_COLUMN, SOURCE_TOKENIZER, SOURCE_CHUNK, SOURCE_APPROX, SOURCE_MISSING)}
     used = {key: value for key, value in used.items() if value}
     if used.get(SOURCE_APPROX):

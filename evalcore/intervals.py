@@ -42,11 +42,13 @@ Decisions a user should know
 
 from __future__ import annotations
 
+import math
 import numbers
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
+from statistics import NormalDist
 
 import numpy as np
-from scipy.special import ndtr, ndtri
 
 from .errors import UsageError, invalid_parameter
 
@@ -70,6 +72,26 @@ BOUND_DECIMALS = 7
 
 _CHUNK_ELEMENTS = 1 << 22
 """Index draws held in memory at once (4M int32 + 4M float32 counts = 32 MB)."""
+
+_STANDARD_NORMAL = NormalDist()
+
+
+def ndtr(x) -> np.ndarray:
+    """Standard normal CDF, elementwise (the standard library's erfc; no SciPy import needed)."""
+    values = np.asarray(x, dtype=np.float64)
+    flat = [0.5 * math.erfc(-v / math.sqrt(2.0)) for v in values.reshape(-1).tolist()]
+    return np.asarray(flat, dtype=np.float64).reshape(values.shape)
+
+
+def ndtri(p) -> np.ndarray:
+    """Standard normal quantile, elementwise, for 0 < p < 1 (``statistics.NormalDist.inv_cdf``).
+
+    Agrees with ``scipy.special.ndtri`` to about 1e-15; the few values an interval needs do
+    not justify importing SciPy, which costs about 0.3 s at every start of the CLI.
+    """
+    values = np.asarray(p, dtype=np.float64)
+    flat = [_STANDARD_NORMAL.inv_cdf(v) for v in values.reshape(-1).tolist()]
+    return np.asarray(flat, dtype=np.float64).reshape(values.shape)
 
 
 @dataclass(frozen=True)
@@ -239,12 +261,30 @@ def resample_deviations(
     values = np.ascontiguousarray(centred, dtype=np.float32)
     out = np.empty((n_resamples, n_cols), dtype=np.float32)
     counts = np.empty((chunk_rows, n), dtype=np.float32)
-    for start in range(0, n_resamples, chunk_rows):
-        rows = min(chunk_rows, n_resamples - start)
-        draw = rng.integers(0, n, size=(rows, n), dtype=np.int32)
+    sizes = [(start, min(chunk_rows, n_resamples - start)) for start in range(0, n_resamples, chunk_rows)]
+
+    def draw(rows: int) -> np.ndarray:
+        return rng.integers(0, n, size=(rows, n), dtype=np.int32)
+
+    def count(start: int, rows: int, indices: np.ndarray) -> None:
         for r in range(rows):
-            counts[r] = np.bincount(draw[r], minlength=n)
+            counts[r] = np.bincount(indices[r], minlength=n)
         np.matmul(counts[:rows], values, out=out[start:start + rows])
+
+    if len(sizes) < 3:
+        for start, rows in sizes:
+            count(start, rows, draw(rows))
+    else:
+        # One worker draws chunk i+1 (NumPy releases the GIL while it fills) while this thread
+        # counts chunk i. Draws stay in order from the one generator, so the stream, and the
+        # result, are exactly those of the plain loop above.
+        with ThreadPoolExecutor(max_workers=1) as worker:
+            pending = worker.submit(draw, sizes[0][1])
+            for i, (start, rows) in enumerate(sizes):
+                indices = pending.result()
+                if i + 1 < len(sizes):
+                    pending = worker.submit(draw, sizes[i + 1][1])
+                count(start, rows, indices)
     out /= np.float32(n)
     return out
 

@@ -54,15 +54,33 @@ class LabelSet:
     def fingerprint(self) -> str:
         """A short hash of the normalised judgments: same pairs and grades -> same fingerprint.
 
-        Row order, file format and per-query fields do not change it.
+        Row order, file format and per-query fields do not change it. The hashed text is one
+        line per judgment, sorted by (query, doc id): ``<len>:<query><len>:<doc>=<grade>``
+        (length-prefixed ids cannot run into each other; grades at full float precision).
         """
-        frame = self.judgments.sort_values(["query", "doc_id"], kind="stable")
-        query, doc = frame["query"].astype(str), frame["doc_id"].astype(str)
-        # Length-prefixed ids cannot run into each other; grades keep full float precision.
-        lines = (query.str.len().astype(str) + ":" + query + doc.str.len().astype(str) + ":" + doc + "="
-                 + frame["grade"].astype(np.float64).astype(str))
-        digest = hashlib.sha256("\n".join(lines.tolist()).encode("utf-8")).hexdigest()
-        return digest[:12]
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        query = pa.array(self.judgments["query"].astype(str).to_numpy(dtype=object), pa.string())
+        doc = pa.array(self.judgments["doc_id"].astype(str).to_numpy(dtype=object), pa.string())
+        grade = np.ascontiguousarray(self.judgments["grade"].to_numpy(dtype=np.float64))
+        # Each distinct grade (by bit pattern, so -0.0 stays "-0.0") printed once, as str(float) does.
+        bits, which = np.unique(grade.view(np.uint64), return_inverse=True)
+        grade_text = pa.array([str(g) for g in bits.view(np.float64).tolist()], pa.string())
+        grade_text = grade_text.take(pa.array(which.reshape(-1)))
+        # Arrow sorts UTF-8 bytewise, which is code-point order: the order Python sorts str in.
+        order = pc.sort_indices(pa.table({"q": query, "d": doc}),
+                                sort_keys=[("q", "ascending"), ("d", "ascending")])
+        query, doc, grade_text = query.take(order), doc.take(order), grade_text.take(order)
+
+        def length(values: pa.Array) -> pa.Array:  # code points, as Python's len()
+            return pc.cast(pc.utf8_length(values), pa.string())
+
+        lines = pc.binary_join_element_wise(length(query), ":", query, length(doc), ":", doc, "=", grade_text,
+                                            "\n", "")
+        offsets = np.frombuffer(lines.buffers()[1], dtype=np.int32, count=len(lines) + 1, offset=lines.offset * 4)
+        text = memoryview(lines.buffers()[2])[int(offsets[0]):int(offsets[-1]) - 1]  # without the last "\n"
+        return hashlib.sha256(text).hexdigest()[:12]
 
     @property
     def n_queries(self) -> int:

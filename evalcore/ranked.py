@@ -8,6 +8,7 @@ again. Ids are integer-coded once; the join is a hash lookup over whole arrays.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -72,6 +73,13 @@ class LabelIndex:
     def n_queries(self) -> int:
         return len(self.queries)
 
+    @cached_property
+    def doc_id_strings(self):
+        """The judged doc ids as an Arrow string array, for `IdArray.index_in`."""
+        from .ids import to_arrow_strings
+
+        return to_arrow_strings(self.doc_ids.to_numpy(dtype=object))
+
 
 @dataclass(frozen=True)
 class RankedGrades:
@@ -88,7 +96,7 @@ class RankedGrades:
     depth: int
     grades: np.ndarray
     returned: np.ndarray
-    doc_codes: np.ndarray  # codes into run.doc_ids, -1 where nothing was returned
+    doc_codes: np.ndarray  # codes into run.doc_ids (one per run row), -1 where nothing was returned
     first_relevant: np.ndarray
     n_returned: np.ndarray  # full ranking length per evaluated query
     in_run: np.ndarray  # bool per evaluated query
@@ -110,13 +118,17 @@ def rank_grades(run: Run, index: LabelIndex, depth: int) -> RankedGrades:
         raise invalid_parameter("k", "an integer >= 1", depth)
     n_q = index.n_queries
     q_of_run_query = pd.Index(index.queries).get_indexer(run.query_ids)
-    label_doc_of_run_doc = index.doc_ids.get_indexer(run.doc_ids)
+    # Which label doc each stored run row names (-1: none): see IdArray.index_in (hashes, then strings).
+    label_doc_of_stored = run.doc_ids.index_in(index.doc_id_strings)
+    label_doc_of_row = label_doc_of_stored[run.doc_codes]
+    del label_doc_of_stored
 
     # Judged rows anywhere in the ranking (for grades and the first relevant rank) ...
-    judged_rows = np.flatnonzero(label_doc_of_run_doc[run.doc_codes] >= 0)
+    judged_rows = np.flatnonzero(label_doc_of_row >= 0)
     judged_q = q_of_run_query[run.query_codes[judged_rows]]
     judged_rows, judged_q = judged_rows[judged_q >= 0], judged_q[judged_q >= 0]
-    keys = judged_q.astype(np.int64) * max(len(index.doc_ids), 1) + label_doc_of_run_doc[run.doc_codes[judged_rows]]
+    keys = judged_q.astype(np.int64) * max(len(index.doc_ids), 1) + label_doc_of_row[judged_rows]
+    del label_doc_of_row
     hit = index.keys.get_indexer(keys)
     found = hit >= 0
     graded_rows, g_q = judged_rows[found], judged_q[found]

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError, invalid_parameter
+from .ids import IdArray, repeated_rows
 from .sources import Source, SourceLike, detect_format, open_source
 from .tables import (
     DOC_ALIASES, QUERY_ALIASES, Table, find_column, first_empty, id_strings, parse_numbers,
@@ -35,6 +36,8 @@ class Run:
 
     Row ``i`` is doc ``doc_ids[doc_codes[i]]`` at 0-based ``positions[i]`` for query
     ``query_ids[query_codes[i]]``; the rows of query ``j`` are ``starts[j]:starts[j+1]``.
+    ``doc_ids`` holds one id per row as read (an `IdArray`, indexed like a NumPy object
+    array), so the same doc in two queries has two codes: compare doc ids, not codes.
     ``tie_keys`` holds the value the order came from (score or rank; NaN where the order is
     a list's own), so ties across a cutoff can be found.
     """
@@ -42,7 +45,7 @@ class Run:
     name: str
     model: str
     query_ids: np.ndarray
-    doc_ids: np.ndarray
+    doc_ids: IdArray
     query_codes: np.ndarray
     doc_codes: np.ndarray
     positions: np.ndarray
@@ -300,34 +303,41 @@ def _from_jsonl(src: Source) -> dict:
 
 def _assemble(parts: dict, name: str, found: dict, explicit: dict, source: str | None,
               repairs: tuple[EvalWarning, ...]) -> Run:
-    """Integer-code ids, put rows in evaluation order, drop duplicate docs, attach metadata."""
+    """Integer-code query ids, put rows in evaluation order, drop repeated docs, attach metadata.
+
+    Doc ids stay one Arrow string per parsed row (`IdArray`); ``doc_codes`` points each
+    ordered row at its parsed row. No dictionary of distinct docs is built (see `evalcore.ids`).
+    """
     if "query_codes" in parts:
         query_codes, query_ids = parts["query_codes"], parts["query_ids"]
-        doc_codes, doc_ids = parts["doc_codes"], parts["doc_ids"]
     else:
         query_codes, query_ids = pd.factorize(pd.Series(parts["queries"]), sort=False)
-        doc_codes, doc_ids = pd.factorize(pd.Series(parts["docs"]), sort=False)
+    scores, ranks, list_order = parts["scores"], parts["ranks"], bool(parts.get("list_order"))
+    docs = parts["docs"]
+    doc_ids = docs if isinstance(docs, IdArray) else IdArray(docs)
+    del parts, docs
     query_ids = np.asarray(query_ids, dtype=object)
-    doc_ids = np.asarray(doc_ids, dtype=object)
     query_codes = query_codes.astype(np.int32, copy=False)
-    doc_codes = doc_codes.astype(np.int32, copy=False)
-    scores, ranks = parts["scores"], parts["ranks"]
     n = len(query_codes)
+    index_type = np.int32 if n < 2**31 else np.int64
     if scores is None:
         scores = np.full(n, np.nan)
-    # Sort keys, most significant first; doc id descending breaks what is still tied.
+    # Sort keys (array, descending?), most significant first; doc id descending breaks what is still tied.
     if ranks is not None:
-        keys = [query_codes, ranks] + ([-scores] if not np.isnan(scores).all() else [])
-        tie_keys = np.full(n, np.nan) if parts.get("list_order") else ranks
+        keys = [(query_codes, False), (ranks, False)] + ([(scores, True)] if not np.isnan(scores).all() else [])
+        tie_keys = np.full(n, np.nan) if list_order else ranks
     else:
-        keys = [query_codes, -scores]
+        keys = [(query_codes, False), (scores, True)]
         tie_keys = scores
-    order = _evaluation_order(keys, doc_codes, doc_ids)
+    order = _evaluation_order(keys, doc_ids)
+    del keys
+    doc_codes = None
     if order is not None:
-        query_codes, doc_codes = query_codes[order], doc_codes[order]
-        scores, tie_keys = scores[order], tie_keys[order]
+        query_codes, scores, tie_keys = query_codes[order], scores[order], tie_keys[order]
+        doc_codes = order.astype(index_type, copy=False)
+        del order
     warnings = list(repairs)
-    dup = _repeated_docs(query_codes, doc_codes, len(doc_ids))
+    dup = repeated_rows(query_codes, doc_ids, doc_codes)
     if dup is not None:
         n_queries = len(np.unique(query_codes[dup]))
         warnings.append(EvalWarning(
@@ -337,7 +347,13 @@ def _assemble(parts: dict, name: str, found: dict, explicit: dict, source: str |
             n_queries,
         ))
         keep = ~dup
-        query_codes, doc_codes, scores, tie_keys = query_codes[keep], doc_codes[keep], scores[keep], tie_keys[keep]
+        if doc_codes is None:
+            doc_codes = np.flatnonzero(keep).astype(index_type, copy=False)
+        else:
+            doc_codes = doc_codes[keep]
+        query_codes, scores, tie_keys = query_codes[keep], scores[keep], tie_keys[keep]
+    if doc_codes is None:
+        doc_codes = np.arange(n, dtype=index_type)
     counts = np.bincount(query_codes, minlength=len(query_ids))
     starts = np.zeros(len(query_ids) + 1, dtype=np.int64)
     np.cumsum(counts, out=starts[1:])
@@ -355,57 +371,71 @@ def _assemble(parts: dict, name: str, found: dict, explicit: dict, source: str |
     )
 
 
-def _evaluation_order(keys: list[np.ndarray], doc_codes: np.ndarray, doc_ids: np.ndarray) -> np.ndarray | None:
+def _evaluation_order(keys: list[tuple[np.ndarray, bool]], doc_ids: IdArray) -> np.ndarray | None:
     """The permutation that sorts rows by ``keys`` then doc id descending; None if already sorted.
 
-    Most files come sorted and without ties, so both checks are linear scans and the string
-    ranks of doc ids (for the tie rule) are only computed when some keys are tied.
+    ``keys`` are (values, descending) pairs, most significant first; row ``i`` holds
+    ``doc_ids[i]``. Most files come sorted and without ties, so both checks are linear scans
+    (no negated copy of the scores is made for them); only rows tied on every key get their
+    doc ids ranked (as strings: Arrow's byte order of UTF-8 is Python's code-point order).
     """
-    order = None if _is_sorted(keys) else np.lexsort(keys[::-1])
-    current = keys if order is None else [k[order] for k in keys]
-    if not _has_ties(current):
+    order = None
+    if not _is_sorted(keys):
+        order = np.lexsort([-values if desc else values for values, desc in keys[::-1]])
+    current = keys if order is None else [(values[order], desc) for values, desc in keys]
+    tied = _tied_rows([values for values, _ in current])
+    if tied is None:
         return order
-    doc_rank = np.empty(len(doc_ids), dtype=np.int64)
-    doc_rank[np.argsort(doc_ids, kind="stable")] = np.arange(len(doc_ids))
-    codes = doc_codes if order is None else doc_codes[order]
-    tie_break = -doc_rank[codes]
-    if _is_sorted(current + [tie_break]):
+    rows = np.flatnonzero(tied)
+    del tied
+    strings = doc_ids.take_arrow(rows if order is None else order[rows])
+    tie_break = np.zeros(len(keys[0][0]), dtype=np.int64)
+    tie_break[rows] = _dense_ranks(strings)
+    current = current + [(tie_break, True)]
+    if _is_sorted(current):
         return order
-    again = np.lexsort(([tie_break] + current[::-1]))
+    again = np.lexsort([-values if desc else values for values, desc in current[::-1]])
     return again if order is None else order[again]
 
 
-def _has_ties(keys: list[np.ndarray]) -> bool:
-    """True when two adjacent rows are equal on every key."""
+def _tied_rows(keys: list[np.ndarray]) -> np.ndarray | None:
+    """Mask of rows equal on every key to the row before or after; None when no row is."""
     if len(keys[0]) < 2:
-        return False
+        return None
     equal = np.ones(len(keys[0]) - 1, dtype=bool)
     for key in keys:
         equal &= key[:-1] == key[1:]
-    return bool(equal.any())
-
-
-def _repeated_docs(query_codes: np.ndarray, doc_codes: np.ndarray, n_docs: int) -> np.ndarray | None:
-    """Mask of rows repeating a (query, doc) pair seen earlier in the ordered rows; None if none.
-
-    A sort of the pair keys answers the common no-duplicates case; only then is the mask built.
-    """
-    pair = query_codes.astype(np.int64) * max(n_docs, 1) + doc_codes
-    pair.sort()
-    if not (pair[1:] == pair[:-1]).any():
+    if not equal.any():
         return None
-    pair = query_codes.astype(np.int64) * max(n_docs, 1) + doc_codes
-    return pd.Series(pair).duplicated(keep="first").to_numpy()
+    tied = np.zeros(len(keys[0]), dtype=bool)
+    tied[:-1] |= equal
+    tied[1:] |= equal
+    return tied
 
 
-def _is_sorted(keys: list[np.ndarray]) -> bool:
-    """True when rows are already in lexicographic order of ``keys`` (most significant first)."""
-    if len(keys[0]) < 2:
+def _dense_ranks(strings) -> np.ndarray:
+    """Rank of each string in sorted order, equal strings sharing a rank."""
+    import pyarrow.compute as pc
+
+    if not len(strings):
+        return np.zeros(0, dtype=np.int64)
+    order = pc.sort_indices(strings).to_numpy()
+    ordered = strings.take(order)
+    same = pc.equal(ordered[1:], ordered[:-1]).to_numpy(zero_copy_only=False)
+    sorted_ranks = np.concatenate([[0], np.cumsum(~same)])
+    ranks = np.empty(len(order), dtype=np.int64)
+    ranks[order] = sorted_ranks
+    return ranks
+
+
+def _is_sorted(keys: list[tuple[np.ndarray, bool]]) -> bool:
+    """True when rows are already in lexicographic order of ``keys`` ((values, descending) pairs)."""
+    if len(keys[0][0]) < 2:
         return True
-    less = np.zeros(len(keys[0]) - 1, dtype=bool)
-    equal = np.ones(len(keys[0]) - 1, dtype=bool)
-    for key in keys:
-        a, b = key[:-1], key[1:]
-        less |= equal & (a < b)
+    before = np.zeros(len(keys[0][0]) - 1, dtype=bool)
+    equal = np.ones(len(keys[0][0]) - 1, dtype=bool)
+    for values, desc in keys:
+        a, b = values[:-1], values[1:]
+        before |= equal & ((a > b) if desc else (a < b))
         equal &= a == b
-    return bool((less | equal).all())
+    return bool((before | equal).all())
