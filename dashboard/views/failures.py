@@ -187,7 +187,7 @@ else:
             stored, line_changes = result.value
             verb = "Saved" if stored.created else "Already saved (nothing new written)"
             st.success(md_text(f"{verb}: {stored.describe()}"), icon=":material/check_circle:")
-            for change in line_changes:
+            for change in sorted(line_changes, key=lambda c: -len(c.regressions)):  # regressions first
                 st.markdown(md_text(change.summary()))
                 if len(change.regressions):
                     st.markdown(md_text(f"**Regressions first**: {len(change.regressions):,} queries line "
