@@ -150,9 +150,9 @@ def resolve(key: str | None) -> tuple[Dataset, str | None]:
     dataset = store().dataset(key)
     if dataset is None:
         where = f"the workspace {workspace_location()}" if workspace().ok else "this server's memory"
-        return sample, (f"The link names data set {key}, which is not in {where} (its files were deleted, or it was "
-                        "uploaded to another workspace). Showing the sample data; upload the files again to see "
-                        "that view.")
+        return sample, (f"The link names data set {key}, which this server no longer holds: it is not in {where} "
+                        "(its files were deleted, or it was uploaded to another workspace). Showing the sample data; "
+                        "upload the files again to see that view.")
     return dataset, None
 
 

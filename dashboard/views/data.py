@@ -228,7 +228,7 @@ for tab, kind in zip(tabs, KIND_LABELS):
         if listing.empty:
             st.caption(f"No {KIND_LABELS[kind].lower()} saved yet.")
             continue
-        st.dataframe(listing, hide_index=True, width="stretch", height=min(38 * len(listing) + 40, 300))
+        st.dataframe(listing, hide_index=True, width="stretch", height=min(35 * (len(listing) + 1) + 3, 300))
         if kind == "labels":
             keys = listing["name"].astype(str).tolist()
             describe = str

@@ -48,6 +48,10 @@ if history.empty:
 label_set = str(history["labels"].iloc[-1])
 versions = sorted(set(int(v) for v in history["labels_version"]))
 st.subheader("Metrics over the line's runs")
+metrics_known = list(dict.fromkeys(history["metric"]))
+metrics_main = [m for m in metrics_known if m.startswith("recall@") or m == "mrr"] or metrics_known
+metrics = st.multiselect("Metrics", options=metrics_known, default=metrics_main, key=f"history.metrics.{line}")
+history = history[history["metric"].isin(metrics or metrics_main)]
 st.altair_chart(history_chart(history, line), width="stretch")
 context = (f"line {line} · {history['run_id'].nunique()} run(s) · labels {label_set} "
            f"v{', v'.join(str(v) for v in versions)} · n = "
@@ -91,7 +95,7 @@ else:
     st.caption(md_text(f"{len(frame):,} queries failed at some point, {n_open:,} open · regressions first · "
                        f"a query fails when no relevant doc is in the top k (k = {k}) · labels {label_set} · "
                        "edit status, cause tags and notes on the Failures page (open the query)"))
-    st.dataframe(frame, hide_index=True, width="stretch", height=360,
+    st.dataframe(frame, hide_index=True, width="stretch", height=min(35 * len(frame) + 40, 400),
                  column_order=["query", "query_text", "status_label", "status_by", "first_rank", "first_failed_run",
                                "first_failed_at", "fixed_run", "regressed_run", "n_failed", "n_runs", "tags", "note"],
                  column_config={"status_label": st.column_config.TextColumn("status"),
