@@ -139,5 +139,17 @@ def test_uploads_and_ledger_edits_survive_a_reload_and_a_server_restart(page: Pa
         expect(page.locator('[data-testid="stVegaLiteChart"]').first).to_be_visible()
         no_exceptions(page)
         shoot(page, "workspace_history")
+
+        # The meeting report: one self-contained HTML page, and the failures with the person's note.
+        page.get_by_role("button", name="Prepare the report").click()
+        settle(page)
+        with page.expect_download() as download:
+            page.get_by_role("button", name="Report (HTML)").click()
+        html = Path(download.value.path()).read_text()
+        assert "data:image/png;base64," in html and "d2 sits at rank 2: ticket 4711" in html
+        with page.expect_download() as download:
+            page.get_by_role("button", name="Failures (CSV)").click()
+        csv_text = Path(download.value.path()).read_text()
+        assert "q2" in csv_text and "known" in csv_text
     finally:
         second.stop()

@@ -1,5 +1,7 @@
 """History: a model line's metrics over its runs in time, its failure ledger, and the meeting report."""
 
+import base64
+
 import pandas as pd
 import streamlit as st
 
@@ -130,6 +132,13 @@ def documents_for(evaluation_id: int):
     return docs.value if docs.ok else None
 
 
+def markdown_with_charts(report) -> str:
+    """The Markdown report as one file: its charts embedded as PNG data URIs."""
+    images = {name: "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+              for name, png in report.chart_pngs().items()}
+    return report.to_markdown(images)
+
+
 if st.button("Prepare the report", icon=":material/description:", key="history.prepare"):
     with st.spinner("Recomputing the evaluation and drawing the charts…"):
         built = saved.report(chosen, None, docs=documents_for(chosen))
@@ -149,7 +158,7 @@ if ready is not None and ready[0] == chosen:
                                mime="text/html", on_click="ignore", icon=":material/download:",
                                key="history.report_html")
         with cols[1]:
-            st.download_button("Report (Markdown)", data=lambda: report.to_markdown(),
+            st.download_button("Report (Markdown)", data=lambda: markdown_with_charts(report),
                                file_name=f"report-{chosen}.md", mime="text/markdown", on_click="ignore",
                                icon=":material/download:", key="history.report_md")
         with cols[2]:
