@@ -326,6 +326,8 @@ else:
         if len(entry.log):
             with st.expander(f"Edit log ({len(entry.log)})"):
                 st.dataframe(entry.log, hide_index=True, width="stretch")
+        st.page_link("views/history.py", label=f"Line {layout.safe(entry.line)} over time, and its whole ledger",
+                     icon=":material/history:", query_params={"line": entry.line})
 
 st.dataframe(dd.scores, hide_index=True, width="stretch", column_config={
     f"recall@{k}": st.column_config.NumberColumn(format="%.2f"),
