@@ -163,12 +163,15 @@ def register(dataset: Dataset) -> str:
     stored run with the metadata it is read with (its model line: the model string), so
     ``evalcore workspace list`` shows them. A workspace error is kept for the Data page to show.
     """
-    key = store().put_dataset(dataset)
+    try:
+        key = store().put_dataset(dataset)
+    except EvalcoreError as exc:
+        st.session_state["data.workspace_error"] = (f"Could not keep this data set in the workspace ({exc}); it is "
+                                                    "held in memory until the server restarts.")
+        return dataset.key
     problem = _record(dataset)
     if problem:
         st.session_state["data.workspace_error"] = problem
-    else:
-        st.session_state.pop("data.workspace_error", None)
     return key
 
 

@@ -30,7 +30,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
-from evalcore.workspace import NotInWorkspace, StoredFile, Workspace
+from evalcore.workspace import NotInWorkspace, StoredFile, Workspace, WorkspaceError
 
 DEFAULT_MAX_BYTES = 2 * 1024**3
 """Bytes of user files kept in memory (2 GiB; ``EVALCORE_DASHBOARD_MAX_MB`` overrides)."""
@@ -228,17 +228,22 @@ class DatasetStore:
 
     def put_dataset(self, dataset: Dataset) -> str:
         """Remember ``dataset`` under its key: in memory and, with a workspace, as a manifest on disk
-        (its files stored in the workspace first, so the manifest never names a file it lacks)."""
+        (its files stored in the workspace first, so the manifest never names a file it lacks).
+        Raises `WorkspaceError` when the workspace cannot take it (it is still held in memory)."""
         key = dataset.key
-        if self.workspace is not None and not dataset.sample:
-            for ref in dataset.files:
-                self.stored_file(ref)
-            self._write_manifest(key, dataset.manifest())
         with self._lock:
             self._datasets[key] = dataset
             self._datasets.move_to_end(key)
             while len(self._datasets) > self.max_datasets:
                 self._datasets.popitem(last=False)
+        if self.workspace is not None and not dataset.sample:
+            for ref in dataset.files:
+                self.stored_file(ref)
+            try:
+                self._write_manifest(key, dataset.manifest())
+            except OSError as exc:
+                raise WorkspaceError(f"Cannot write the data set manifest in {self.workspace.location}: "
+                                     f"{exc.strerror}.") from None
         return key
 
     def dataset(self, key: str) -> Dataset | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,8 @@ from streamlit.testing.v1 import AppTest
 from evalcore.workspace import ENV_VAR, Workspace
 
 ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # the store tests import `dashboard.store` directly
+    sys.path.insert(0, str(ROOT))
 APP = ROOT / "dashboard" / "app.py"
 TIMEOUT = 180
 
@@ -214,3 +217,45 @@ def test_deleting_asks_first_and_shows_what_would_go(workspace_dir: Path) -> Non
     assert "Delete label set 'mine': 1 version" in words(at)
     at.button(key="data.delete.labels.yes").click().run()
     assert Workspace(workspace_dir).label_sets().empty
+
+
+# ---------------------------------------------------------------------------------------------- the store itself
+
+
+def test_store_keeps_files_and_manifests_in_the_workspace_across_a_restart(tmp_path: Path) -> None:
+    from dashboard.store import Dataset, DatasetStore, RunSpec
+
+    ws = Workspace(tmp_path / "ws")
+    store = DatasetStore(ws, max_bytes=1)  # a tiny memory cap: only the newest file stays in memory
+    labels = store.put_file("mine.csv", LABELS)
+    run = store.put_file("v1.trec", RUN_V1)
+    assert labels.sha256 == hashlib.sha256(LABELS).hexdigest()
+    assert store.put_file("again.csv", LABELS) == labels.__class__("again.csv", labels.sha256, labels.size)
+    assert len(ws.files()) == 2  # the same bytes are stored once
+    assert store.file(labels) == LABELS  # dropped from memory, read back from the workspace
+
+    dataset = Dataset(labels=labels, runs=(RunSpec(file=run, name="v1", model="acme-m", price_per_mtok=0.5, dims=64),))
+    key = store.put_dataset(dataset)
+
+    restarted = DatasetStore(Workspace(tmp_path / "ws"))
+    again = restarted.dataset(key)
+    assert again == dataset and again.key == key
+    assert restarted.file(run) == RUN_V1
+    assert restarted.dataset("0123456789ab") is None and restarted.dataset("../../etc") is None
+
+    # A file known only through the fallback (a sample file) is stored when a data set names it.
+    sample = DatasetStore(ws, fallback=lambda ref: b"q9,d9,1\n" if ref.name == "sample.csv" else None)
+    ref = sample.put_file("sample.csv", b"q9,d9,1\n", keep=False)
+    assert ref.sha256 not in set(ws.files()["sha256"])
+    sample.put_dataset(Dataset(labels=ref, runs=(RunSpec(file=run, name="v1"),)))
+    assert ref.sha256 in set(ws.files()["sha256"])
+
+
+def test_store_without_a_workspace_keeps_files_in_memory() -> None:
+    from dashboard.store import Dataset, DatasetStore, RunSpec
+
+    store = DatasetStore(None)
+    labels = store.put_file("mine.csv", LABELS)
+    dataset = Dataset(labels=labels, runs=(RunSpec(file=store.put_file("v1.trec", RUN_V1), name="v1"),))
+    assert store.dataset(store.put_dataset(dataset)) == dataset
+    assert store.file(labels) == LABELS

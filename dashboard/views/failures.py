@@ -151,14 +151,7 @@ known = saved.saved_runs(v.dataset) if opened.ok else {}
 if not opened.ok:
     layout.error(opened.error)
 else:
-    if known:
-        st.caption(md_text("Saved in the workspace: " + "; ".join(
-            f"{r} as run #{s.run_id} of line {s.line} (evaluation {s.evaluation_id})" for r, s in known.items())
-            + f" · labels {saved.labels_name(v.dataset)} · workspace {opened.value.location}"))
-    else:
-        st.caption(md_text(f"Not saved yet. Saving records every query's hit or miss at k = {k} for each run, so the "
-                           f"failure ledger can say what was first seen failing, fixed or regressed · workspace "
-                           f"{opened.value.location}"))
+    status_line = st.empty()  # filled below, after a save this run may make
     with st.form("failures.save_form", border=True):
         st.markdown(md_text(f"Save this evaluation at k = {k} (scored at k = 1 and k = {k}; n = {v.n:,} queries; "
                             f"labels {v.labels_ref}). A model line groups the runs of one model over time: by "
@@ -178,6 +171,14 @@ else:
         st.session_state["failures.saved"] = (v.dataset.key, k, result)
         if result.ok:
             known = saved.saved_runs(v.dataset)
+    if known:
+        status_line.caption(md_text("Saved in the workspace: " + "; ".join(
+            f"{r} as run #{s.run_id} of line {s.line} (evaluation {s.evaluation_id})" for r, s in known.items())
+            + f" · labels {saved.labels_name(v.dataset)} · workspace {opened.value.location}"))
+    else:
+        status_line.caption(md_text(f"Not saved yet. Saving records every query's hit or miss at k = {k} for each "
+                                    "run, so the failure ledger can say what was first seen failing, fixed or "
+                                    f"regressed · workspace {opened.value.location}"))
     last = st.session_state.get("failures.saved")
     if last is not None and last[0] == v.dataset.key and last[1] == k:
         result = last[2]
@@ -190,8 +191,8 @@ else:
             for change in sorted(line_changes, key=lambda c: -len(c.regressions)):  # regressions first
                 st.markdown(md_text(change.summary()))
                 if len(change.regressions):
-                    st.markdown(md_text(f"**Regressions first**: {len(change.regressions):,} queries line "
-                                        f"{change.line} passed before and fails now"))
+                    st.markdown("**Regressions first**: " + md_text(
+                        f"{len(change.regressions):,} queries line {change.line} passed before and fail now"))
                     st.dataframe(change.regressions, hide_index=True, width="stretch",
                                  column_order=["query", "query_text", "first_rank", "first_rank_before", "status_label",
                                                "tags", "note"])
