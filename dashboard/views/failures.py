@@ -152,19 +152,22 @@ if not opened.ok:
     layout.error(opened.error)
 else:
     status_line = st.empty()  # filled below, after a save this run may make
-    with st.form("failures.save_form", border=True):
-        st.markdown(md_text(f"Save this evaluation at k = {k} (scored at k = 1 and k = {k}; n = {v.n:,} queries; "
-                            f"labels {v.labels_ref}). A model line groups the runs of one model over time: by "
-                            "default the model string."))
-        line_columns = st.columns(min(len(v.all_runs), 4))
-        line_inputs = {}
-        for i, run_name in enumerate(v.all_runs):
-            default_line = known[run_name].line if run_name in known else v.model(run_name)
-            with line_columns[i % len(line_columns)]:
-                line_inputs[run_name] = st.text_input(
-                    f"Model line of {layout.safe(run_name)}", value=default_line,
-                    key=f"failures.line.{v.dataset.key}.{i}", max_chars=200)
-        save_clicked = st.form_submit_button("Save this evaluation to the workspace", icon=":material/save:")
+    every_run_saved = all(r in known for r in v.all_runs)
+    with st.expander("Save this evaluation to the workspace" + (" again" if every_run_saved else ""),
+                     expanded=not every_run_saved, icon=":material/save:"):
+        with st.form("failures.save_form", border=True):
+            st.markdown(md_text(f"Save this evaluation at k = {k} (scored at k = 1 and k = {k}; n = {v.n:,} queries; "
+                                f"labels {v.labels_ref}). A model line groups the runs of one model over time: by "
+                                "default the model string."))
+            line_columns = st.columns(min(len(v.all_runs), 4))
+            line_inputs = {}
+            for i, run_name in enumerate(v.all_runs):
+                default_line = known[run_name].line if run_name in known else v.model(run_name)
+                with line_columns[i % len(line_columns)]:
+                    line_inputs[run_name] = st.text_input(
+                        f"Model line of {layout.safe(run_name)}", value=default_line,
+                        key=f"failures.line.{v.dataset.key}.{i}", max_chars=200)
+            save_clicked = st.form_submit_button("Save this evaluation to the workspace", icon=":material/save:")
     if save_clicked:
         with st.spinner("Saving the evaluation and comparing each run with its line…"):
             result = saved.save_evaluation(v.dataset, k, {r: (x or "").strip() for r, x in line_inputs.items()})
