@@ -206,5 +206,5 @@ def delete(kind: str, key: str | int) -> data.Loaded:
     if ws is None:
         return data.Loaded(error=data.workspace().error)
     done = attempt(ws.delete, kind, key)
-    data.store().forget_stored()
+    data.forget_recorded()
     return done

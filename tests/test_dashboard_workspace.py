@@ -218,6 +218,10 @@ def test_deleting_asks_first_and_shows_what_would_go(workspace_dir: Path) -> Non
     at.button(key="data.delete.labels.yes").click().run()
     assert Workspace(workspace_dir).label_sets().empty
 
+    # Uploading the same labels again records them again.
+    upload(app("views/data.py"), [("v1.trec", RUN_V1)])
+    assert Workspace(workspace_dir).label_sets()["name"].tolist() == ["mine"]
+
 
 # ---------------------------------------------------------------------------------------------- the store itself
 
