@@ -13,7 +13,7 @@ from typing import Any, Callable, Sequence
 
 import pandas as pd
 
-from evalcore.archive import Archive, LedgerEntry, LineChanges
+from evalcore.archive import Archive, LedgerEntry, LineChanges, normalise_tag
 from evalcore.errors import EvalcoreError
 from evalcore.workspace import SavedEvaluation, Workspace
 
@@ -120,11 +120,11 @@ def edit_entry(current: LedgerEntry, status: str | None, tags: Sequence[str], no
     def apply() -> list[str]:
         done = []
         line, query, labels = current.line, current.query, current.labels
+        wanted = {normalise_tag(t) for t in tags if str(t).strip()}  # a bad tag stops before anything is written
         if status and status != current.status:
             archive.set_status(line, query, status, labels=labels)
             done.append("status")
         old = set(current.tags)
-        wanted = {" ".join(str(t).split()).lower() for t in tags if str(t).strip()}
         for tag in sorted(wanted - old):
             archive.add_tag(line, query, tag, labels=labels)
         for tag in sorted(old - wanted):

@@ -141,6 +141,14 @@ def test_save_shows_regressions_first_and_the_ledger_is_edited_from_the_drill_do
     no_exceptions(at)
     assert "status regressed" in words(at) and "regressed in run v2" in words(at)
     form = "ledger.acme-m.mine.q1"
+    # A tag too long is refused with a message, and nothing of the form is written.
+    at.selectbox(key=f"{form}.status").set_value("known")
+    at.multiselect(key=f"{form}.tags").set_value(["x" * 61])
+    at.button(key=f"FormSubmitter:{form}-Save to the ledger").click().run()
+    no_exceptions(at)
+    assert "a tag of 1 to 60 characters" in words(at)
+    assert Workspace(workspace_dir).archive.entry("acme-m", "q1").status == "regressed"
+
     at.selectbox(key=f"{form}.status").set_value("known")
     at.multiselect(key=f"{form}.tags").set_value(["ranking", "label wrong"])
     at.text_area(key=f"{form}.note").set_value("d1 is at rank 2; ticket 4711")
