@@ -6,7 +6,7 @@ import altair as alt
 import pandas as pd
 
 
-def history_chart(frame: pd.DataFrame, line: str) -> alt.LayerChart:
+def history_chart(frame: pd.DataFrame, line: str, subtitle: str = "") -> alt.LayerChart:
     """One line per metric through the line's runs in upload order, a bar from ci_low to ci_high at each.
 
     ``frame`` is `Workspace.history` output. The tooltip names the run, model, n, k and label-set
@@ -32,4 +32,5 @@ def history_chart(frame: pd.DataFrame, line: str) -> alt.LayerChart:
     bars = base.mark_rule(strokeWidth=3, opacity=0.7).encode(y=alt.Y("ci_low:Q", title="mean (95% interval)"),
                                                             y2="ci_high:Q", tooltip=tooltip)
     points = base.mark_point(filled=True, size=80, opacity=1).encode(y=y, tooltip=tooltip)
-    return (bars + points).properties(height=360, title=f"Model line {line}")
+    title = alt.Title(f"Model line {line}", subtitle=subtitle) if subtitle else f"Model line {line}"
+    return (bars + points).properties(height=360, title=title)

@@ -271,3 +271,30 @@ def test_store_without_a_workspace_keeps_files_in_memory() -> None:
     dataset = Dataset(labels=labels, runs=(RunSpec(file=store.put_file("v1.trec", RUN_V1), name="v1"),))
     assert store.dataset(store.put_dataset(dataset)) == dataset
     assert store.file(labels) == LABELS
+
+
+def test_two_sessions_storing_at_once_lose_nothing(tmp_path: Path) -> None:
+    """Two writers at once (one shared store, as two browser sessions on one server, and a second
+    server process's own store on the same folder): every file and data set is kept."""
+    import threading
+
+    from dashboard.store import Dataset, DatasetStore, RunSpec
+
+    shared = DatasetStore(Workspace(tmp_path / "ws"))
+    other_server = DatasetStore(Workspace(tmp_path / "ws"))
+    keys: dict[tuple[int, int], str] = {}
+
+    def session(worker: int, store: DatasetStore) -> None:
+        for i in range(8):
+            labels = store.put_file(f"labels-{worker}-{i}.csv", LABELS + f"q{worker}x{i},d1,1\n".encode())
+            run = store.put_file(f"run-{worker}-{i}.trec", RUN_V1 + f"q{worker}x{i} Q0 d1 1 9 t\n".encode())
+            keys[worker, i] = store.put_dataset(Dataset(labels=labels, runs=(RunSpec(file=run, name="v1"),)))
+
+    threads = [threading.Thread(target=session, args=(w, shared if w < 2 else other_server)) for w in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(keys) == 24 and len(Workspace(tmp_path / "ws").files()) == 48
+    fresh = DatasetStore(Workspace(tmp_path / "ws"))
+    assert all(fresh.dataset(key) is not None for key in keys.values())

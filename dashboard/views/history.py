@@ -54,13 +54,13 @@ metrics_known = list(dict.fromkeys(history["metric"]))
 metrics_main = [m for m in metrics_known if m.startswith("recall@") or m == "mrr"] or metrics_known
 metrics = st.multiselect("Metrics", options=metrics_known, default=metrics_main, key=f"history.metrics.{line}")
 history = history[history["metric"].isin(metrics or metrics_main)]
-st.altair_chart(history_chart(history, line), width="stretch")
 context = (f"line {line} · {history['run_id'].nunique()} run(s) · labels {label_set} "
            f"v{', v'.join(str(v) for v in versions)} · n = "
            + ", ".join(f"{int(n):,}" for n in sorted(set(history["n"]))) + " queries · 95% intervals (seed "
            + ", ".join(str(int(s)) for s in sorted(set(history["seed"]))) + ")")
 if len(versions) > 1:
     context += " · the label set changed between runs: compare across versions with care"
+st.altair_chart(history_chart(history, line, subtitle=context), width="stretch")
 st.caption(md_text(context))
 table = history.assign(
     interval=[f"{lo:.3f} – {hi:.3f}" if pd.notna(lo) and pd.notna(hi) else "–"
