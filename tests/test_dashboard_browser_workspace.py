@@ -112,8 +112,8 @@ def test_uploads_and_ledger_edits_survive_a_reload_and_a_server_restart(page: Pa
         page.reload()
         page.wait_for_selector('[data-testid="stApp"]')
         settle(page)
-        expect(page.get_by_label("Note")).to_have_value("d2 sits at rank 2: ticket 4711")
-        expect(page.get_by_text("status known (set by")).to_be_visible()
+        expect(page.get_by_label("Note")).to_have_value("d2 sits at rank 2: ticket 4711", timeout=WAIT_MS)
+        expect(page.get_by_text("status known (set by")).to_be_visible(timeout=WAIT_MS)
         copied = page.url
     finally:
         first.stop()
@@ -126,8 +126,8 @@ def test_uploads_and_ledger_edits_survive_a_reload_and_a_server_restart(page: Pa
     try:
         open_page(page, copied.replace(first.url, second.url))
         expect(page.get_by_text("v1 (acme-m) · uploaded data")).to_be_visible()
-        expect(page.get_by_label("Note")).to_have_value("d2 sits at rank 2: ticket 4711")
-        expect(page.get_by_text("status known (set by")).to_be_visible()
+        expect(page.get_by_label("Note")).to_have_value("d2 sits at rank 2: ticket 4711", timeout=WAIT_MS)
+        expect(page.get_by_text("status known (set by")).to_be_visible(timeout=WAIT_MS)
         assert page.locator('[data-testid="stAlert"]', has_text="no longer holds").count() == 0
         no_exceptions(page)
         shoot(page, "workspace_after_restart")
