@@ -22,6 +22,7 @@ PAGES = [
     st.Page("views/overview.py", title="Overview", icon=":material/leaderboard:", url_path="overview", default=True),
     st.Page("views/choose_k.py", title="Choose k", icon=":material/tune:", url_path="choose-k"),
     st.Page("views/failures.py", title="Failures", icon=":material/search_insights:", url_path="failures"),
+    st.Page("views/history.py", title="History", icon=":material/history:", url_path="history"),
     st.Page("views/sources.py", title="Sources", icon=":material/record_voice_over:", url_path="sources"),
     st.Page("views/integrity.py", title="Integrity", icon=":material/verified:", url_path="integrity"),
     st.Page("views/judge.py", title="Blind judging", icon=":material/gavel:", url_path="judge"),

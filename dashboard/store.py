@@ -1,11 +1,19 @@
-"""What the dashboard holds in memory: user files by content hash, and data sets that name them.
+"""Where the dashboard keeps user files and data sets: the workspace on disk, a memory cache in front.
 
 A data set is a small manifest (which labels file, which runs with which metadata, which
 documents file), keyed by a short hash of that manifest. The key is what goes in the URL
-(``?data=...``), so a copied link opens the same files on the same server. The bytes live
-here, once per content hash, least recently used dropped first when the total passes a
-cap; the sample data set can always be rebuilt from disk.
+(``?data=...``), so a copied link opens the same files, on this server or after a restart.
 
+Every upload is written to the workspace (`evalcore.workspace.Workspace.put_file`: hashed once
+there, the same bytes stored once, one transaction) before anything parses it. The bytes also
+stay in memory, once per content hash, least recently used dropped first when the total passes
+a cap; a file dropped from memory is read back from the workspace. Manifests are written as
+small JSON files in ``<workspace>/dashboard/datasets/`` (written to a temporary file, then
+renamed: atomic), so ``?data=<key>`` survives a restart. Sample files are held in memory only:
+they can always be read again from disk (the ``fallback``); a data set that mixes them with
+uploads stores them in the workspace when it is registered.
+
+Without a workspace (it could not be opened) the store keeps everything in memory, as before.
 One class owns the storage and a lock; every write goes through `put_file` or `put_dataset`.
 No Streamlit import: the app makes one shared instance (`dashboard.data.store`).
 """
@@ -14,15 +22,24 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import tempfile
 import threading
 from collections import OrderedDict
 from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Callable
+
+from evalcore.workspace import NotInWorkspace, StoredFile, Workspace, WorkspaceError
 
 DEFAULT_MAX_BYTES = 2 * 1024**3
 """Bytes of user files kept in memory (2 GiB; ``EVALCORE_DASHBOARD_MAX_MB`` overrides)."""
 
 MAX_DATASETS = 64
-"""Data set manifests remembered (each is a few hundred bytes)."""
+"""Data set manifests remembered in memory (each is a few hundred bytes; all are kept on disk)."""
+
+MANIFEST_DIR = Path("dashboard") / "datasets"
+"""Where, inside the workspace folder, data set manifests are kept."""
 
 
 @dataclass(frozen=True)
@@ -62,10 +79,27 @@ class Dataset:
 
     @property
     def key(self) -> str:
+        text = json.dumps(self.manifest(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+
+    def manifest(self) -> dict:
+        """The data set as plain JSON values (what its key hashes and what is written to disk)."""
         manifest = asdict(self)
         manifest.pop("notes")
-        text = json.dumps(manifest, sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+        return manifest
+
+    @classmethod
+    def from_manifest(cls, manifest: dict) -> "Dataset":
+        runs = tuple(RunSpec(file=FileRef(**r["file"]), **{k: v for k, v in r.items() if k != "file"})
+                     for r in manifest["runs"])
+        documents = FileRef(**manifest["documents"]) if manifest.get("documents") else None
+        return cls(labels=FileRef(**manifest["labels"]), runs=runs, documents=documents,
+                   sample=bool(manifest.get("sample", False)))
+
+    @property
+    def files(self) -> list[FileRef]:
+        refs = [self.labels, *(r.file for r in self.runs)]
+        return refs + ([self.documents] if self.documents is not None else [])
 
     @property
     def run_names(self) -> list[str]:
@@ -82,60 +116,188 @@ class Dataset:
 
 
 class DatasetStore:
-    """User files (bytes by sha256) and data set manifests (by key), both least-recently-used."""
+    """User files (bytes by sha256) and data set manifests (by key): kept in ``workspace``, cached in memory.
 
-    def __init__(self, max_bytes: int = DEFAULT_MAX_BYTES, max_datasets: int = MAX_DATASETS) -> None:
+    ``fallback(ref)`` returns the bytes of a file this store never kept (the sample files, from disk).
+    """
+
+    def __init__(self, workspace: Workspace | None = None, max_bytes: int = DEFAULT_MAX_BYTES,
+                 max_datasets: int = MAX_DATASETS, fallback: Callable[[FileRef], bytes | None] | None = None) -> None:
+        self.workspace = workspace
+        self.fallback = fallback
         self._lock = threading.Lock()
         self._blobs: OrderedDict[str, bytes] = OrderedDict()
         self._datasets: OrderedDict[str, Dataset] = OrderedDict()
+        self._stored: set[str] = set()  # hashes known to be in the workspace
         self._bytes = 0
         self.max_bytes = max_bytes
         self.max_datasets = max_datasets
 
-    def put_file(self, name: str, data: bytes) -> FileRef:
-        """Keep ``data`` (once per content) and return a reference to it under ``name``."""
-        sha = hashlib.sha256(data).hexdigest()
+    # ------------------------------------------------------------------ files
+
+    def put_file(self, name: str, data: bytes, *, keep: bool = True) -> FileRef:
+        """Store ``data`` in the workspace (``keep``, the default; once per content), hold it in memory,
+        and return a reference to it under ``name``. The workspace hashes it; nothing hashes it twice."""
+        if keep and self.workspace is not None:
+            sha = self.workspace.put_file(data, name).sha256
+            with self._lock:
+                self._stored.add(sha)
+        else:
+            sha = hashlib.sha256(data).hexdigest()
+        self._hold(sha, data)
+        return FileRef(name=name, sha256=sha, size=len(data))
+
+    def _hold(self, sha: str, data: bytes) -> None:
         with self._lock:
             if sha in self._blobs:
                 self._blobs.move_to_end(sha)
             else:
-                self._blobs[sha] = bytes(data)
+                self._blobs[sha] = data
                 self._bytes += len(data)
                 self._evict()
-        return FileRef(name=name, sha256=sha, size=len(data))
+
+    def has(self, ref: FileRef) -> bool:
+        """Whether the bytes of ``ref`` are in memory or known to be in the workspace (no disk read)."""
+        with self._lock:
+            return ref.sha256 in self._blobs or ref.sha256 in self._stored
 
     def file(self, ref: FileRef) -> bytes | None:
-        """The bytes of ``ref``, or None when they were dropped to stay under the cap."""
+        """The bytes of ``ref``: from memory, else the workspace, else the fallback; None when nowhere."""
         with self._lock:
             data = self._blobs.get(ref.sha256)
             if data is not None:
                 self._blobs.move_to_end(ref.sha256)
-            return data
+                return data
+        data = self._from_workspace(ref.sha256)
+        if data is None and self.fallback is not None:
+            data = self.fallback(ref)
+            if data is not None and hashlib.sha256(data).hexdigest() != ref.sha256:
+                data = None
+        if data is not None:
+            self._hold(ref.sha256, data)
+        return data
+
+    def _from_workspace(self, sha: str) -> bytes | None:
+        if self.workspace is None:
+            return None
+        try:
+            data = self.workspace.read_file(sha)
+        except NotInWorkspace:
+            with self._lock:
+                self._stored.discard(sha)
+            return None
+        with self._lock:
+            self._stored.add(sha)
+        return data
+
+    def in_workspace(self, ref: FileRef) -> bool:
+        if self.workspace is None:
+            return False
+        with self._lock:
+            if ref.sha256 in self._stored:
+                return True
+        try:
+            self.workspace.file(ref.sha256)
+        except NotInWorkspace:
+            return False
+        with self._lock:
+            self._stored.add(ref.sha256)
+        return True
+
+    def stored_file(self, ref: FileRef) -> StoredFile:
+        """``ref`` as a workspace file record, storing its bytes there first if they are only in memory
+        (or on disk, for a sample file). Raises `NotInWorkspace` when the bytes are nowhere."""
+        if self.workspace is None:
+            raise NotInWorkspace("The dashboard has no workspace to store files in.")
+        if self.in_workspace(ref):
+            return replace(self.workspace.file(ref.sha256), name=ref.name)
+        data = self.file(ref)
+        if data is None:
+            raise NotInWorkspace(f"The file {ref.name} is no longer held; upload it again.")
+        stored = self.workspace.put_file(data, ref.name)
+        with self._lock:
+            self._stored.add(stored.sha256)
+        return replace(stored, name=ref.name)
+
+    def forget_stored(self) -> None:
+        """Forget which files the workspace holds (after a deletion; memory copies stay usable)."""
+        with self._lock:
+            self._stored.clear()
+
+    # ------------------------------------------------------------------ data sets
 
     def put_dataset(self, dataset: Dataset) -> str:
+        """Remember ``dataset`` under its key: in memory and, with a workspace, as a manifest on disk
+        (its files stored in the workspace first, so the manifest never names a file it lacks).
+        Raises `WorkspaceError` when the workspace cannot take it (it is still held in memory)."""
+        key = dataset.key
         with self._lock:
-            key = dataset.key
             self._datasets[key] = dataset
             self._datasets.move_to_end(key)
             while len(self._datasets) > self.max_datasets:
                 self._datasets.popitem(last=False)
-            return key
+        if self.workspace is not None and not dataset.sample:
+            for ref in dataset.files:
+                self.stored_file(ref)
+            try:
+                self._write_manifest(key, dataset.manifest())
+            except OSError as exc:
+                raise WorkspaceError(f"Cannot write the data set manifest in {self.workspace.location}: "
+                                     f"{exc.strerror}.") from None
+        return key
 
     def dataset(self, key: str) -> Dataset | None:
-        """The data set ``key`` if its manifest and every file it names are still held."""
+        """The data set ``key`` if its manifest is known and every file it names can still be read."""
         with self._lock:
             dataset = self._datasets.get(key)
+        if dataset is None:
+            dataset = self._read_manifest(key)
             if dataset is None:
                 return None
-            refs = [dataset.labels, *(r.file for r in dataset.runs)]
-            if dataset.documents is not None:
-                refs.append(dataset.documents)
-            if any(ref.sha256 not in self._blobs for ref in refs):
-                return None
+        if not all(self.has(ref) or self.in_workspace(ref) or self.file(ref) is not None for ref in dataset.files):
+            return None
+        with self._lock:
+            self._datasets[key] = dataset
             self._datasets.move_to_end(key)
-            for ref in refs:
-                self._blobs.move_to_end(ref.sha256)
-            return dataset
+            for ref in dataset.files:
+                if ref.sha256 in self._blobs:
+                    self._blobs.move_to_end(ref.sha256)
+            while len(self._datasets) > self.max_datasets:
+                self._datasets.popitem(last=False)
+        return dataset
+
+    def _manifest_path(self, key: str) -> Path | None:
+        if self.workspace is None or not key.isalnum() or len(key) > 64:
+            return None
+        return self.workspace.location / MANIFEST_DIR / f"{key}.json"
+
+    def _write_manifest(self, key: str, manifest: dict) -> None:
+        path = self._manifest_path(key)
+        if path is None or path.is_file():
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{key}.", suffix=".tmp")
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as out:
+                json.dump(manifest, out, sort_keys=True, indent=1)
+                out.flush()
+                os.fsync(out.fileno())
+            os.replace(temporary, path)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
+
+    def _read_manifest(self, key: str) -> Dataset | None:
+        path = self._manifest_path(key)
+        if path is None or not path.is_file():
+            return None
+        try:
+            dataset = Dataset.from_manifest(json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, ValueError, TypeError, KeyError):
+            return None
+        return dataset if dataset.key == key else None
+
+    # ------------------------------------------------------------------ memory
 
     @property
     def total_bytes(self) -> int:

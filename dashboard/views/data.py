@@ -6,7 +6,7 @@ import streamlit as st
 from evalcore.export import md_text
 from evalcore.sources import Source
 
-from dashboard import data, layout, state
+from dashboard import data, layout, saved, state
 from dashboard.store import RunSpec
 
 PAGE = "data"
@@ -41,6 +41,16 @@ with top[0]:
 with top[1]:
     st.button("Bring back the sample data", on_click=bring_back_sample, icon=":material/restart_alt:",
               disabled=dataset.sample, key="data.sample")
+
+opened = data.workspace()
+if opened.ok:
+    st.caption(md_text(f"Every upload is stored in the workspace {opened.value.location} before it is read, so a "
+                       "reload, a copied link or a server restart loses nothing."))
+else:
+    layout.error(opened.error)
+stored_problem = st.session_state.pop("data.workspace_error", None)
+if stored_problem:
+    layout.error(stored_problem)
 
 nonce = st.session_state.get("data.nonce", 0)
 applied = st.session_state.setdefault("data.applied", {})
@@ -203,3 +213,59 @@ elif not edited.reset_index(drop=True).equals(meta):
     elif changed.key != dataset.key:
         state.set("data", data.register(changed))
         st.rerun()
+
+# ---------------------------------------------------------------- the workspace: what is kept, and deleting
+st.subheader("Saved in the workspace")
+if not opened.ok:
+    st.stop()
+st.caption(md_text(f"Workspace {opened.value.location}: label sets (frozen versions), runs with their metadata, "
+                   "and saved evaluations. Deleting asks first and shows what would go."))
+KIND_LABELS = {"labels": "Label sets", "run": "Runs", "evaluation": "Evaluations"}
+tabs = st.tabs(list(KIND_LABELS.values()))
+for tab, kind in zip(tabs, KIND_LABELS):
+    with tab:
+        listing = saved.listing(kind)
+        if listing.empty:
+            st.caption(f"No {KIND_LABELS[kind].lower()} saved yet.")
+            continue
+        st.dataframe(listing, hide_index=True, width="stretch", height=min(35 * (len(listing) + 1) + 3, 300))
+        if kind == "labels":
+            keys = listing["name"].astype(str).tolist()
+            describe = str
+        elif kind == "run":
+            keys = listing["id"].astype(int).tolist()
+            names = dict(zip(keys, listing["name"].astype(str)))
+            describe = lambda i, names=names: f"#{i} {names[i]}"  # noqa: E731
+        else:
+            keys = listing["id"].astype(int).tolist()
+            describe = lambda i: f"evaluation {i}"  # noqa: E731
+        cols = st.columns([3, 1], vertical_alignment="bottom")
+        with cols[0]:
+            target = st.selectbox(f"{saved.DELETE_KINDS[kind].capitalize()} to delete", options=keys,
+                                  format_func=describe, index=None, placeholder="pick one",
+                                  key=f"data.delete.{kind}")
+        with cols[1]:
+            if st.button("Delete…", key=f"data.delete.{kind}.ask", disabled=target is None,
+                         icon=":material/delete:"):
+                st.session_state["data.delete.pending"] = (kind, target)
+        pending = st.session_state.get("data.delete.pending")
+        if pending is not None and pending[0] == kind:
+            plan = saved.plan_delete(*pending)
+            if not plan.ok:
+                layout.error(plan.error)
+                st.session_state.pop("data.delete.pending", None)
+            else:
+                st.warning(md_text(f"Delete {plan.value.description}? This cannot be undone."),
+                           icon=":material/warning:")
+                yes, no = st.columns(2)
+                if yes.button("Yes, delete", key=f"data.delete.{kind}.yes", type="primary"):
+                    done = saved.delete(*pending)
+                    st.session_state.pop("data.delete.pending", None)
+                    st.session_state["data.delete.done"] = done.error or f"Deleted {done.value.description}."
+                    st.rerun()
+                if no.button("Cancel", key=f"data.delete.{kind}.no"):
+                    st.session_state.pop("data.delete.pending", None)
+                    st.rerun()
+done_message = st.session_state.pop("data.delete.done", None)
+if done_message:
+    st.info(md_text(done_message))

@@ -1,13 +1,20 @@
-"""Failures: the queries missed at k, each one opened up (every run's ranked list), and runs compared."""
+"""Failures: the queries missed at k, each one opened up (every run's ranked list), and runs compared.
+
+With a workspace, this evaluation can be saved (each run under a model line), which shows what each
+run changed against its line's earlier runs, regressions first; an opened query then shows its
+failure-ledger entry (first seen failing, fixed, regressed) with its status, cause tags and note,
+which a person edits here.
+"""
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
+from evalcore.archive import CAUSE_TAGS, STATUS_LABELS, STATUSES
 from evalcore.export import md_text, to_csv
 from evalcore.failures import MARK_NON_RELEVANT, MARK_RELEVANT, SORT_ORDERS, neighbours, query_sequence
 
-from dashboard import data, layout, state
+from dashboard import data, layout, saved, state
 
 PAGE = "failures"
 MAX_ROWS = 1_000  # rows sent to the browser (worst first; filters narrow it); the CSV download has them all
@@ -136,6 +143,69 @@ with compare_tab:
                            file_name=f"runs_compared_k{k}.csv", mime="text/csv", on_click="ignore",
                            icon=":material/download:", key="failures.compare_csv")
 
+# ---------------------------------------------------------------- the failure archive: save this evaluation
+st.divider()
+st.subheader("Failure archive")
+opened = data.workspace()
+known = saved.saved_runs(v.dataset) if opened.ok else {}
+if not opened.ok:
+    layout.error(opened.error)
+else:
+    status_line = st.empty()  # filled below, after a save this run may make
+    every_run_saved = all(r in known for r in v.all_runs)
+    with st.expander("Save this evaluation to the workspace" + (" again" if every_run_saved else ""),
+                     expanded=not every_run_saved, icon=":material/save:"):
+        with st.form("failures.save_form", border=True):
+            st.markdown(md_text(f"Save this evaluation at k = {k} (scored at k = 1 and k = {k}; n = {v.n:,} queries; "
+                                f"labels {v.labels_ref}). A model line groups the runs of one model over time: by "
+                                "default the model string."))
+            line_columns = st.columns(min(len(v.all_runs), 4))
+            line_inputs = {}
+            for i, run_name in enumerate(v.all_runs):
+                default_line = known[run_name].line if run_name in known else v.model(run_name)
+                with line_columns[i % len(line_columns)]:
+                    line_inputs[run_name] = st.text_input(
+                        f"Model line of {layout.safe(run_name)}", value=default_line,
+                        key=f"failures.line.{v.dataset.key}.{i}", max_chars=200)
+            save_clicked = st.form_submit_button("Save this evaluation to the workspace", icon=":material/save:")
+    if save_clicked:
+        with st.spinner("Saving the evaluation and comparing each run with its line…"):
+            result = saved.save_evaluation(v.dataset, k, {r: (x or "").strip() for r, x in line_inputs.items()})
+        st.session_state["failures.saved"] = (v.dataset.key, k, result)
+        if result.ok:
+            known = saved.saved_runs(v.dataset)
+    if known:
+        status_line.caption(md_text("Saved in the workspace: " + "; ".join(
+            f"{r} as run #{s.run_id} of line {s.line} (evaluation {s.evaluation_id})" for r, s in known.items())
+            + f" · labels {saved.labels_name(v.dataset)} · workspace {opened.value.location}"))
+    else:
+        status_line.caption(md_text(f"Not saved yet. Saving records every query's hit or miss at k = {k} for each "
+                                    "run, so the failure ledger can say what was first seen failing, fixed or "
+                                    f"regressed · workspace {opened.value.location}"))
+    last = st.session_state.get("failures.saved")
+    if last is not None and last[0] == v.dataset.key and last[1] == k:
+        result = last[2]
+        if not result.ok:
+            layout.error(result.error)
+        else:
+            stored, line_changes = result.value
+            verb = "Saved" if stored.created else "Already saved (nothing new written)"
+            st.success(md_text(f"{verb}: {stored.describe()}"), icon=":material/check_circle:")
+            for change in sorted(line_changes, key=lambda c: -len(c.regressions)):  # regressions first
+                st.markdown(md_text(change.summary()))
+                if len(change.regressions):
+                    st.markdown("**Regressions first**: " + md_text(
+                        f"{len(change.regressions):,} queries line {change.line} passed before and fail now"))
+                    st.dataframe(change.regressions, hide_index=True, width="stretch",
+                                 column_order=["query", "query_text", "first_rank", "first_rank_before", "status_label",
+                                               "tags", "note"])
+                for title, frame in (("fixed", change.fixed), ("new failures", change.new_failures)):
+                    if len(frame):
+                        with st.expander(f"{title.capitalize()} in run #{change.run_id} ({len(frame):,})"):
+                            st.dataframe(frame, hide_index=True, width="stretch",
+                                         column_order=["query", "query_text", "event", "first_rank",
+                                                       "first_rank_before", "status_label"])
+
 # ---------------------------------------------------------------- drill-down
 st.divider()
 st.subheader("One query up close")
@@ -189,6 +259,79 @@ facts.append(f"{len(dd.relevant)} relevant doc(s), {dd.judged_non_relevant} judg
 st.caption(md_text(" · ".join(facts) + f" · k = {k} · labels {dd.labels}#{dd.fingerprint}"))
 for note in dd.notes:
     st.warning(md_text(note))
+
+# ---------------------------------------------------------------- this query in the failure ledger
+st.markdown("**In the failure ledger**")
+tracked = [r for r in dd.runs if r in known]
+if not opened.ok:
+    st.caption("No workspace: the ledger is not available.")
+elif not tracked:
+    st.info("Save this evaluation to the workspace (above) to track this query: first seen failing, fixed, "
+            "regressed, with a status, cause tags and a note.")
+else:
+    ledger_run = tracked[0]
+    if len(tracked) > 1:
+        ledger_run = st.selectbox("Run (its model line)", options=tracked, key="failures.ledger_run",
+                                  format_func=lambda r: f"{r} · line {known[r].line}")
+    where = known[ledger_run]
+    got = saved.entry(where.line, query, where.labels)
+    if not got.ok:
+        st.info(md_text(got.error))
+    else:
+        entry = got.value
+        row = entry.row
+        facts = [f"line {entry.line}", f"status {row.get('status_label') or 'none (never failed)'}"
+                 + (f" (set by {row['status_by']})" if row.get("status_by") else "")]
+        for label, run_col, when in (("first seen failing", "first_failed_run", "first_failed_at"),
+                                     ("fixed", "fixed_run", None), ("regressed", "regressed_run", None)):
+            value = row.get(run_col)
+            if value is not None and not pd.isna(value) and str(value):
+                stamp = row.get(when) if when else None
+                facts.append(f"{label} in run {value}" + (f" ({str(stamp)[:16]})" if stamp is not None
+                                                          and not pd.isna(stamp) else ""))
+        facts.append(f"k = {row.get('k')} · labels {entry.labels}")
+        st.caption(md_text(" · ".join(facts)))
+        st.dataframe(entry.timeline, hide_index=True, width="stretch",
+                     column_order=["run_id", "run", "model", "uploaded_at", "labels_version", "passed", "first_rank",
+                                   "event"],
+                     column_config={"passed": st.column_config.CheckboxColumn(f"passed at k = {row.get('k')}"),
+                                    "first_rank": st.column_config.NumberColumn("first relevant rank")})
+        flash = st.session_state.pop("failures.ledger_saved", None)
+        if flash:
+            st.success(md_text(flash), icon=":material/check_circle:")
+        statuses = list(STATUS_LABELS)
+        tag_options = list(dict.fromkeys([*CAUSE_TAGS, *entry.tags]))
+        form_key = f"ledger.{entry.line}.{entry.labels}.{entry.query}"
+        with st.form(form_key):
+            cols = st.columns([1, 2])
+            with cols[0]:
+                status = st.selectbox("Status", options=statuses, format_func=STATUS_LABELS.get,
+                                      index=statuses.index(entry.status) if entry.status in statuses else None,
+                                      placeholder="no status", key=f"{form_key}.status",
+                                      help="; ".join(f"{STATUS_LABELS[s]}: {d}" for s, d in STATUSES.items()))
+            with cols[1]:
+                tags = st.multiselect("Cause tags", options=tag_options, default=list(entry.tags),
+                                      accept_new_options=True, key=f"{form_key}.tags",
+                                      help="; ".join(f"{t}: {d}" for t, d in CAUSE_TAGS.items())
+                                      + ". Type to add your own.")
+            note = st.text_area("Note", value=entry.note, key=f"{form_key}.note", max_chars=10_000,
+                                placeholder="What a person found out about this query")
+            if st.form_submit_button("Save to the ledger", icon=":material/save:"):
+                done = saved.edit_entry(entry, status, tags, note)
+                if not done.ok:
+                    layout.error(done.error)
+                else:
+                    changed_parts = ", ".join(done.value) or "nothing changed"
+                    st.session_state["failures.ledger_saved"] = (
+                        f"Saved to the ledger of line {entry.line}, query {entry.query}: {changed_parts}.")
+                    for suffix in ("status", "tags", "note"):
+                        st.session_state.pop(f"{form_key}.{suffix}", None)
+                    st.rerun()
+        if len(entry.log):
+            with st.expander(f"Edit log ({len(entry.log)})"):
+                st.dataframe(entry.log, hide_index=True, width="stretch")
+        st.page_link("views/history.py", label=f"Line {layout.safe(entry.line)} over time, and its whole ledger",
+                     icon=":material/history:", query_params={"line": entry.line})
 
 st.dataframe(dd.scores, hide_index=True, width="stretch", column_config={
     f"recall@{k}": st.column_config.NumberColumn(format="%.2f"),

@@ -1,0 +1,210 @@
+"""The workspace side of the dashboard: save an evaluation, find a run's model line, edit the failure
+ledger, read a line's history, build the meeting report, delete with a plan first.
+
+Thin over `evalcore.workspace` and `evalcore.archive`: every number and every rule lives there.
+Workspace reads are quick SQLite queries and are not cached (another session may have just
+written); errors come back as `Loaded` with the message, never as a traceback.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+import pandas as pd
+
+from evalcore.archive import Archive, LedgerEntry, LineChanges, normalise_tag
+from evalcore.errors import EvalcoreError
+from evalcore.workspace import SavedEvaluation, Workspace
+
+from dashboard import data
+from dashboard.store import Dataset
+
+DELETE_KINDS = {"labels": "label set", "run": "run", "evaluation": "evaluation"}
+
+
+@dataclass(frozen=True)
+class SavedRun:
+    """Where a run of the current data set is in the workspace: its stored run, line and label set."""
+
+    run: str
+    run_id: int
+    line: str
+    labels: str
+    evaluation_id: int
+
+
+def attempt(fn: Callable[..., Any], *args, **kwargs) -> data.Loaded:
+    """``fn(*args, **kwargs)`` as a `Loaded`: the value, or the core's one-line message."""
+    try:
+        return data.Loaded(fn(*args, **kwargs))
+    except EvalcoreError as exc:
+        return data.Loaded(error=str(exc))
+
+
+def workspace() -> Workspace | None:
+    opened = data.workspace()
+    return opened.value if opened.ok else None
+
+
+def labels_name(dataset: Dataset) -> str | None:
+    """The label set name the workspace files these labels under (the labels' own name)."""
+    loaded = data.labels(dataset.labels)
+    return loaded.value.name if loaded.ok else None
+
+
+def saved_runs(dataset: Dataset) -> dict[str, SavedRun]:
+    """The runs of ``dataset`` that a saved evaluation holds (same file, name and model; same label set),
+    by run name, each with the model line it was saved under (the latest such save)."""
+    ws = workspace()
+    name = labels_name(dataset)
+    if ws is None or name is None:
+        return {}
+    stored = ws.runs()
+    if stored.empty:
+        return {}
+    found = {}
+    for spec in dataset.runs:
+        loaded = data.run(spec)
+        if not loaded.ok:
+            continue
+        same = stored[(stored["file_sha256"] == spec.file.sha256) & (stored["name"] == spec.name)
+                      & (stored["model"] == loaded.value.model) & (stored["evaluations"] > 0)]
+        for run_id, line in zip(same["id"].tolist()[::-1], same["line"].tolist()[::-1]):
+            saved = ws.evaluations(run_id=int(run_id))
+            saved = saved[saved["labels"] == name]
+            if not saved.empty:
+                found[spec.name] = SavedRun(spec.name, int(run_id), str(line), name, int(saved["id"].max()))
+                break
+    return found
+
+
+def save_evaluation(dataset: Dataset, k: int, lines: dict[str, str]) -> data.Loaded:
+    """Save the evaluation of ``dataset`` at ``k`` (scored at k = 1 and k, as ``evaluate --k 1,k --save``
+    does) with its stored files and the model line of each run; returns (saved, changes per line)."""
+    ws = workspace()
+    if ws is None:
+        return data.Loaded(error=data.workspace().error)
+    loaded = data.evaluation_at(dataset, k)
+    if not loaded.ok:
+        return loaded
+
+    def save() -> tuple[SavedEvaluation, list[LineChanges]]:
+        store = data.store()
+        labels_file = store.stored_file(dataset.labels)
+        run_files = {spec.name: store.stored_file(spec.file) for spec in dataset.runs}
+        saved = ws.save_evaluation(loaded.value, k=k, labels_file=labels_file, run_files=run_files,
+                                   lines={name: line for name, line in lines.items() if line})
+        changes = [ws.archive.changes(r.line, run_id=r.id, labels=saved.labels.name) for r in saved.runs]
+        return saved, changes
+
+    return attempt(save)
+
+
+def entry(line: str, query: str, labels: str) -> data.Loaded:
+    ws = workspace()
+    if ws is None:
+        return data.Loaded(error=data.workspace().error)
+    return attempt(ws.archive.entry, line, query, labels=labels)
+
+
+def edit_entry(current: LedgerEntry, status: str | None, tags: Sequence[str], note: str) -> data.Loaded:
+    """Apply what the person changed in the ledger form: status, cause tags added or removed, note.
+
+    Only what changed is written (a status set by a person stands until a run changes the outcome)."""
+    ws = workspace()
+    if ws is None:
+        return data.Loaded(error=data.workspace().error)
+    archive: Archive = ws.archive
+
+    def apply() -> list[str]:
+        done = []
+        line, query, labels = current.line, current.query, current.labels
+        wanted = {normalise_tag(t) for t in tags if str(t).strip()}  # a bad tag stops before anything is written
+        if status and status != current.status:
+            archive.set_status(line, query, status, labels=labels)
+            done.append("status")
+        old = set(current.tags)
+        for tag in sorted(wanted - old):
+            archive.add_tag(line, query, tag, labels=labels)
+        for tag in sorted(old - wanted):
+            archive.remove_tag(line, query, tag, labels=labels)
+        if wanted != old:
+            done.append("tags")
+        if note != current.note:
+            archive.set_note(line, query, note, labels=labels)
+            done.append("note")
+        return done
+
+    return attempt(apply)
+
+
+def lines() -> pd.DataFrame:
+    ws = workspace()
+    return ws.lines() if ws is not None else pd.DataFrame(columns=["line"])
+
+
+def history(line: str) -> data.Loaded:
+    ws = workspace()
+    if ws is None:
+        return data.Loaded(error=data.workspace().error)
+    return attempt(ws.history, line)
+
+
+def ledger(line: str, labels: str | None = None) -> data.Loaded:
+    ws = workspace()
+    if ws is None:
+        return data.Loaded(error=data.workspace().error)
+    return attempt(ws.archive.ledger, line, labels=labels)
+
+
+def changes(line: str, labels: str | None = None) -> data.Loaded:
+    ws = workspace()
+    if ws is None:
+        return data.Loaded(error=data.workspace().error)
+    return attempt(ws.archive.changes, line, labels=labels)
+
+
+def evaluations(line: str | None = None) -> pd.DataFrame:
+    ws = workspace()
+    return ws.evaluations(line) if ws is not None else pd.DataFrame()
+
+
+def report(evaluation_id: int, k: int | None, docs: Any = None) -> data.Loaded:
+    """The meeting report (`evalcore.report.report_from_workspace`) of a saved evaluation, with the cost of
+    k when the documents are given."""
+    from evalcore.report import report_from_workspace
+
+    ws = workspace()
+    if ws is None:
+        return data.Loaded(error=data.workspace().error)
+    return attempt(report_from_workspace, ws, evaluation_id, k=k, docs=docs)
+
+
+def listing(kind: str) -> pd.DataFrame:
+    """What can be deleted: label sets, runs or evaluations, as the workspace lists them."""
+    ws = workspace()
+    if ws is None:
+        return pd.DataFrame()
+    if kind == "labels":
+        return ws.label_sets()
+    if kind == "run":
+        return ws.runs()
+    return ws.evaluations()
+
+
+def plan_delete(kind: str, key: str | int) -> data.Loaded:
+    """What deleting would remove (`Workspace.delete` with ``dry_run``): shown before asking."""
+    ws = workspace()
+    if ws is None:
+        return data.Loaded(error=data.workspace().error)
+    return attempt(ws.delete, kind, key, dry_run=True)
+
+
+def delete(kind: str, key: str | int) -> data.Loaded:
+    ws = workspace()
+    if ws is None:
+        return data.Loaded(error=data.workspace().error)
+    done = attempt(ws.delete, kind, key)
+    data.forget_recorded()
+    return done

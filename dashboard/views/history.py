@@ -1,0 +1,167 @@
+"""History: a model line's metrics over its runs in time, its failure ledger, and the meeting report."""
+
+import base64
+
+import pandas as pd
+import streamlit as st
+
+from evalcore.export import md_text, to_csv
+
+from dashboard import data, layout, saved, state
+from dashboard.history_charts import history_chart
+
+PAGE = "history"
+state.start(PAGE, own=("line",))
+st.title("History")
+st.caption("What the workspace remembers about a model line: its metrics over its runs, the queries it has failed "
+           "(regressions first), and the one-page report for the meeting.")
+
+opened = data.workspace()
+if not opened.ok:
+    layout.error(opened.error)
+    st.stop()
+st.caption(md_text(f"Workspace {opened.value.location}"))
+
+lines = saved.lines()
+if lines.empty:
+    st.info("Nothing saved yet. Save an evaluation on the Failures page (\"Save this evaluation to the workspace\"), "
+            "or from the command line with `evalcore evaluate ... --save`.")
+    st.stop()
+
+names = lines["line"].astype(str).tolist()
+line = state.get("line")
+if line is not None and line not in names:
+    layout.error(f"The link asks for model line {line}, which this workspace does not have.")
+    state.set("line", None)
+    line = None
+line = line or names[0]
+line = st.selectbox("Model line", options=names, help="Runs that share a model string (or the line name given when "
+                    "saving), in the order they reached the workspace.", **state.bind(PAGE, "line", line))
+
+# ---------------------------------------------------------------- metrics over time
+found = saved.history(line)
+if not found.ok:
+    layout.error(found.error)
+    st.stop()
+history = found.value
+if history.empty:
+    st.info("This line has no saved evaluation yet.")
+    st.stop()
+label_set = str(history["labels"].iloc[-1])
+versions = sorted(set(int(v) for v in history["labels_version"]))
+st.subheader("Metrics over the line's runs")
+metrics_known = list(dict.fromkeys(history["metric"]))
+metrics_main = [m for m in metrics_known if m.startswith("recall@") or m == "mrr"] or metrics_known
+metrics = st.multiselect("Metrics", options=metrics_known, default=metrics_main, key=f"history.metrics.{line}")
+history = history[history["metric"].isin(metrics or metrics_main)]
+context = (f"line {line} · {history['run_id'].nunique()} run(s) · labels {label_set} "
+           f"v{', v'.join(str(v) for v in versions)} · n = "
+           + ", ".join(f"{int(n):,}" for n in sorted(set(history["n"]))) + " queries · 95% intervals (seed "
+           + ", ".join(str(int(s)) for s in sorted(set(history["seed"]))) + ")")
+if len(versions) > 1:
+    context += " · the label set changed between runs: compare across versions with care"
+st.altair_chart(history_chart(history, line, subtitle=context), width="stretch")
+st.caption(md_text(context))
+table = history.assign(
+    interval=[f"{lo:.3f} – {hi:.3f}" if pd.notna(lo) and pd.notna(hi) else "–"
+              for lo, hi in zip(history["ci_low"], history["ci_high"])])
+st.dataframe(table, hide_index=True, width="stretch",
+             column_order=["step", "run_id", "run", "model", "uploaded_at", "labels_version", "metric", "mean",
+                           "interval", "n", "evaluation_id"],
+             column_config={"mean": st.column_config.NumberColumn(format="%.4f"),
+                            "interval": st.column_config.TextColumn("95% interval"),
+                            "uploaded_at": st.column_config.DatetimeColumn("uploaded (UTC)")})
+
+# ---------------------------------------------------------------- what the latest run changed
+st.subheader("What the latest run changed")
+changed = saved.changes(line, label_set)
+if not changed.ok:
+    layout.error(changed.error)
+else:
+    st.markdown(md_text(changed.value.summary()))
+    if len(changed.value.regressions):
+        st.markdown("**Regressions** (passed in the line's previous run, fail now)")
+        st.dataframe(changed.value.regressions, hide_index=True, width="stretch",
+                     column_order=["query", "query_text", "first_rank", "first_rank_before", "status_label", "tags",
+                                   "note"])
+
+# ---------------------------------------------------------------- the ledger
+st.subheader("Failure ledger")
+ledger = saved.ledger(line, label_set)
+if not ledger.ok:
+    layout.error(ledger.error)
+else:
+    frame = ledger.value
+    n_open = int(frame["open"].sum()) if len(frame) else 0
+    k = int(frame["k"].iloc[0]) if len(frame) else None
+    st.caption(md_text(f"{len(frame):,} queries failed at some point, {n_open:,} open · regressions first · "
+                       f"a query fails when no relevant doc is in the top k (k = {k}) · labels {label_set} · "
+                       "edit status, cause tags and notes on the Failures page (open the query)"))
+    st.dataframe(frame, hide_index=True, width="stretch", height=min(35 * len(frame) + 40, 400),
+                 column_order=["query", "query_text", "status_label", "status_by", "first_rank", "first_failed_run",
+                               "first_failed_at", "fixed_run", "regressed_run", "n_failed", "n_runs", "tags", "note"],
+                 column_config={"status_label": st.column_config.TextColumn("status"),
+                                "query_text": st.column_config.TextColumn("what the customer typed", width="medium"),
+                                "note": st.column_config.TextColumn(width="medium")})
+    st.download_button("Download the ledger (CSV)", data=lambda: to_csv(frame), file_name="ledger.csv",
+                       mime="text/csv", on_click="ignore", icon=":material/download:", key="history.ledger_csv")
+
+# ---------------------------------------------------------------- the meeting report
+st.subheader("Report for the meeting")
+evaluations = saved.evaluations(line)
+if evaluations.empty:
+    st.info("No saved evaluation of this line.")
+    st.stop()
+ids = evaluations["id"].astype(int).tolist()[::-1]
+described = {int(r.id): f"evaluation {r.id} · {r.created_at[:16]} · labels {r.labels} v{r.labels_version} · k = {r.k} · "
+                        f"runs {r.runs}" for r in evaluations.itertuples()}
+chosen = st.selectbox("Saved evaluation", options=ids, format_func=lambda i: described[i], key="history.evaluation",
+                      help="The report recomputes it from its stored files (same seed, same numbers).")
+
+
+def documents_for(evaluation_id: int):
+    """The current data set's documents, when they belong to this evaluation's runs (for the cost of k)."""
+    dataset, _ = data.resolve(state.get("data"))
+    if dataset.documents is None:
+        return None
+    ws = opened.value
+    run_files = {r.file_sha256 for r in ws.evaluation(evaluation_id).runs}
+    if not run_files <= {r.file.sha256 for r in dataset.runs}:
+        return None
+    docs = data.documents(dataset.documents)
+    return docs.value if docs.ok else None
+
+
+def markdown_with_charts(report) -> str:
+    """The Markdown report as one file: its charts embedded as PNG data URIs."""
+    images = {name: "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+              for name, png in report.chart_pngs().items()}
+    return report.to_markdown(images)
+
+
+if st.button("Prepare the report", icon=":material/description:", key="history.prepare"):
+    with st.spinner("Recomputing the evaluation and drawing the charts…"):
+        built = saved.report(chosen, None, docs=documents_for(chosen))
+    st.session_state["history.report"] = (chosen, built)
+ready = st.session_state.get("history.report")
+if ready is not None and ready[0] == chosen:
+    built = ready[1]
+    if not built.ok:
+        layout.error(built.error)
+    else:
+        report = built.value
+        st.caption(md_text(f"{report.title} · generated {report.generated_at[:19]} UTC · "
+                           f"{len(report.failures):,} failures at k = {report.k}"))
+        cols = st.columns(3)
+        with cols[0]:
+            st.download_button("Report (HTML)", data=lambda: report.to_html(), file_name=f"report-{chosen}.html",
+                               mime="text/html", on_click="ignore", icon=":material/download:",
+                               key="history.report_html")
+        with cols[1]:
+            st.download_button("Report (Markdown)", data=lambda: markdown_with_charts(report),
+                               file_name=f"report-{chosen}.md", mime="text/markdown", on_click="ignore",
+                               icon=":material/download:", key="history.report_md")
+        with cols[2]:
+            st.download_button("Failures (CSV)", data=lambda: report.failures_csv(),
+                               file_name=f"failures-{chosen}.csv", mime="text/csv", on_click="ignore",
+                               icon=":material/download:", key="history.report_csv")
