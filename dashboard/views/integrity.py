@@ -10,18 +10,11 @@ from evalcore.audit import audit
 from evalcore.errors import EvalcoreError
 from evalcore.export import md_text, to_csv
 from evalcore.holdout import SplitRule, evaluate_split
-from evalcore.workspace import Workspace, default_location
 
 from dashboard import data, layout, segments_data
 
 PAGE = "integrity"
 POOL_DEPTH = 10
-
-
-@st.cache_resource(show_spinner=False)
-def workspace(location: str) -> Workspace:
-    """The workspace at ``location``; one connection owner per folder and server."""
-    return Workspace(location)
 
 
 def _at(evaluation, k: int):
@@ -55,7 +48,11 @@ k = v.k
 found = audit_at(v.dataset, k)
 labels = found.evaluation.labels
 ref = v.labels_ref
-ws = workspace(str(default_location()))  # $EVALCORE_WORKSPACE or the per-user default
+opened = data.workspace()  # the one shared workspace ($EVALCORE_WORKSPACE or the per-user default)
+if not opened.ok:
+    layout.error(opened.error)
+    st.stop()
+ws = opened.value
 
 # ---------------------------------------------------------------- warnings first
 for w in found.warnings:

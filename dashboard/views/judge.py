@@ -10,7 +10,6 @@ import streamlit as st
 from evalcore.errors import EvalcoreError
 from evalcore.export import md_text
 from evalcore.judging import judging_pool, marks_to_labels
-from evalcore.workspace import Workspace, default_location
 
 from dashboard import data, layout, state
 
@@ -19,18 +18,16 @@ DEFAULT_DEPTH = 10
 MARKS = ("not marked yet", "relevant", "not relevant")
 
 
-@st.cache_resource(show_spinner=False)
-def workspace(location: str) -> Workspace:
-    """The workspace at ``location``; one connection owner per folder and server."""
-    return Workspace(location)
-
-
 v = layout.view(PAGE, own=("query", "depth"))
 layout.header("Blind judging", v, "Judge one query without seeing any ranking: every run's top docs, pooled and "
                                   "shuffled. The marks become a new label-set version with the query marked blind.")
 labels = v.evaluation.labels
 queries = data.evaluated_queries(v.dataset)
-ws = workspace(str(default_location()))  # $EVALCORE_WORKSPACE or the per-user default
+opened = data.workspace()  # the one shared workspace ($EVALCORE_WORKSPACE or the per-user default)
+if not opened.ok:
+    layout.error(opened.error)
+    st.stop()
+ws = opened.value
 try:
     queued = ws.rejudge_queue(labels.name)
 except EvalcoreError as exc:
