@@ -17,7 +17,7 @@ more = st.toggle("Show every metric (hit@k, precision@k, nDCG@k, judged@k)",
                  **state.bind(PAGE, "more", state.get("more") == "1", lambda on: "1" if on else None))
 
 k = v.k
-summary = data.summary(v.dataset, k)
+summary = data.summary(v.dataset, k, more)
 summary = summary[summary["run"].isin(v.runs)]
 main_metrics = list(dict.fromkeys(["recall@1", f"recall@{k}", "mrr"]))
 extra_metrics = [f"hit@{k}", f"precision@{k}", f"ndcg@{k}", f"judged@{k}"] + (
