@@ -270,6 +270,7 @@ def _warnings_at(dataset: Dataset, k: int) -> tuple[Any, ...] | None:
     return warnings_at(loaded.value, (1, int(k))) if loaded.ok else None
 
 
+@st.cache_data(max_entries=64, show_spinner=False, hash_funcs=_HASH)
 def warnings_frame(dataset: Dataset, k: int) -> pd.DataFrame:
     found = _warnings_at(dataset, k)
     if found is None:

@@ -304,9 +304,10 @@ class ExactProducts:
 
 def resample_counts(draw: np.ndarray, n: int) -> np.ndarray:
     """How often each query appears in each resample: (n, rows) float64 from a (rows, n) index draw."""
-    rows = draw.shape[0]
-    flat = draw.astype(np.int64) * rows + np.arange(rows, dtype=np.int64)[:, None]
-    return np.bincount(flat.ravel(), minlength=n * rows).reshape(n, rows).astype(np.float64)
+    counts = np.empty((draw.shape[0], n), dtype=np.float64)
+    for r in range(draw.shape[0]):
+        counts[r] = np.bincount(draw[r], minlength=n)
+    return np.ascontiguousarray(counts.T)
 
 
 def resample_sums(
