@@ -82,9 +82,11 @@ the dashboard's Overview and its Choose k page show, to the last digit.
 **Speed.** Everything is whole-array NumPy: token counts per unique doc once (only docs
 the runs return in the top K), an (n_queries, K) token matrix through the ranked doc codes
 and a cumulative sum, and one bootstrap draw shared by every run and statistic. From an
-`Evaluation`, 10,000 queries x K = 100 with 2,000 resamples takes about 0.4-0.6 s of CPU on
-the project's 2-core machine, most of it the resample draw (``benchmarks/bench_budget.py``);
-scoring the run first (`evaluate_runs`) is about as much again, once per report. Counting
+`Evaluation`, 10,000 queries x K = 100 with 10,000 resamples took 3.5-3.9 s on the project's
+2-core machine while it was busy with other jobs (``benchmarks/bench_budget.py``), nearly all
+of it the resample draw (10,000 x 10,000 query indices, their counts, and the products with
+the token curves; 0.4-0.6 s at the former 2,000 resamples); scoring the run first
+(`evaluate_runs`) is about 0.5 s more, once per report. Counting
 chunk text is the slow part the first time (about 1 million tokens a second, see
 `evalcore.tokens`), then cached.
 """
