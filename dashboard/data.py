@@ -229,14 +229,15 @@ MORE_METRICS = ("recall", "hit", "precision", "ndcg", "judged")
 """Every cutoff metric: what the Overview shows with "every metric" on. Without it, recall@k and MRR."""
 
 
-@st.cache_resource(max_entries=8, show_spinner="Computing 95% intervals and paired tests for every k…",
+@st.cache_resource(max_entries=4, show_spinner="Computing 95% intervals and paired tests for every k…",
                    hash_funcs=_HASH)
 def curves(dataset: Dataset, more: bool = False) -> Loaded:
     """`evalcore.curves.interval_curves` once per data set: intervals and comparisons at every k 1..`DEPTH`.
 
     Changing k then only looks numbers up; they equal ``evalcore evaluate --k 1,k`` and
     ``evalcore compare`` at that k exactly. ``more`` adds hit, precision, nDCG and judged
-    (precision@k and judged@k change at almost every k, so they cost more).
+    (precision@k and judged@k change at almost every k, so they cost more). Each entry keeps
+    the resampled sums paired tests need, about 16 MB per run with 10,000 queries, so few are kept.
     """
     from evalcore.curves import interval_curves
 
