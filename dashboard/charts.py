@@ -29,69 +29,105 @@ def run_colors(runs: Sequence[str]) -> alt.Scale:
     return alt.Scale(domain=list(runs), range=[PALETTE[i % len(PALETTE)] for i in range(len(runs))])
 
 
-def metric_intervals(summary: pd.DataFrame, runs: Sequence[str], *, title: str, subtitle: str | list[str]) -> alt.Chart:
-    """Each run's mean and 95% interval, one panel per metric (recall@1, recall@k, mrr, ...).
+def _records(frame: pd.DataFrame) -> list[dict]:
+    """Rows as plain JSON values (NaN and NA as null)."""
+    out = []
+    for row in frame.to_dict(orient="records"):
+        out.append({k: (None if v is None or (isinstance(v, float) and v != v) or v is pd.NA else
+                        (v.item() if hasattr(v, "item") else v)) for k, v in row.items()})
+    return out
+
+
+def _color(runs: Sequence[str], legend: dict | None) -> dict:
+    return {"field": "run", "type": "nominal", "legend": legend,
+            "scale": {"domain": list(runs), "range": [PALETTE[i % len(PALETTE)] for i in range(len(runs))]}}
+
+
+def _title(title: str, subtitle: str | list[str], **extra: Any) -> dict:
+    return {"text": title, "anchor": "start", "subtitle": subtitle, **extra}
+
+
+SCHEMA = "https://vega.github.io/schema/vega-lite/v6.json"
+
+
+# The two Overview charts are written as Vega-Lite dicts rather than built with Altair: they change
+# with k, and building and validating an Altair chart costs more than the rest of that page's rerun.
+
+def metric_intervals(summary: pd.DataFrame, runs: Sequence[str], *, title: str, subtitle: str | list[str]) -> dict:
+    """Each run's mean and 95% interval, one panel per metric (recall@1, recall@k, mrr, ...), as a Vega-Lite spec.
 
     ``summary`` has the columns of `Evaluation.summary`: run, model, metric, mean, ci_low, ci_high, n.
     """
-    frame = summary.copy()
-    frame["interval"] = frame.apply(lambda r: f"{r.ci_low:.3f} to {r.ci_high:.3f}", axis=1)
+    frame = summary[["run", "model", "metric", "mean", "ci_low", "ci_high", "n"]].copy()
+    frame["interval"] = [f"{lo:.3f} to {hi:.3f}" for lo, hi in zip(frame["ci_low"], frame["ci_high"])]
     metrics = list(dict.fromkeys(frame["metric"]))
-    base = alt.Chart(frame).encode(
-        y=alt.Y("run:N", title=None, sort=list(runs)),
-        color=alt.Color("run:N", scale=run_colors(runs), legend=None),
-        tooltip=[alt.Tooltip("run:N"), alt.Tooltip("model:N"), alt.Tooltip("metric:N"),
-                 alt.Tooltip("mean:Q", format=".3f"), alt.Tooltip("interval:N", title="95% CI"),
-                 alt.Tooltip("n:Q")],
-    )
-    rules = base.mark_rule(strokeWidth=3).encode(
-        x=alt.X("ci_low:Q", title="mean with 95% interval", scale=alt.Scale(zero=True)), x2="ci_high:Q")
-    points = base.mark_point(filled=True, size=90).encode(x="mean:Q")
-    labels = base.mark_text(align="left", dx=8, dy=-9, fontSize=11).encode(x="mean:Q", text=alt.Text("mean:Q", format=".3f"))
-    return (
-        alt.layer(rules, points, labels, data=frame)
-        .properties(width=260, height=max(60, 34 * len(runs)))
-        .facet(column=alt.Column("metric:N", title=None, sort=metrics, header=alt.Header(labelFontSize=13)),
-               spacing=36)
-        .resolve_scale(x="independent")
-        .properties(title=alt.TitleParams(title, subtitle=subtitle, anchor="start"))
-    )
+    y = {"field": "run", "type": "nominal", "sort": list(runs), "title": None}
+    color = _color(runs, None)
+    tooltip = [{"field": "run", "type": "nominal"}, {"field": "model", "type": "nominal"},
+               {"field": "metric", "type": "nominal"}, {"field": "mean", "type": "quantitative", "format": ".3f"},
+               {"field": "interval", "type": "nominal", "title": "95% CI"}, {"field": "n", "type": "quantitative"}]
+    common = {"y": y, "color": color, "tooltip": tooltip}
+    layers = [
+        {"mark": {"type": "rule", "strokeWidth": 3},
+         "encoding": {**common, "x": {"field": "ci_low", "type": "quantitative", "title": "mean with 95% interval",
+                                      "scale": {"zero": True}}, "x2": {"field": "ci_high"}}},
+        {"mark": {"type": "point", "filled": True, "size": 90},
+         "encoding": {**common, "x": {"field": "mean", "type": "quantitative"}}},
+        {"mark": {"type": "text", "align": "left", "dx": 8, "dy": -9, "fontSize": 11},
+         "encoding": {**common, "x": {"field": "mean", "type": "quantitative"},
+                      "text": {"field": "mean", "type": "quantitative", "format": ".3f"}}},
+    ]
+    return {
+        "$schema": SCHEMA, "data": {"values": _records(frame)},
+        "facet": {"column": {"field": "metric", "type": "nominal", "title": None, "sort": metrics,
+                             "header": {"labelFontSize": 13}}},
+        "spec": {"layer": layers, "width": 260, "height": max(60, 34 * len(runs))},
+        "resolve": {"scale": {"x": "independent"}}, "spacing": 36, "title": _title(title, subtitle),
+    }
 
 
-def tradeoff(points: pd.DataFrame, runs: Sequence[str], *, metric: str, title: str, subtitle: str | list[str]) -> alt.HConcatChart:
-    """Quality against price and against index size, one point per run with its interval.
+def tradeoff(points: pd.DataFrame, runs: Sequence[str], *, metric: str, title: str, subtitle: str | list[str]) -> dict:
+    """Quality against price and against index size, one point per run with its interval (Vega-Lite spec).
 
     ``points`` has run, model, mean, ci_low, ci_high, price_per_mtok, index_mb, dims. A run
     without a price (or a size) is left out of that panel, and the panel says so.
     """
     frame = points.copy()
-    frame["interval"] = frame.apply(lambda r: f"{r.ci_low:.3f} to {r.ci_high:.3f}", axis=1)
-    tooltip = [alt.Tooltip("run:N"), alt.Tooltip("model:N"), alt.Tooltip("mean:Q", title=metric, format=".3f"),
-               alt.Tooltip("interval:N", title="95% CI"), alt.Tooltip("price_per_mtok:Q", title="$ per M tokens"),
-               alt.Tooltip("index_mb:Q", title="index MB", format=",.2f"), alt.Tooltip("dims:Q")]
-    y = alt.Y("mean:Q", title=metric, scale=alt.Scale(zero=False, padding=12))
+    frame["interval"] = [f"{lo:.3f} to {hi:.3f}" for lo, hi in zip(frame["ci_low"], frame["ci_high"])]
+    tooltip = [{"field": "run", "type": "nominal"}, {"field": "model", "type": "nominal"},
+               {"field": "mean", "type": "quantitative", "title": metric, "format": ".3f"},
+               {"field": "interval", "type": "nominal", "title": "95% CI"},
+               {"field": "price_per_mtok", "type": "quantitative", "title": "$ per M tokens"},
+               {"field": "index_mb", "type": "quantitative", "title": "index MB", "format": ",.2f"},
+               {"field": "dims", "type": "quantitative"}]
+    y = {"field": "mean", "type": "quantitative", "title": metric, "scale": {"zero": False, "padding": 12}}
+    color = _color(runs, {"title": "run", "orient": "bottom"})
 
-    def panel(x_field: str, x_title: str, missing_note: str) -> alt.LayerChart:
+    def panel(x_field: str, x_title: str, missing_note: str) -> dict:
         have = frame[frame[x_field].notna()]
         left_out = [r for r in frame["run"] if r not in set(have["run"])]
         sub = f"not shown (no value): {', '.join(left_out)}" if left_out else ""
-        base = alt.Chart(have).encode(
-            x=alt.X(f"{x_field}:Q", title=x_title, scale=alt.Scale(zero=False, padding=30)),
-            color=alt.Color("run:N", scale=run_colors(runs), legend=alt.Legend(title="run", orient="bottom")),
-            tooltip=tooltip,
-        )
-        bars = base.mark_rule(strokeWidth=2).encode(y=alt.Y("ci_low:Q", title=metric), y2="ci_high:Q")
-        dots = base.mark_point(filled=True, size=140).encode(y=y)
-        names = base.mark_text(align="left", dx=9, dy=-8, fontSize=12).encode(y=y, text="run:N")
-        return alt.layer(bars, dots, names).properties(
-            width=330, height=260, title=alt.TitleParams(x_title, subtitle=sub or missing_note, fontSize=13))
+        x = {"field": x_field, "type": "quantitative", "title": x_title, "scale": {"zero": False, "padding": 30}}
+        common = {"x": x, "color": color, "tooltip": tooltip}
+        return {
+            "data": {"values": _records(have)}, "width": 330, "height": 260,
+            "title": {"text": x_title, "subtitle": sub or missing_note, "fontSize": 13},
+            "layer": [
+                {"mark": {"type": "rule", "strokeWidth": 2},
+                 "encoding": {**common, "y": {"field": "ci_low", "type": "quantitative", "title": metric},
+                              "y2": {"field": "ci_high"}}},
+                {"mark": {"type": "point", "filled": True, "size": 140}, "encoding": {**common, "y": y}},
+                {"mark": {"type": "text", "align": "left", "dx": 9, "dy": -8, "fontSize": 12},
+                 "encoding": {**common, "y": y, "text": {"field": "run", "type": "nominal"}}},
+            ],
+        }
 
-    return (
-        alt.hconcat(panel("price_per_mtok", "price per million tokens ($)", "cheaper is left"),
-                    panel("index_mb", "index size (MB)", "smaller is left"))
-        .resolve_scale(y="shared")
-        .properties(title=alt.TitleParams(title, subtitle=subtitle, anchor="start"))
-    )
+    return {
+        "$schema": SCHEMA,
+        "hconcat": [panel("price_per_mtok", "price per million tokens ($)", "cheaper is left"),
+                    panel("index_mb", "index size (MB)", "smaller is left")],
+        "resolve": {"scale": {"y": "shared"}}, "title": _title(title, subtitle),
+    }
 
 
 def recall_curve(table: pd.DataFrame, runs: Sequence[str], *, title: str, subtitle: str | list[str],

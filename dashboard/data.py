@@ -315,37 +315,58 @@ def evaluation(dataset: Dataset) -> Loaded:
     return _load(build)
 
 
-@st.cache_resource(max_entries=32, show_spinner="Scoring every run…", hash_funcs=_HASH)
-def evaluation_at(dataset: Dataset, k: int) -> Loaded:
-    """The evaluation a CLI user gets with ``--k 1,k``: its summary, warnings and comparisons."""
-    def build():
-        label_set, runs = _core_inputs(dataset)
-        return evalcore.evaluate_runs(runs, label_set, k=sorted({1, int(k)}))
-    return _load(build)
+MORE_METRICS = ("recall", "hit", "precision", "ndcg", "judged")
+"""Every cutoff metric: what the Overview shows with "every metric" on. Without it, recall@k and MRR."""
 
 
-@st.cache_data(max_entries=64, show_spinner="Computing 95% intervals…", hash_funcs=_HASH)
-def summary(dataset: Dataset, k: int) -> pd.DataFrame:
-    """`Evaluation.summary` at ``--k 1,k``: one row per run and metric with its interval and context."""
-    loaded = evaluation_at(dataset, k)
-    return loaded.value.summary if loaded.ok else pd.DataFrame()
+@st.cache_resource(max_entries=4, show_spinner="Computing 95% intervals and paired tests for every k…",
+                   hash_funcs=_HASH)
+def curves(dataset: Dataset, more: bool = False) -> Loaded:
+    """`evalcore.curves.interval_curves` once per data set: intervals and comparisons at every k 1..`DEPTH`.
 
+    Changing k then only looks numbers up; they equal ``evalcore evaluate --k 1,k`` and
+    ``evalcore compare`` at that k exactly. ``more`` adds hit, precision, nDCG and judged
+    (precision@k and judged@k change at almost every k, so they cost more). Each entry keeps
+    the resampled sums paired tests need, about 16 MB per run with 10,000 queries, so few are kept.
+    """
+    from evalcore.curves import interval_curves
 
-@st.cache_resource(max_entries=32, show_spinner="Comparing runs on the same queries…", hash_funcs=_HASH)
-def comparison(dataset: Dataset, k: int, baseline: str) -> ComparisonReport | None:
-    """Every run against ``baseline`` on recall@1, recall@k and MRR (paired, Holm-corrected)."""
-    loaded = evaluation_at(dataset, k)
-    if not loaded.ok or len(loaded.value.results) < 2:
-        return None
-    metrics = list(dict.fromkeys(["recall@1", f"recall@{k}", "mrr"]))
-    return compare_evaluation(loaded.value, metrics, baseline=baseline)
-
-
-def warnings_frame(dataset: Dataset, k: int) -> pd.DataFrame:
-    loaded = evaluation_at(dataset, k)
+    loaded = evaluation(dataset)
     if not loaded.ok:
+        return loaded
+    return _load(interval_curves, loaded.value, metrics=MORE_METRICS if more else ("recall",), max_k=DEPTH)
+
+
+@st.cache_data(max_entries=64, show_spinner=False, hash_funcs=_HASH)
+def summary(dataset: Dataset, k: int, more: bool = False) -> pd.DataFrame:
+    """`Evaluation.summary` at ``--k 1,k`` (recall and MRR rows only unless ``more``), from `curves`."""
+    loaded = curves(dataset, more)
+    return loaded.value.summary((1, int(k))) if loaded.ok else pd.DataFrame()
+
+
+@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=_HASH)
+def comparison(dataset: Dataset, k: int, baseline: str) -> ComparisonReport | None:
+    """Every run against ``baseline`` on recall@1, recall@k and MRR (paired, Holm-corrected), from `curves`."""
+    loaded = curves(dataset)
+    if not loaded.ok or len(loaded.value.evaluation.results) < 2:
+        return None
+    return loaded.value.comparison(int(k), baseline)
+
+
+def _warnings_at(dataset: Dataset, k: int) -> tuple[Any, ...] | None:
+    """The warnings ``evaluate --k 1,k`` prints, from the evaluation scored to `DEPTH` (no re-scoring)."""
+    from evalcore.curves import warnings_at
+
+    loaded = evaluation(dataset)
+    return warnings_at(loaded.value, (1, int(k))) if loaded.ok else None
+
+
+@st.cache_data(max_entries=64, show_spinner=False, hash_funcs=_HASH)
+def warnings_frame(dataset: Dataset, k: int) -> pd.DataFrame:
+    found = _warnings_at(dataset, k)
+    if found is None:
         return pd.DataFrame(columns=["code", "count", "message"])
-    rows = [w.to_dict() for w in loaded.value.all_warnings]
+    rows = [w.to_dict() for w in found]
     return pd.DataFrame(rows, columns=["code", "count", "message"])
 
 
@@ -411,11 +432,11 @@ def checklist(dataset: Dataset, k: int) -> pd.DataFrame:
     """
     rows = []
     label_set = labels(dataset.labels)
-    at_k = evaluation_at(dataset, k)
     deep = evaluation(dataset)
+    at_k = Loaded(_warnings_at(dataset, k)) if deep.ok else deep
     if label_set.ok:
         ls = label_set.value
-        relevant = ls.relevant_counts(at_k.value.min_grade if at_k.ok else 1)
+        relevant = ls.relevant_counts(deep.value.min_grade if deep.ok else 1)
         rows.append({
             "file": dataset.labels.name, "role": "labels", "queries": ls.n_queries, "docs": len(ls.judgments),
             "labeled queries missing from run": None, "run queries without labels": None,
@@ -430,7 +451,7 @@ def checklist(dataset: Dataset, k: int) -> pd.DataFrame:
             rows.append({"file": spec.file.name, "role": f"run {spec.name}", "notes": loaded.error})
             continue
         r = loaded.value
-        at = at_k.value.all_warnings if at_k.ok else ()
+        at = at_k.value if at_k.ok else ()
         dp = deep.value.all_warnings if deep.ok else ()
         rows.append({
             "file": spec.file.name, "role": f"run {spec.name}", "queries": r.n_queries, "docs": r.n_rows,

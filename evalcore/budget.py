@@ -58,7 +58,7 @@ take the k farthest above the diagonal. It ignores cost and depends on K, so it 
 as a landmark, not as the recommendation; None when the curve is flat or never bends.
 
 **Stability.** The rule is re-applied to ``n_resamples`` bootstrap resamples of the queries
-(default 2,000; the same shared draw as the intervals, from ``rng``): ``stability`` gives
+(default 10,000 as for every interval; the same shared draw as the intervals, from ``rng``): ``stability`` gives
 the range holding the middle 80% of the resampled picks ("k = 12; 83% of resamples between
 10 and 14"), the share at exactly the recommended k and the distribution of picks. The
 pick is marked ``unstable`` when there are fewer than `MIN_STABLE_QUERIES` (100) queries or
@@ -75,15 +75,18 @@ tokens and money saved per request.
 that also feeds the stability picks and the stop-cost interval: one draw, not three, with
 the same seed, so every random number in a report comes from the same resampled queries;
 tests check the result equals `mean_intervals` / `bca_intervals` with that seed. The
-default is 2,000 resamples rather than `evaluate`'s 10,000 so a whole table stays fast; a
-bound may therefore differ from `evaluate`'s in the third decimal.
+default is `evaluate`'s 10,000 resamples and seed 0, and the resampled sums are exact
+(`evalcore.intervals.on_grid`), so recall@k's interval here is the one `evaluate --k k`,
+the dashboard's Overview and its Choose k page show, to the last digit.
 
 **Speed.** Everything is whole-array NumPy: token counts per unique doc once (only docs
 the runs return in the top K), an (n_queries, K) token matrix through the ranked doc codes
 and a cumulative sum, and one bootstrap draw shared by every run and statistic. From an
-`Evaluation`, 10,000 queries x K = 100 with 2,000 resamples takes about 0.4-0.6 s of CPU on
-the project's 2-core machine, most of it the resample draw (``benchmarks/bench_budget.py``);
-scoring the run first (`evaluate_runs`) is about as much again, once per report. Counting
+`Evaluation`, 10,000 queries x K = 100 with 10,000 resamples took 3.5-3.9 s on the project's
+2-core machine while it was busy with other jobs (``benchmarks/bench_budget.py``), nearly all
+of it the resample draw (10,000 x 10,000 query indices, their counts, and the products with
+the token curves; 0.4-0.6 s at the former 2,000 resamples); scoring the run first
+(`evaluate_runs`) is about 0.5 s more, once per report. Counting
 chunk text is the slow part the first time (about 1 million tokens a second, see
 `evalcore.tokens`), then cached.
 """
@@ -106,7 +109,8 @@ from .evaluation import Evaluation, RunResult, evaluate_runs
 from .export import to_csv
 from .render import text_table
 from .intervals import (
-    MIN_RELIABLE_QUERIES, bca_bounds, check_level, check_resamples, resample_deviations, resolve_rng, wilson_interval,
+    DEFAULT_RESAMPLES, MIN_RELIABLE_QUERIES, bca_bounds, check_level, check_resamples, resample_deviations, resolve_rng,
+    wilson_interval,
 )
 from .runs import Run
 from .tokens import (
@@ -131,7 +135,8 @@ MIN_STABLE_QUERIES = 100
 STABILITY_LEVEL = 0.8
 """Share of resampled picks the reported k range holds (the middle 80%)."""
 
-DEFAULT_BUDGET_RESAMPLES = 2_000
+DEFAULT_BUDGET_RESAMPLES = DEFAULT_RESAMPLES
+"""10,000, as `evaluate`: recall@k and its interval are the same numbers in every report."""
 
 RULE_NAME = "max_recall_minus_lambda_tokens"
 FIT_MODEL = "a - b * k**-d"
@@ -477,12 +482,10 @@ def k_budget(
 
     # One resample draw for every run and everything random: intervals, stability, stop cost.
     # Runs share the evaluated queries (same order), so each resample picks the same queries for all.
-    columns, means = [], []
+    columns = []
     for result, run_tokens in zip(results, prepared):
         for matrix in (result.scores.recall[:, :cfg.max_k], run_tokens.tokens):
-            centre = matrix.mean(axis=0)
-            columns.append(matrix - centre)
-            means.append(centre)
+            columns.append(matrix)  # the scores themselves: their resampled means are exact, as evaluate's
     deviations = resample_deviations(np.column_stack(columns), cfg.n_resamples, np.random.default_rng(seed))
     width = 2 * cfg.max_k
     runs = []

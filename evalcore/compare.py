@@ -82,13 +82,20 @@ def compare_evaluation(
     scores = {r.name: {m: r.score(m) for m in chosen} for r in evaluation.results}
     comparisons = compare_runs(scores, chosen, baseline=baseline, level=evaluation.level, alpha=alpha,
                                n_resamples=evaluation.n_resamples, rng=evaluation.seed)
-    planner, pair = None, None
-    if comparisons and evaluation.results[0].n_queries >= 2:
-        first = comparisons[0]
-        base_scores = scores[first.baseline][first.metric]
-        diffs = scores[first.run][first.metric] - base_scores
-        if np.std(diffs) > 0:
-            planner = plan(diffs, metric=first.metric, scores=base_scores, target_diff=target_diff,
-                           alpha=alpha, level=evaluation.level)
-            pair = (first.baseline, first.run)
+    planner, pair = plan_for(evaluation, comparisons, scores, alpha=alpha, target_diff=target_diff)
     return ComparisonReport(evaluation, tuple(comparisons), planner, pair)
+
+
+def plan_for(evaluation: Evaluation, comparisons: Sequence, scores: dict, *, alpha: float = 0.05,
+             target_diff: float | None = None) -> tuple[Plan | None, tuple[str, str] | None]:
+    """The labelling plan for the first comparison (its baseline, run and metric), if it can be made."""
+    if not comparisons or evaluation.results[0].n_queries < 2:
+        return None, None
+    first = comparisons[0]
+    base_scores = scores[first.baseline][first.metric]
+    diffs = scores[first.run][first.metric] - base_scores
+    if np.std(diffs) <= 0:
+        return None, None
+    planner = plan(diffs, metric=first.metric, scores=base_scores, target_diff=target_diff, alpha=alpha,
+                   level=evaluation.level)
+    return planner, (first.baseline, first.run)

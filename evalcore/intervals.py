@@ -18,17 +18,19 @@ Decisions a user should know
 * **Reproducible.** Randomness is passed in (``rng``: a ``Generator``, an ``int`` seed or
   ``None`` for seed 0); nothing global is touched. The seed is recorded on every result
   (``None`` when a ready-made ``Generator`` was passed, since its seed is not known).
-* **One shared resample stream.** A call draws one matrix of query indices,
+* **One shared resample stream, exact sums.** A call draws one matrix of query indices,
   ``rng.integers(0, n, size=(n_resamples, n), dtype=np.int32)``, in chunks of rows so memory
-  stays bounded, and reuses it for every column. A column therefore gets the same interval
-  whether it is computed alone or beside 249 others (to float32 rounding, about 1e-7), and
-  identical columns are resampled once.
+  stays bounded, and reuses it for every column. Scores are first put on a fine binary grid
+  (`on_grid`: steps of about 1e-11 for 10,000 scores in [0, 1], far below any digit shown),
+  which makes every resampled sum exact in float64 whatever the order of the additions. So a
+  column gets *exactly* the same interval whether it is computed alone, beside 249 others, or
+  from a whole curve at once (`evalcore.curves` sums the k = 1..K columns through their sparse
+  increments), and identical columns are resampled once. Points are exact float64 means of
+  the scores as given.
 * **Ties in the bias correction.** ``z0 = Phi^-1(share of resampled means below the point
   + half the share equal to it)``, as SciPy's ``bootstrap`` does. Resampled means within
-  1e-6 of the point (on the metric's 0..1 scale) count as equal: the means are accumulated
-  in float32 for speed, which is exact to about 1e-7, far below the bootstrap's own noise,
-  and the bootstrap bounds are rounded to 7 decimals so that noise does not show
-  (0.25, not 0.2500000029802322). Points are exact float64 means.
+  1e-6 of the point (on the metric's 0..1 scale) count as equal, and the bootstrap bounds
+  are rounded to 7 decimals (0.25, not 0.2500000000029).
 * **Acceleration** comes from the jackknife, in closed form for the mean:
   ``a = sum(d^3) / (6 * sum(d^2)^1.5)`` with ``d = x - mean(x)``.
 * **Where BCa is undefined** (every resampled mean lies on one side of the point, or the
@@ -71,7 +73,11 @@ BOUND_DECIMALS = 7
 """Bootstrap bounds are rounded to this many decimals: the precision of the float32 sums."""
 
 _CHUNK_ELEMENTS = 1 << 22
-"""Index draws held in memory at once (4M int32 + 4M float32 counts = 32 MB)."""
+"""Index draws held in memory at once (4M int32 + 4M float64 counts = 48 MB)."""
+
+GRID_BITS = 50
+"""`on_grid` keeps every resampled sum below 2**50 grid steps: exact in float64 (53 bits), with
+room for sums of differences of two columns."""
 
 _STANDARD_NORMAL = NormalDist()
 
@@ -244,36 +250,111 @@ def _unique_columns(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(keep, dtype=np.intp), inverse
 
 
-def resample_deviations(
-    centred: np.ndarray, n_resamples: int, rng: np.random.Generator, chunk_rows: int | None = None
-) -> np.ndarray:
-    """Bootstrap means minus the point, shape (n_resamples, n_columns), float32.
+def on_grid(scores: np.ndarray, n: int | None = None) -> np.ndarray:
+    """Scores rounded to a binary grid on which any sum of ``count * score`` is exact in float64.
 
-    ``centred`` is the per-query scores minus each column's mean. Resample ``b`` uses row ``b``
-    of ``rng.integers(0, n, size=(n_resamples, n), dtype=np.int32)``, drawn ``chunk_rows`` rows
-    at a time; because NumPy's stream does not depend on how the draw is split, the result
-    does not depend on ``chunk_rows`` either. Each row's index counts (``np.bincount``) times
-    the score matrix gives all columns' resampled sums in one matrix product.
+    The step of column ``j`` is ``2**(e_j + bit_length(n) - GRID_BITS)`` with ``2**e_j`` the
+    smallest power of two >= its largest absolute value (at least 1), so a resampled sum,
+    at most ``n * 2**e_j``, fits in the float64 mantissa. For scores in [-1, 1] and 10,000
+    queries the step is 2**-36 (about 1.5e-11); every such column shares that grid, so
+    differences of columns stay on it.
     """
-    n, n_cols = centred.shape
+    values = np.asarray(scores, dtype=np.float64)
+    n = values.shape[0] if n is None else n
+    step = np.exp2(_grid_exponents(values) + int(n).bit_length() - GRID_BITS)
+    return np.round(values / step) * step
+
+
+SPARSE_SHARE = 0.05
+"""A column that differs from the column before it in fewer than this share of queries is summed
+through those differences (a curve over k changes only where a relevant doc enters)."""
+
+
+def _grid_exponents(values: np.ndarray) -> np.ndarray:
+    """``ceil(log2(max |x|))`` per column, at least 0: the scale `on_grid` gives each column."""
+    top = np.maximum(np.abs(values).max(axis=0) if values.size else np.zeros(values.shape[1:]), 1.0)
+    mantissa, power = np.frexp(top)  # top = mantissa * 2**power, mantissa in [0.5, 1)
+    return power - (mantissa == 0.5)
+
+
+class ExactProducts:
+    """``rows @ gridded`` for many row blocks, exact on `on_grid`'s grid.
+
+    A column that differs from its left neighbour in few queries (``recall@k`` after
+    ``recall@k-1``) is computed as that neighbour plus the product with the few differences;
+    the others by a dense matrix product. Every partial sum stays on the grid and within its
+    bound, so both ways are exact and the split never changes a number.
+    """
+
+    def __init__(self, gridded: np.ndarray) -> None:
+        self.n, self.n_cols = gridded.shape
+        n_cols = self.n_cols
+        curve = np.zeros(n_cols, dtype=bool)
+        if n_cols > 1:
+            changes = np.count_nonzero(np.diff(gridded, axis=1), axis=0)
+            exponents = _grid_exponents(gridded)
+            curve[1:] = (changes < SPARSE_SHARE * self.n) & (exponents[1:] == exponents[:-1])
+        self.curve = np.flatnonzero(curve)
+        self.dense = np.flatnonzero(~curve)
+        self.values = np.ascontiguousarray(gridded[:, self.dense])
+        # Chains of consecutive curve columns; each hangs from the dense column on its left.
+        breaks = np.flatnonzero(np.diff(self.curve) != 1) + 1
+        self.chains = [(int(a), int(b)) for a, b in zip(np.r_[0, breaks], np.r_[breaks, len(self.curve)]) if b > a]
+        self.anchors = [int(np.searchsorted(self.dense, self.curve[a] - 1)) for a, _ in self.chains]
+        if len(self.curve):
+            import scipy.sparse as sparse  # only for curve columns: the CLI's few ks rarely have any
+
+            steps = gridded[:, self.curve] - gridded[:, self.curve - 1]
+            self.steps = sparse.csr_matrix(steps.T)
+
+    def __call__(self, columns: np.ndarray, out: np.ndarray) -> None:
+        """Write ``columns.T @ gridded`` into ``out`` (m, n_cols); ``columns`` is (n, m), C-ordered,
+        each column one resample's counts (or flip bits): the transposed layout the sparse product reads."""
+        dense = columns.T @ self.values
+        if len(self.curve):
+            stepped = (self.steps @ columns).T
+            result = np.empty((columns.shape[1], self.n_cols))
+            result[:, self.dense] = dense
+            for (a, b), anchor in zip(self.chains, self.anchors):
+                chain = np.cumsum(stepped[:, a:b], axis=1)
+                chain += dense[:, [anchor]]
+                result[:, self.curve[a:b]] = chain
+            out[...] = result
+        else:
+            out[...] = dense
+
+
+def resample_counts(draw: np.ndarray, n: int) -> np.ndarray:
+    """How often each query appears in each resample: (n, rows) float64 from a (rows, n) index draw."""
+    counts = np.empty((draw.shape[0], n), dtype=np.float64)
+    for r in range(draw.shape[0]):
+        counts[r] = np.bincount(draw[r], minlength=n)
+    return np.ascontiguousarray(counts.T)
+
+
+def resample_sums(
+    gridded: np.ndarray, n_resamples: int, rng: np.random.Generator, chunk_rows: int | None = None
+) -> np.ndarray:
+    """Resampled sums of each column of ``gridded`` (on `on_grid`'s grid), shape (n_resamples, n_cols).
+
+    Resample ``b`` uses row ``b`` of ``rng.integers(0, n, size=(n_resamples, n), dtype=np.int32)``,
+    drawn ``chunk_rows`` rows at a time (NumPy's stream does not depend on the split). Each
+    row's index counts (``np.bincount``) times the scores give every column's sum; on the grid
+    these sums are exact, so they do not depend on the order of the additions (`ExactProducts`).
+    """
+    n, n_cols = gridded.shape
     if chunk_rows is None:
         chunk_rows = max(1, min(n_resamples, _CHUNK_ELEMENTS // n))
-    values = np.ascontiguousarray(centred, dtype=np.float32)
-    out = np.empty((n_resamples, n_cols), dtype=np.float32)
-    counts = np.empty((chunk_rows, n), dtype=np.float32)
+    product = ExactProducts(np.asarray(gridded, dtype=np.float64))
+    out = np.empty((n_resamples, n_cols), dtype=np.float64)
     sizes = [(start, min(chunk_rows, n_resamples - start)) for start in range(0, n_resamples, chunk_rows)]
 
     def draw(rows: int) -> np.ndarray:
         return rng.integers(0, n, size=(rows, n), dtype=np.int32)
 
-    def count(start: int, rows: int, indices: np.ndarray) -> None:
-        for r in range(rows):
-            counts[r] = np.bincount(indices[r], minlength=n)
-        np.matmul(counts[:rows], values, out=out[start:start + rows])
-
     if len(sizes) < 3:
         for start, rows in sizes:
-            count(start, rows, draw(rows))
+            product(resample_counts(draw(rows), n), out[start:start + rows])
     else:
         # One worker draws chunk i+1 (NumPy releases the GIL while it fills) while this thread
         # counts chunk i. Draws stay in order from the one generator, so the stream, and the
@@ -284,9 +365,28 @@ def resample_deviations(
                 indices = pending.result()
                 if i + 1 < len(sizes):
                     pending = worker.submit(draw, sizes[i + 1][1])
-                count(start, rows, indices)
-    out /= np.float32(n)
+                product(resample_counts(indices, n), out[start:start + rows])
     return out
+
+
+def deviations_from_sums(sums: np.ndarray, gridded: np.ndarray) -> np.ndarray:
+    """Resampled means minus the point, from `resample_sums` (one rounding, so exact sums give equal results)."""
+    n = gridded.shape[0]
+    return (sums - gridded.sum(axis=0)) / n
+
+
+def resample_deviations(
+    scores: np.ndarray, n_resamples: int, rng: np.random.Generator, chunk_rows: int | None = None
+) -> np.ndarray:
+    """Bootstrap means minus the point, shape (n_resamples, n_columns), float64.
+
+    ``scores`` are per-query scores (or the same minus each column's mean: the deviations
+    do not depend on a shift). They are put on `on_grid`'s grid and summed exactly by
+    `resample_sums`, so a column's deviations do not depend on its neighbours or on
+    ``chunk_rows``.
+    """
+    gridded = on_grid(scores)
+    return deviations_from_sums(resample_sums(gridded, n_resamples, rng, chunk_rows), gridded)
 
 
 def _interpolated_quantiles(sorted_cols: np.ndarray, probs: np.ndarray) -> np.ndarray:
@@ -313,6 +413,7 @@ def bca_bounds(
     percentile bounds are returned instead. Bounds keep the digits float32 sums support and
     never leave the data's range (no resampled mean can).
     """
+    scores = np.asfortranarray(scores, dtype=np.float64)  # per-column (pairwise) sums: same alone or in company
     means = scores.mean(axis=0)
     centred = scores - means
     n_resamples = deviations.shape[0]
@@ -346,18 +447,22 @@ def _bca_columns(
     matrix: np.ndarray, level: float, n_resamples: int, rng: np.random.Generator, seed: int | None
 ) -> list[Interval]:
     """BCa intervals for columns that vary (at least two distinct values, n >= 2)."""
-    n = matrix.shape[0]
     keep, inverse = _unique_columns(matrix)
     unique = matrix[:, keep]
-    means = unique.mean(axis=0)
-    centred = unique - means
-    dev = resample_deviations(centred, n_resamples, rng)
+    results = bca_interval_list(unique, resample_deviations(unique, n_resamples, rng), level, n_resamples, seed)
+    return [results[u] for u in inverse]
 
-    low, high, defined = bca_bounds(unique, dev, level)
 
+def bca_interval_list(
+    scores: np.ndarray, deviations: np.ndarray, level: float, n_resamples: int, seed: int | None
+) -> list[Interval]:
+    """`Interval` objects for columns that vary, from their resampled deviations (`resample_deviations`)."""
+    n = scores.shape[0]
+    means = np.asfortranarray(scores, dtype=np.float64).mean(axis=0)
+    low, high, defined = bca_bounds(scores, deviations, level)
     small = _small_note(n)
     results = []
-    for u in range(len(keep)):
+    for u in range(scores.shape[1]):
         if defined[u]:
             method, note = "bca", small
         else:
@@ -372,7 +477,41 @@ def _bca_columns(
                 reliable=bool(defined[u]) and small is None, note=note,
             )
         )
-    return [results[u] for u in inverse]
+    return results
+
+
+def column_kinds(matrix: np.ndarray, wilson: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """Which columns get a Wilson interval (every score 0 or 1) and which are constant; the rest are bootstrapped."""
+    n_cols = matrix.shape[1]
+    binary = ((matrix == 0) | (matrix == 1)).all(axis=0) if wilson else np.zeros(n_cols, bool)
+    constant = (matrix == matrix[0]).all(axis=0) & ~binary
+    return binary, constant
+
+
+def interval_columns(
+    matrix: np.ndarray, deviations: np.ndarray | None, level: float, n_resamples: int, seed: int | None,
+    *, wilson: bool = True,
+) -> list[Interval]:
+    """`mean_intervals` (or with ``wilson=False`` `bca_intervals`) from deviations drawn elsewhere.
+
+    ``deviations`` is (n_resamples, n_cols) as `resample_deviations` returns for the same
+    seed (columns that are 0/1 or constant are not read; None when there are none to bootstrap).
+    """
+    n = matrix.shape[0]
+    binary, constant = column_kinds(matrix, wilson)
+    out: list[Interval | None] = [None] * matrix.shape[1]
+    for j in np.flatnonzero(binary):
+        out[j] = wilson_interval(int(matrix[:, j].sum()), n, level)
+    for j in np.flatnonzero(constant):
+        out[j] = _constant_interval(float(matrix[0, j]), n, level)
+    boot = np.flatnonzero(~binary & ~constant)
+    if len(boot):
+        if deviations is None:
+            raise invalid_parameter("deviations", "resampled means for columns that are not 0/1 or constant", None)
+        for j, interval in zip(boot, bca_interval_list(matrix[:, boot], deviations[:, boot], level, n_resamples,
+                                                       seed)):
+            out[j] = interval
+    return out  # type: ignore[return-value]
 
 
 def _intervals(

@@ -47,9 +47,12 @@ from .errors import UsageError, invalid_parameter
 from .intervals import (
     DEFAULT_RESAMPLES,
     MIN_RELIABLE_QUERIES,
+    ExactProducts,
+    Interval,
     bca_intervals,
     check_level,
     check_resamples,
+    on_grid,
     resolve_rng,
 )
 
@@ -145,28 +148,53 @@ def _exact_sign_flip(nonzero: np.ndarray) -> float:
     return float(((gap > tol).sum() + 0.5 * (np.abs(gap) <= tol).sum()) / sums.size)
 
 
-def _random_sign_flips(diffs: np.ndarray, n_flips: int, rng: np.random.Generator) -> np.ndarray:
-    """Monte Carlo mid-p for each column of ``diffs`` (n, c), one shared sign draw.
+def flip_sums(gridded: np.ndarray, n_flips: int, rng: np.random.Generator) -> np.ndarray:
+    """``bits @ gridded`` for ``n_flips`` random sign patterns, shape (n_flips, n_cols), exact.
 
-    Flip ``b`` negates query ``i`` where bit ``i`` of row ``b`` of a random byte matrix is set;
-    T_b = sum(d) - 2 * (bits @ d). The observed pattern counts as one of ``n_flips + 1``.
+    Flip ``b`` negates query ``i`` where bit ``i`` of row ``b`` of a random byte matrix is set,
+    drawn in chunks of rows. On `on_grid`'s grid the products are exact, so the sums of a
+    difference of two columns are the difference of their sums (`evalcore.curves` uses that).
     """
-    n, n_cols = diffs.shape
-    observed = np.abs(diffs.sum(axis=0))
-    total = diffs.sum(axis=0)
-    tol = 1e-9 * np.maximum(1.0, np.abs(diffs).sum(axis=0))
-    greater = np.zeros(n_cols)
-    equal = np.zeros(n_cols)
+    n, n_cols = gridded.shape
+    product = ExactProducts(np.asarray(gridded, dtype=np.float64))
+    out = np.empty((n_flips, n_cols))
     chunk = max(1, min(n_flips, (1 << 22) // n))
     n_bytes = (n + 7) // 8
     for start in range(0, n_flips, chunk):
         rows = min(chunk, n_flips - start)
         packed = rng.integers(0, 256, size=(rows, n_bytes), dtype=np.uint8)
-        bits = np.unpackbits(packed, axis=1, count=n).astype(np.float64)
-        gap = np.abs(total - 2 * (bits @ diffs)) - observed
-        greater += (gap > tol).sum(axis=0)
-        equal += (np.abs(gap) <= tol).sum(axis=0)
-    return (greater + 0.5 * (equal + 1)) / (n_flips + 1)
+        bits = np.unpackbits(np.ascontiguousarray(packed.T), axis=0, count=n).astype(np.float64)  # (n, rows)
+        product(bits, out[start:start + rows])
+    return out
+
+
+def flip_p_values(diffs: np.ndarray, flipped: np.ndarray) -> np.ndarray:
+    """Monte Carlo mid-p per column of gridded ``diffs`` (n, c) from their `flip_sums` (n_flips, c).
+
+    T_b = sum(d) - 2 * (bits_b @ d); the observed pattern counts as one of ``n_flips + 1``.
+    """
+    total = diffs.sum(axis=0)
+    observed = np.abs(total)
+    tol = 1e-9 * np.maximum(1.0, np.abs(diffs).sum(axis=0))
+    gap = np.abs(total - 2 * flipped) - observed
+    greater = (gap > tol).sum(axis=0)
+    equal = (np.abs(gap) <= tol).sum(axis=0)
+    return (greater + 0.5 * (equal + 1)) / (flipped.shape[0] + 1)
+
+
+def _random_sign_flips(diffs: np.ndarray, n_flips: int, rng: np.random.Generator) -> np.ndarray:
+    """Monte Carlo mid-p for each column of ``diffs`` (n, c), one shared sign draw."""
+    gridded = on_grid(diffs)
+    return flip_p_values(gridded, flip_sums(gridded, n_flips, rng))
+
+
+def paired_differences(scores: np.ndarray, baseline: np.ndarray) -> np.ndarray:
+    """Per-query ``scores - baseline`` on `evalcore.intervals.on_grid`'s grid (exact, columns alike)."""
+    a = np.asarray(scores, dtype=np.float64)
+    b = np.asarray(baseline, dtype=np.float64)
+    shape = a.shape
+    a2, b2 = a.reshape(shape[0], -1), b.reshape(shape[0], -1)
+    return (on_grid(a2) - on_grid(b2)).reshape(shape)
 
 
 def _nonzero(diffs: np.ndarray) -> np.ndarray:
@@ -369,15 +397,26 @@ def compare_runs(
     else:
         pairs = [(baseline, r) for r in runs if r != baseline]
     jobs = [(base, run, metric) for base, run in pairs for metric in metrics]
-    diffs = np.column_stack([arrays[run, m] - arrays[base, m] for base, run, m in jobs])
+    diffs = np.column_stack([paired_differences(arrays[run, m], arrays[base, m]) for base, run, m in jobs])
     diffs[np.abs(diffs) <= ZERO_TOLERANCE] = 0.0
 
     intervals = bca_intervals(diffs, level, n_resamples, generator)
 
-    p_values = np.ones(len(jobs))
-    tests = ["none (all ties)"] * len(jobs)
+    p_values, tests, monte_carlo = closed_form_p_values(diffs)
+    if monte_carlo:
+        p_values[monte_carlo] = _random_sign_flips(diffs[:, monte_carlo], n_resamples, generator)
+    return build_comparisons(jobs, diffs, intervals, p_values, tests, level=level, alpha=alpha,
+                             n_resamples=n_resamples, seed=seed)
+
+
+def closed_form_p_values(diffs: np.ndarray) -> tuple[np.ndarray, list[str], list[int]]:
+    """p-values of the columns with a closed-form or enumerated test, the test names, and the
+    columns left for the Monte Carlo sign flips (their p is filled in by the caller)."""
+    n_cols = diffs.shape[1]
+    p_values = np.ones(n_cols)
+    tests = ["none (all ties)"] * n_cols
     monte_carlo = []
-    for j in range(len(jobs)):
+    for j in range(n_cols):
         nonzero = _nonzero(diffs[:, j])
         if nonzero.size == 0:
             continue
@@ -385,12 +424,17 @@ def compare_runs(
             p_values[j], tests[j] = paired_p_value(diffs[:, j])
         else:
             monte_carlo.append(j)
-    if monte_carlo:
-        p_values[monte_carlo] = _random_sign_flips(diffs[:, monte_carlo], n_resamples, generator)
-        for j in monte_carlo:
             tests[j] = "sign-flip monte carlo mid-p"
-    adjusted = holm(p_values) if len(jobs) > 1 else p_values.copy()
+    return p_values, tests, monte_carlo
 
+
+def build_comparisons(
+    jobs: Sequence[tuple[str, str, str]], diffs: np.ndarray, intervals: Sequence[Interval], p_values: np.ndarray,
+    tests: Sequence[str], *, level: float, alpha: float, n_resamples: int, seed: int | None,
+) -> list[Comparison]:
+    """`Comparison` objects from the per-job differences, intervals and raw p-values (Holm applied here)."""
+    n = diffs.shape[0]
+    adjusted = holm(p_values) if len(jobs) > 1 else np.asarray(p_values, dtype=np.float64).copy()
     out = []
     for j, (base, run, metric) in enumerate(jobs):
         d = diffs[:, j]

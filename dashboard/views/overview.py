@@ -17,7 +17,7 @@ more = st.toggle("Show every metric (hit@k, precision@k, nDCG@k, judged@k)",
                  **state.bind(PAGE, "more", state.get("more") == "1", lambda on: "1" if on else None))
 
 k = v.k
-summary = data.summary(v.dataset, k)
+summary = data.summary(v.dataset, k, more)
 summary = summary[summary["run"].isin(v.runs)]
 main_metrics = list(dict.fromkeys(["recall@1", f"recall@{k}", "mrr"]))
 extra_metrics = [f"hit@{k}", f"precision@{k}", f"ndcg@{k}", f"judged@{k}"] + (
@@ -55,7 +55,7 @@ chart = charts.metric_intervals(
     summary[summary["metric"].isin(main_metrics)], v.all_runs,
     title=f"Recall@1, recall@{k} and MRR with 95% intervals",
     subtitle=f"n = {v.n:,} queries · labels {v.labels_ref} · " + "; ".join(f"{r} = {v.model(r)}" for r in v.runs))
-st.altair_chart(chart, width="content")
+st.vega_lite_chart(spec=chart, width="content")
 
 # ---------------------------------------------------------------- paired comparison
 st.subheader("Is the difference real?")
@@ -93,12 +93,11 @@ else:
 
 # ---------------------------------------------------------------- trade-off
 st.subheader("Quality, price and index size")
-recall_k = summary[summary["metric"] == f"recall@{k}"]
+recall_k = summary[summary["metric"] == f"recall@{k}"].set_index("run")
 points = pd.DataFrame([{
     "run": run, "model": runs_meta[run]["model"],
-    "mean": float(recall_k[recall_k["run"] == run]["mean"].iloc[0]),
-    "ci_low": float(recall_k[recall_k["run"] == run]["ci_low"].iloc[0]),
-    "ci_high": float(recall_k[recall_k["run"] == run]["ci_high"].iloc[0]),
+    "mean": float(recall_k.at[run, "mean"]), "ci_low": float(recall_k.at[run, "ci_low"]),
+    "ci_high": float(recall_k.at[run, "ci_high"]),
     "price_per_mtok": runs_meta[run]["price_per_mtok"],
     "index_mb": runs_meta[run]["index_bytes"] / 1e6 if runs_meta[run]["index_bytes"] else None,
     "dims": runs_meta[run]["dims"],
@@ -106,7 +105,7 @@ points = pd.DataFrame([{
 if points[["price_per_mtok", "index_mb"]].isna().all().all():
     st.info("No run has a price or an index size yet: set them on the Data page to see the trade-off.")
 else:
-    st.altair_chart(charts.tradeoff(points, v.all_runs, metric=f"recall@{k}",
+    st.vega_lite_chart(spec=charts.tradeoff(points, v.all_runs, metric=f"recall@{k}",
                                     title=f"recall@{k} against what the run costs",
                                     subtitle=[f"n = {v.n:,} queries · labels {v.labels_ref} · bars: 95% intervals",
                                               "models: " + "; ".join(f"{r} = {v.model(r)}" for r in v.runs)]),
