@@ -85,15 +85,16 @@ def save_evaluation(dataset: Dataset, k: int, lines: dict[str, str]) -> data.Loa
     ws = workspace()
     if ws is None:
         return data.Loaded(error=data.workspace().error)
-    loaded = data.evaluation_at(dataset, k)
+    loaded = data.evaluation(dataset)
     if not loaded.ok:
         return loaded
+    listed = loaded.value.at(sorted({1, int(k)}))  # what `evaluate --k 1,k --save` records
 
     def save() -> tuple[SavedEvaluation, list[LineChanges]]:
         store = data.store()
         labels_file = store.stored_file(dataset.labels)
         run_files = {spec.name: store.stored_file(spec.file) for spec in dataset.runs}
-        saved = ws.save_evaluation(loaded.value, k=k, labels_file=labels_file, run_files=run_files,
+        saved = ws.save_evaluation(listed, k=k, labels_file=labels_file, run_files=run_files,
                                    lines={name: line for name, line in lines.items() if line})
         changes = [ws.archive.changes(r.line, run_id=r.id, labels=saved.labels.name) for r in saved.runs]
         return saved, changes

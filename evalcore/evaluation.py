@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Sequence
 
@@ -154,6 +154,21 @@ class Evaluation:
         frame = pd.DataFrame.from_records(records)
         frame["k"] = frame["k"].astype("Int64")
         return frame
+
+    def at(self, k: int | str | Sequence[int]) -> "Evaluation":
+        """The same scores listed at the cutoffs ``k``, as ``evaluate_runs(..., k=k)`` would list them.
+
+        Summary rows and per-run warnings (ties across a cutoff, short rankings) are those of
+        ``k``; nothing is re-read or re-scored, so a deep evaluation (the dashboard scores to
+        depth 100 once) can be shown or saved at any k up to its depth.
+        """
+        ks = parse_ks(k)
+        depth = min(r.depth for r in self.results)
+        if ks[-1] > depth:
+            raise invalid_parameter("k", f"cutoffs up to the scored depth {depth}", ks[-1])
+        results = tuple(replace(r, ks=ks, warnings=tuple(r.run.warnings) + tuple(_run_warnings(r.ranked, ks)))
+                        for r in self.results)
+        return replace(self, ks=ks, results=results)
 
     @cached_property
     def all_warnings(self) -> tuple[EvalWarning, ...]:

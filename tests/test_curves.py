@@ -93,3 +93,15 @@ def test_curve_sums_through_increments_equal_dense_sums():
     for j in (0, 10, 39, 41, 60):
         alone = resample_sums(gridded[:, [j]], 300, np.random.default_rng(1))
         np.testing.assert_array_equal(together[:, j], alone[:, 0])
+
+
+def test_a_deep_evaluation_listed_at_k_equals_evaluating_at_k() -> None:
+    """`Evaluation.at` (what the dashboard saves and audits) gives the CLI's rows and warnings for --k 1,5."""
+    deep = evalcore.evaluate_runs([SAMPLE / "base.trec", SAMPLE / "tuned.trec"], SAMPLE / "labels.tsv", k=100)
+    direct = evalcore.evaluate_runs([SAMPLE / "base.trec", SAMPLE / "tuned.trec"], SAMPLE / "labels.tsv", k=[1, 5])
+    listed = deep.at([1, 5])
+    assert listed.ks == (1, 5)
+    pd.testing.assert_frame_equal(listed.summary, direct.summary)
+    assert [w.to_dict() for w in listed.all_warnings] == [w.to_dict() for w in direct.all_warnings]
+    with pytest.raises(evalcore.errors.UsageError, match="scored depth 100"):
+        deep.at([1, 101])

@@ -1,7 +1,6 @@
 """Integrity: can these numbers be trusted? Whose words the queries are in, blind labels, pooling bias, judged
 depth with bounds, tune and a sealed holdout, and labels to check. `evalcore` computes; this page renders."""
 
-import dataclasses
 
 import pandas as pd
 import streamlit as st
@@ -17,17 +16,10 @@ PAGE = "integrity"
 POOL_DEPTH = 10
 
 
-def _at(evaluation, k: int):
-    """The dashboard's evaluation (scored to its full depth) listed at k = 1 and k."""
-    ks = tuple(sorted({1, int(k)}))
-    return dataclasses.replace(evaluation, ks=ks,
-                               results=tuple(dataclasses.replace(r, ks=ks) for r in evaluation.results))
-
-
 @st.cache_resource(max_entries=32, show_spinner="Auditing the labels…", hash_funcs=data.HASH)
 def audit_at(dataset, k: int):
     loaded = data.evaluation(dataset)
-    return audit(_at(loaded.value, k), pool_depth=POOL_DEPTH, suspect_k=int(k))
+    return audit(loaded.value.at(sorted({1, int(k)})), pool_depth=POOL_DEPTH, suspect_k=int(k))
 
 
 @st.cache_resource(max_entries=32, show_spinner="Scoring the tuning split…", hash_funcs=data.HASH)
