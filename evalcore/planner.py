@@ -192,7 +192,7 @@ def plan(
     if halfwidth is not None and not math.isnan(halfwidth):
         parts.append(
             f"A single model's {name} is known to about +/- {amount(halfwidth)} "
-            f"({level * 100:g}% interval); halving that takes about {_count(4 * n)} queries."
+            f"({level * 100:g}% interval); halving that takes about {_count(4 * n)} queries ({_count(3 * n)} more labeled queries)."
         )
     return Plan(
         metric=metric, n=n, sigma=sigma, sigma_upper=sigma_u,

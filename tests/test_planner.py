@@ -70,7 +70,7 @@ def test_summary_reads_out_the_numbers():
     )
     assert f"Detecting 3.0 points needs about {p.n_needed:,} queries." in p.summary
     assert f"known to about +/- {p.halfwidth * 100:.1f} points" in p.summary
-    assert "halving that takes about 1,280 queries" in p.summary
+    assert "halving that takes about 1,280 queries (960 more labeled queries)" in p.summary
     assert p.n_to_halve == 1280
 
 
