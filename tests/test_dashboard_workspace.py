@@ -14,11 +14,11 @@ from streamlit.testing.v1 import AppTest
 
 from evalcore.workspace import ENV_VAR, Workspace
 
+from test_dashboard_apptest import app, no_exceptions  # noqa: E402  (one way to open a page)
+
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # the store tests import `dashboard.store` directly
     sys.path.insert(0, str(ROOT))
-APP = ROOT / "dashboard" / "app.py"
-TIMEOUT = 180
 
 LABELS = b"query,doc_id,grade,query_text\nq1,d1,1,reset password\nq2,d2,1,=cancel plan\nq3,d3,1,export data\n"
 RUN_V1 = b"q1 Q0 d1 1 9 t\nq2 Q0 x 1 9 t\nq2 Q0 d2 2 8 t\nq3 Q0 d3 1 9 t\n"
@@ -31,21 +31,6 @@ def workspace_dir(tmp_path, monkeypatch) -> Path:
     folder = tmp_path / "ws"
     monkeypatch.setenv(ENV_VAR, str(folder))
     return folder
-
-
-def no_exceptions(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-
-
-def app(page: str | None = None, **params: str) -> AppTest:
-    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
-    at.query_params.update(params)
-    at.run()
-    no_exceptions(at)
-    if page:
-        at.switch_page(page).run()
-        no_exceptions(at)
-    return at
 
 
 def words(at: AppTest) -> str:
