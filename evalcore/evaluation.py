@@ -241,9 +241,31 @@ def evaluate_runs(
                                            if kept else "left out of every mean"),
             index.n_without_relevant,
         ))
+    warnings.extend(_mixed_split_warning(label_set, index.queries))
     depth = max(ks)
     results = tuple(_score_run(run, label_set, index, ks, depth) for run in loaded)
     return Evaluation(label_set, ks, threshold, results, tuple(warnings), zero_relevant, level, seed, n_resamples)
+
+
+def _mixed_split_warning(labels: LabelSet, queries: np.ndarray) -> list[EvalWarning]:
+    """A warning when the evaluated queries span both sides of the labels' tune/holdout split.
+
+    Such numbers are neither exploratory nor a sealed holdout result: tuning on them also tunes
+    on the holdout. Counted in holdout queries (what the whole-set number has already shown).
+    """
+    values = labels.field("split")
+    if values is None:
+        return []
+    sides = values.reindex(queries)
+    n_tune, n_holdout = int((sides == "tune").sum()), int((sides == "holdout").sum())
+    if not (n_tune and n_holdout):
+        return []
+    return [EvalWarning(
+        "holdout_mixed_in",
+        f"these numbers mix {n_tune:,} tune and {n_holdout:,} holdout queries (the labels' split field); tune on "
+        "--split tune and report the holdout with --split holdout --reveal",
+        n_holdout,
+    )]
 
 
 def _score_run(run: Run, labels: LabelSet, index: LabelIndex, ks: tuple[int, ...], depth: int) -> RunResult:

@@ -324,3 +324,14 @@ def test_audit_runs_gathers_everything_with_context() -> None:
     data = found.to_dict()
     assert {row["metric"] for row in data["coverage"]} == {f"{m}@{k}" for m in ("recall", "hit", "precision", "ndcg")
                                                           for k in (1, 5)}
+
+
+def test_whole_set_numbers_over_a_tune_holdout_split_carry_a_warning() -> None:
+    """Scoring tune and holdout queries together is flagged; one side alone is not."""
+    from evalcore.holdout import evaluate_split
+
+    whole = evaluate_runs([SAMPLE / "base.trec"], SAMPLE / "labels.tsv", [1])
+    [mixed] = [w for w in whole.all_warnings if w.code == "holdout_mixed_in"]
+    assert mixed.count == 224 and "96 tune and 224 holdout" in mixed.message
+    tune, _ = evaluate_split([SAMPLE / "base.trec"], SAMPLE / "labels.tsv", "tune", k=[1])
+    assert not [w for w in tune.all_warnings if w.code == "holdout_mixed_in"]
