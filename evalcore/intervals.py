@@ -310,26 +310,31 @@ class ExactProducts:
     def __call__(self, columns: np.ndarray, out: np.ndarray) -> None:
         """Write ``columns.T @ gridded`` into ``out`` (m, n_cols); ``columns`` is (n, m), C-ordered,
         each column one resample's counts (or flip bits): the transposed layout the sparse product reads."""
+        if not len(self.curve):
+            np.matmul(columns.T, self.values, out=out)
+            return
         dense = columns.T @ self.values
-        if len(self.curve):
-            stepped = (self.steps @ columns).T
-            result = np.empty((columns.shape[1], self.n_cols))
-            result[:, self.dense] = dense
-            for (a, b), anchor in zip(self.chains, self.anchors):
-                chain = np.cumsum(stepped[:, a:b], axis=1)
-                chain += dense[:, [anchor]]
-                result[:, self.curve[a:b]] = chain
-            out[...] = result
-        else:
-            out[...] = dense
+        stepped = (self.steps @ columns).T
+        out[:, self.dense] = dense
+        for (a, b), anchor in zip(self.chains, self.anchors):
+            # A chain is a run of consecutive columns: a slice of ``out``, filled in place.
+            target = out[:, self.curve[a]:self.curve[b - 1] + 1]
+            np.cumsum(stepped[:, a:b], axis=1, out=target)
+            target += dense[:, [anchor]]
 
 
 def resample_counts(draw: np.ndarray, n: int) -> np.ndarray:
-    """How often each query appears in each resample: (n, rows) float64 from a (rows, n) index draw."""
-    counts = np.empty((draw.shape[0], n), dtype=np.float64)
-    for r in range(draw.shape[0]):
+    """How often each query appears in each resample: (n, rows) float64 from a (rows, n) index draw.
+
+    Counted row by row into small integers (a count is at most the resample size ``n``), which
+    are then turned over and widened in one pass: a quarter of the memory traffic of
+    transposing float64 counts.
+    """
+    rows = draw.shape[0]
+    counts = np.empty((rows, n), dtype=np.uint16 if n < 1 << 16 else np.uint32)
+    for r in range(rows):
         counts[r] = np.bincount(draw[r], minlength=n)
-    return np.ascontiguousarray(counts.T)
+    return counts.T.astype(np.float64, order="C")
 
 
 def resample_sums(
