@@ -337,8 +337,29 @@ def resample_counts(draw: np.ndarray, n: int) -> np.ndarray:
     return counts.T.astype(np.float64, order="C")
 
 
+def prefetched(draw, sizes: list[int]):
+    """``draw(rows)`` for each of ``sizes``, in order, the next one drawn on a worker thread meanwhile.
+
+    NumPy releases the GIL while it fills a draw, so the caller's counting and products of chunk i
+    overlap the draw of chunk i+1. Draws stay in order from the one generator, so the stream, and
+    every result, are exactly those of a plain loop.
+    """
+    if len(sizes) < 3:
+        for rows in sizes:
+            yield draw(rows)
+        return
+    with ThreadPoolExecutor(max_workers=1) as worker:
+        pending = worker.submit(draw, sizes[0])
+        for i in range(len(sizes)):
+            ready = pending.result()
+            if i + 1 < len(sizes):
+                pending = worker.submit(draw, sizes[i + 1])
+            yield ready
+
+
 def resample_sums(
-    gridded: np.ndarray, n_resamples: int, rng: np.random.Generator, chunk_rows: int | None = None
+    gridded: np.ndarray, n_resamples: int, rng: np.random.Generator, chunk_rows: int | None = None,
+    product: ExactProducts | None = None,
 ) -> np.ndarray:
     """Resampled sums of each column of ``gridded`` (on `on_grid`'s grid), shape (n_resamples, n_cols).
 
@@ -346,31 +367,23 @@ def resample_sums(
     drawn ``chunk_rows`` rows at a time (NumPy's stream does not depend on the split). Each
     row's index counts (``np.bincount``) times the scores give every column's sum; on the grid
     these sums are exact, so they do not depend on the order of the additions (`ExactProducts`).
+    ``product`` is ``ExactProducts(gridded)`` when the caller already has it (to share it with
+    `evalcore.paired.flip_sums`).
     """
     n, n_cols = gridded.shape
     if chunk_rows is None:
         chunk_rows = max(1, min(n_resamples, _CHUNK_ELEMENTS // n))
-    product = ExactProducts(np.asarray(gridded, dtype=np.float64))
+    if product is None:
+        product = ExactProducts(np.asarray(gridded, dtype=np.float64))
     out = np.empty((n_resamples, n_cols), dtype=np.float64)
-    sizes = [(start, min(chunk_rows, n_resamples - start)) for start in range(0, n_resamples, chunk_rows)]
+    starts = list(range(0, n_resamples, chunk_rows))
+    sizes = [min(chunk_rows, n_resamples - start) for start in starts]
 
     def draw(rows: int) -> np.ndarray:
         return rng.integers(0, n, size=(rows, n), dtype=np.int32)
 
-    if len(sizes) < 3:
-        for start, rows in sizes:
-            product(resample_counts(draw(rows), n), out[start:start + rows])
-    else:
-        # One worker draws chunk i+1 (NumPy releases the GIL while it fills) while this thread
-        # counts chunk i. Draws stay in order from the one generator, so the stream, and the
-        # result, are exactly those of the plain loop above.
-        with ThreadPoolExecutor(max_workers=1) as worker:
-            pending = worker.submit(draw, sizes[0][1])
-            for i, (start, rows) in enumerate(sizes):
-                indices = pending.result()
-                if i + 1 < len(sizes):
-                    pending = worker.submit(draw, sizes[i + 1][1])
-                product(resample_counts(indices, n), out[start:start + rows])
+    for start, rows, indices in zip(starts, sizes, prefetched(draw, sizes)):
+        product(resample_counts(indices, n), out[start:start + rows])
     return out
 
 
