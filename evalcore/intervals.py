@@ -407,16 +407,24 @@ def resample_deviations(
     return deviations_from_sums(resample_sums(gridded, n_resamples, rng, chunk_rows), gridded)
 
 
-def _interpolated_quantiles(sorted_cols: np.ndarray, probs: np.ndarray) -> np.ndarray:
-    """Quantile ``probs[j]`` of column ``j`` of a column-sorted matrix (NumPy's 'linear' rule)."""
-    last = sorted_cols.shape[0] - 1
+def _interpolated_quantiles(values: np.ndarray, probs: np.ndarray) -> np.ndarray:
+    """Quantiles ``probs[i, j]`` of column ``j`` of ``values`` (NumPy's 'linear' rule), one row per ``i``.
+
+    Only the two order statistics around each quantile are needed, so each column is
+    partitioned at those few ranks instead of sorted: the same values, several times faster.
+    """
+    last = values.shape[0] - 1
     position = np.clip(probs, 0.0, 1.0) * last
     below = np.floor(position).astype(np.intp)
     above = np.minimum(below + 1, last)
     frac = position - below
-    cols = np.arange(sorted_cols.shape[1])
-    lo = sorted_cols[below, cols].astype(np.float64)
-    hi = sorted_cols[above, cols].astype(np.float64)
+    lo = np.empty(probs.shape)
+    hi = np.empty(probs.shape)
+    for j in range(values.shape[1]):
+        ranks = np.unique(np.concatenate([below[:, j], above[:, j]]))
+        ordered = np.partition(values[:, j], ranks)
+        lo[:, j] = ordered[below[:, j]]
+        hi[:, j] = ordered[above[:, j]]
     return lo + frac * (hi - lo)
 
 
@@ -453,9 +461,7 @@ def bca_bounds(
     bca_probs = ndtr(z0 + shifted / np.where(denom > 0, denom, 1.0))
     probs = np.where(defined, bca_probs, ndtr(z_tails))  # else the percentile interval
 
-    ordered = np.sort(deviations, axis=0)
-    low = means + _interpolated_quantiles(ordered, probs[0])
-    high = means + _interpolated_quantiles(ordered, probs[1])
+    low, high = means + _interpolated_quantiles(np.asarray(deviations, dtype=np.float64), probs)
     low = np.maximum(np.round(low, BOUND_DECIMALS), scores.min(axis=0))
     high = np.minimum(np.round(high, BOUND_DECIMALS), scores.max(axis=0))
     return low, high, defined
