@@ -79,14 +79,18 @@ default is `evaluate`'s 10,000 resamples and seed 0, and the resampled sums are 
 (`evalcore.intervals.on_grid`), so recall@k's interval here is the one `evaluate --k k`,
 the dashboard's Overview and its Choose k page show, to the last digit.
 
-**Speed.** Everything is whole-array NumPy: token counts per unique doc once (only docs
-the runs return in the top K), an (n_queries, K) token matrix through the ranked doc codes
-and a cumulative sum, and one bootstrap draw shared by every run and statistic. From an
-`Evaluation`, 10,000 queries x K = 100 with 10,000 resamples took 3.5-3.9 s on the project's
-2-core machine while it was busy with other jobs (``benchmarks/bench_budget.py``), nearly all
-of it the resample draw (10,000 x 10,000 query indices, their counts, and the products with
-the token curves; 0.4-0.6 s at the former 2,000 resamples); scoring the run first
-(`evaluate_runs`) is about 0.5 s more, once per report. Counting
+**Speed.** Everything is whole-array NumPy: token counts per distinct doc once (only docs
+the runs return in the top K; run doc ids are one string per run row, so they are
+dictionary-encoded in Arrow first, not hashed as a million Python strings), an
+(n_queries, K) token matrix through the ranked doc codes and a cumulative sum, and one
+bootstrap draw shared by every run and statistic. From an `Evaluation`, 10,000 queries x
+K = 100 with 10,000 resamples took 1.4 s of wall time (2.6 s of CPU on both cores) on the
+project's 2-core machine while it was busy with other jobs (``benchmarks/bench_budget.py``;
+2.8-3.9 s before the ids were encoded). What is left is the resample draw itself (10,000 x
+10,000 query indices, drawn on a second thread), their counts, and the product of the counts
+with the 100 token curves, which change at every k in every query; the recall curves go
+through their few changes. Scoring the run first (`evaluate_runs`) is about 0.3 s more, once
+per report. Counting
 chunk text is the slow part the first time (about 1 million tokens a second, see
 `evalcore.tokens`), then cached.
 """
