@@ -290,8 +290,10 @@ class ExactProducts:
         self.n, self.n_cols = gridded.shape
         n_cols = self.n_cols
         curve = np.zeros(n_cols, dtype=bool)
+        diffs = None
         if n_cols > 1:
-            changes = np.count_nonzero(np.diff(gridded, axis=1), axis=0)
+            diffs = np.diff(gridded, axis=1)  # column j + 1 minus column j, computed once
+            changes = np.count_nonzero(diffs, axis=0)
             exponents = _grid_exponents(gridded)
             curve[1:] = (changes < SPARSE_SHARE * self.n) & (exponents[1:] == exponents[:-1])
         self.curve = np.flatnonzero(curve)
@@ -304,8 +306,7 @@ class ExactProducts:
         if len(self.curve):
             import scipy.sparse as sparse  # only for curve columns: the CLI's few ks rarely have any
 
-            steps = gridded[:, self.curve] - gridded[:, self.curve - 1]
-            self.steps = sparse.csr_matrix(steps.T)
+            self.steps = sparse.csr_matrix(diffs[:, self.curve - 1].T)
 
     def __call__(self, columns: np.ndarray, out: np.ndarray) -> None:
         """Write ``columns.T @ gridded`` into ``out`` (m, n_cols); ``columns`` is (n, m), C-ordered,
