@@ -84,9 +84,9 @@ the runs return in the top K; run doc ids are one string per run row, so they ar
 dictionary-encoded in Arrow first, not hashed as a million Python strings), an
 (n_queries, K) token matrix through the ranked doc codes and a cumulative sum, and one
 bootstrap draw shared by every run and statistic. From an `Evaluation`, 10,000 queries x
-K = 100 with 10,000 resamples took 1.4 s of wall time (2.6 s of CPU on both cores) on the
-project's 2-core machine while it was busy with other jobs (``benchmarks/bench_budget.py``;
-2.8-3.9 s before the ids were encoded). What is left is the resample draw itself (10,000 x
+K = 100 with 10,000 resamples took 1.4-2.7 s of wall time (2.6-2.7 s of CPU over both cores)
+on the project's 2-core machine while it was busy with other jobs
+(``benchmarks/bench_budget.py``; 2.8-3.9 s before the ids were encoded). What is left is the resample draw itself (10,000 x
 10,000 query indices, drawn on a second thread), their counts, and the product of the counts
 with the 100 token curves, which change at every k in every query; the recall curves go
 through their few changes. Scoring the run first (`evaluate_runs`) is about 0.3 s more, once
