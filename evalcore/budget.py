@@ -79,14 +79,18 @@ default is `evaluate`'s 10,000 resamples and seed 0, and the resampled sums are 
 (`evalcore.intervals.on_grid`), so recall@k's interval here is the one `evaluate --k k`,
 the dashboard's Overview and its Choose k page show, to the last digit.
 
-**Speed.** Everything is whole-array NumPy: token counts per unique doc once (only docs
-the runs return in the top K), an (n_queries, K) token matrix through the ranked doc codes
-and a cumulative sum, and one bootstrap draw shared by every run and statistic. From an
-`Evaluation`, 10,000 queries x K = 100 with 10,000 resamples took 3.5-3.9 s on the project's
-2-core machine while it was busy with other jobs (``benchmarks/bench_budget.py``), nearly all
-of it the resample draw (10,000 x 10,000 query indices, their counts, and the products with
-the token curves; 0.4-0.6 s at the former 2,000 resamples); scoring the run first
-(`evaluate_runs`) is about 0.5 s more, once per report. Counting
+**Speed.** Everything is whole-array NumPy: token counts per distinct doc once (only docs
+the runs return in the top K; run doc ids are one string per run row, so they are
+dictionary-encoded in Arrow first, not hashed as a million Python strings), an
+(n_queries, K) token matrix through the ranked doc codes and a cumulative sum, and one
+bootstrap draw shared by every run and statistic. From an `Evaluation`, 10,000 queries x
+K = 100 with 10,000 resamples took 1.4-2.7 s of wall time (2.6-2.7 s of CPU over both cores)
+on the project's 2-core machine while it was busy with other jobs
+(``benchmarks/bench_budget.py``; 2.8-3.9 s before the ids were encoded). What is left is the resample draw itself (10,000 x
+10,000 query indices, drawn on a second thread), their counts, and the product of the counts
+with the 100 token curves, which change at every k in every query; the recall curves go
+through their few changes. Scoring the run first (`evaluate_runs`) is about 0.3 s more, once
+per report. Counting
 chunk text is the slow part the first time (about 1 million tokens a second, see
 `evalcore.tokens`), then cached.
 """
@@ -471,14 +475,14 @@ def k_budget(
     results = evaluation.results
     top_codes = [r.ranked.doc_codes[:, :cfg.max_k] for r in results]
     used_codes = [_used_codes(codes, len(r.run.doc_ids)) for r, codes in zip(results, top_codes)]
-    used_ids = [r.run.doc_ids[used] for r, used in zip(results, used_codes)]
-    all_ids = pd.unique(np.concatenate(used_ids)) if used_ids else np.zeros(0, dtype=object)
+    distinct = [_distinct_ids(r.run.doc_ids, used) for r, used in zip(results, used_codes)]
+    all_ids = pd.unique(np.concatenate([ids for ids, _ in distinct])) if distinct else np.zeros(0, dtype=object)
     counted = doc_token_counts(all_ids, documents, tokenizer=cfg.tokenizer, chunk_tokens=cfg.chunk)
     warnings = list(evaluation.warnings) + list(documents.warnings if documents is not None else ())
     if counted.note:
         warnings.append(EvalWarning("tokenizer_unavailable", counted.note, 1))
-    prepared = [_run_tokens(r, codes, used, ids, counted, documents, cfg) for r, codes, used, ids in
-                zip(results, top_codes, used_codes, used_ids)]
+    prepared = [_run_tokens(r, codes, used, ids, inverse, counted, documents, cfg) for r, codes, used, (ids, inverse)
+                in zip(results, top_codes, used_codes, distinct)]
 
     # One resample draw for every run and everything random: intervals, stability, stop cost.
     # Runs share the evaluated queries (same order), so each resample picks the same queries for all.
@@ -540,18 +544,18 @@ class _RunTokens:
     warnings: tuple[EvalWarning, ...]
 
 
-def _run_tokens(result: RunResult, codes: np.ndarray, used_codes: np.ndarray, ids: np.ndarray, counted,
-                documents: Documents | None, cfg: _Settings) -> _RunTokens:
+def _run_tokens(result: RunResult, codes: np.ndarray, used_codes: np.ndarray, ids: np.ndarray, inverse: np.ndarray,
+                counted, documents: Documents | None, cfg: _Settings) -> _RunTokens:
     """The (n_queries, K) prompt-token matrix of one run, with its own fallback for missing docs.
 
-    ``used_codes`` are the run's doc codes in ``codes`` and ``ids`` their doc ids; a doc two queries
-    return has two codes (one per run row), so counts of docs go over distinct ids.
+    ``used_codes`` are the run's doc codes in ``codes``; ``ids`` the distinct doc ids among them and
+    ``inverse`` which of them each code holds (a doc two queries return has two codes, one per run
+    row), so docs are looked up and counted once per distinct id.
     """
     run: Run = result.run
     where = pd.Index(counted.doc_ids).get_indexer(ids)
     counts = counted.counts[where]
     sources = counted.source[where]
-    first = ~pd.Index(ids).duplicated()
     missing = np.isnan(counts)
     warnings: list[EvalWarning] = []
     fallback = None
@@ -559,17 +563,17 @@ def _run_tokens(result: RunResult, codes: np.ndarray, used_codes: np.ndarray, id
         if cfg.chunk is not None:
             fallback, how = float(cfg.chunk), f"the chunk size given ({cfg.chunk:,} tokens)"
         elif (~missing).any():
-            fallback = float(np.median(counts[~missing & first]))
+            fallback = float(np.median(counts[~missing]))
             how = f"the median of the docs this run returned that the file has ({fallback:g} tokens)"
         else:
-            raise InputError(f"documents whose doc ids match the run's (none of the {int(first.sum()):,} docs run "
+            raise InputError(f"documents whose doc ids match the run's (none of the {len(ids):,} docs run "
                              f"{run.name} returns in its top {cfg.max_k} is in the file), or a chunk size",
                              source=(documents.source or documents.name) if documents is not None else None)
         counts = np.where(missing, fallback, counts)
         code_missing = np.zeros(len(run.doc_ids), dtype=bool)
-        code_missing[used_codes[missing]] = True
+        code_missing[used_codes[missing[inverse]]] = True
         slots = int((code_missing[np.maximum(codes, 0)] & (codes >= 0)).sum())
-        n_missing = int((missing & first).sum())
+        n_missing = int(missing.sum())
         total = int((codes >= 0).sum())
         warnings.append(EvalWarning(
             "doc_missing_from_documents",
@@ -578,11 +582,11 @@ def _run_tokens(result: RunResult, codes: np.ndarray, used_codes: np.ndarray, id
             f"chunks); each was counted at {how}",
             n_missing))
     tokens_of_code = np.zeros(len(run.doc_ids), dtype=np.float64)
-    tokens_of_code[used_codes] = counts
+    tokens_of_code[used_codes] = counts[inverse]
     chunk_tokens = np.where(codes >= 0, tokens_of_code[np.maximum(codes, 0)], 0.0)
     tokens = cfg.overhead + np.cumsum(chunk_tokens, axis=1)
 
-    used = {name: int(((sources == name) & first).sum())
+    used = {name: int((sources == name).sum())
             for name in (SOURCE_COLUMN, SOURCE_TOKENIZER, SOURCE_CHUNK, SOURCE_APPROX, SOURCE_MISSING)}
     used = {key: value for key, value in used.items() if value}
     if used.get(SOURCE_APPROX):
@@ -683,6 +687,21 @@ def _table(recall_mean, hit_mean, recall_iv, hit_iv, fit, rule_curve, tokens, to
         "marginal_recall_per_1k_tokens": per_1k,
         "rule_value": 100.0 * rule_curve - cfg.lam * tokens_mean / 1000.0,
     })[TABLE_COLUMNS]
+
+
+def _distinct_ids(doc_ids, used_codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct doc ids at ``used_codes`` (first-seen order) and which one each code holds.
+
+    Run doc ids are one Arrow string per run row (`evalcore.ids.IdArray`): a 10,000 x 100 run has
+    1 M of them for some 50,000 docs, so they are dictionary-encoded in Arrow, not hashed as
+    Python strings.
+    """
+    if hasattr(doc_ids, "take_arrow"):
+        encoded = doc_ids.take_arrow(used_codes).dictionary_encode()
+        ids = encoded.dictionary.to_numpy(zero_copy_only=False).astype(object, copy=False)
+        return ids, encoded.indices.to_numpy(zero_copy_only=False).astype(np.intp, copy=False)
+    inverse, ids = pd.factorize(np.asarray(doc_ids, dtype=object)[used_codes])
+    return np.asarray(ids, dtype=object), inverse
 
 
 def _used_codes(codes: np.ndarray, n_codes: int) -> np.ndarray:

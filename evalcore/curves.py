@@ -33,7 +33,7 @@ import pandas as pd
 from .compare import ComparisonReport, plan_for
 from .errors import UsageError, invalid_parameter
 from .evaluation import Evaluation, _run_warnings
-from .intervals import column_kinds, deviations_from_sums, interval_columns, on_grid, resample_sums
+from .intervals import ExactProducts, column_kinds, deviations_from_sums, interval_columns, on_grid, resample_sums
 from .measures import CUTOFF_MEASURES, Measure, default_measures
 from .paired import ZERO_TOLERANCE, build_comparisons, closed_form_p_values, flip_p_values, flip_sums
 from .warning_log import EvalWarning
@@ -158,7 +158,10 @@ def interval_curves(evaluation: Evaluation, metrics: tuple[str, ...] | list[str]
     slot = np.full(matrix.shape[1], -1)
     slot[summed] = np.arange(len(summed))
     rng = np.random.default_rng(evaluation.seed)
-    sums = resample_sums(gridded[:, summed], evaluation.n_resamples, rng)
+    # With recall alone (the Overview's first visit) the bootstrap and the sign flips sum the same
+    # columns: set up their products once.
+    product = ExactProducts(gridded[:, summed])
+    sums = resample_sums(gridded[:, summed], evaluation.n_resamples, rng, product=product)
     intervals = []
     for i in range(len(results)):  # one run at a time: the deviations of every column at once would be large
         cols = np.arange(i * width, (i + 1) * width)
@@ -170,7 +173,9 @@ def interval_curves(evaluation: Evaluation, metrics: tuple[str, ...] | list[str]
         del deviations
 
     # The sign flips come next from the same generator, as in evalcore.paired.compare_runs.
-    flipped = flip_sums(gridded[:, recall_cols], evaluation.n_resamples, rng) if len(results) > 1 else None
+    same = len(summed) == len(recall_cols) and bool((summed == recall_cols).all())
+    flipped = (flip_sums(gridded[:, recall_cols], evaluation.n_resamples, rng, product=product if same else None)
+               if len(results) > 1 else None)
     paired = {}
     for i, r in enumerate(results):
         cols = recall_cols[i * (max_k + 1):(i + 1) * (max_k + 1)]

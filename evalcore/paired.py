@@ -53,6 +53,7 @@ from .intervals import (
     check_level,
     check_resamples,
     on_grid,
+    prefetched,
     resolve_rng,
 )
 
@@ -148,21 +149,29 @@ def _exact_sign_flip(nonzero: np.ndarray) -> float:
     return float(((gap > tol).sum() + 0.5 * (np.abs(gap) <= tol).sum()) / sums.size)
 
 
-def flip_sums(gridded: np.ndarray, n_flips: int, rng: np.random.Generator) -> np.ndarray:
+def flip_sums(gridded: np.ndarray, n_flips: int, rng: np.random.Generator,
+              product: ExactProducts | None = None) -> np.ndarray:
     """``bits @ gridded`` for ``n_flips`` random sign patterns, shape (n_flips, n_cols), exact.
 
     Flip ``b`` negates query ``i`` where bit ``i`` of row ``b`` of a random byte matrix is set,
-    drawn in chunks of rows. On `on_grid`'s grid the products are exact, so the sums of a
-    difference of two columns are the difference of their sums (`evalcore.curves` uses that).
+    drawn in chunks of rows (the next chunk on a worker thread, in order, so the stream is that
+    of a plain loop). On `on_grid`'s grid the products are exact, so the sums of a difference of
+    two columns are the difference of their sums (`evalcore.curves` uses that). ``product`` is
+    ``ExactProducts(gridded)`` when the caller already has it.
     """
     n, n_cols = gridded.shape
-    product = ExactProducts(np.asarray(gridded, dtype=np.float64))
+    if product is None:
+        product = ExactProducts(np.asarray(gridded, dtype=np.float64))
     out = np.empty((n_flips, n_cols))
     chunk = max(1, min(n_flips, (1 << 22) // n))
     n_bytes = (n + 7) // 8
-    for start in range(0, n_flips, chunk):
-        rows = min(chunk, n_flips - start)
-        packed = rng.integers(0, 256, size=(rows, n_bytes), dtype=np.uint8)
+    starts = list(range(0, n_flips, chunk))
+    sizes = [min(chunk, n_flips - start) for start in starts]
+
+    def draw(rows: int) -> np.ndarray:
+        return rng.integers(0, 256, size=(rows, n_bytes), dtype=np.uint8)
+
+    for start, rows, packed in zip(starts, sizes, prefetched(draw, sizes)):
         bits = np.unpackbits(np.ascontiguousarray(packed.T), axis=0, count=n).astype(np.float64)  # (n, rows)
         product(bits, out[start:start + rows])
     return out
