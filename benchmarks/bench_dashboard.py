@@ -28,6 +28,10 @@ the page caches). Since the Overview computes its intervals and paired tests for
 first visit (`evalcore.curves`), a new k there is a lookup plus rebuilding the page; the first
 visit carries that cost and is reported too. Results go to stdout and to
 ``benchmarks/data/dashboard/results.json``.
+
+The dashboard stores every upload in its workspace: the benchmark points ``EVALCORE_WORKSPACE``
+at a temporary folder (for this process and the servers it starts) and deletes it afterwards,
+so it never writes into the user's real workspace.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -275,10 +280,10 @@ def streamlit_floor(big: Path) -> dict:
             "browser: a bare Streamlit app, upload the 100 MB file and show its size (s; Streamlit's floor)": upload}
 
 
-def browser(paths: dict) -> dict:
+def browser(paths: dict, *, upload: bool = True, floor: bool = True) -> dict:
     from playwright.sync_api import sync_playwright
 
-    results: dict = streamlit_floor(paths["big"])
+    results: dict = streamlit_floor(paths["big"]) if floor else {}
     port = _free_port()
     server = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(APP), "--server.port", str(port),
                                "--server.address", "127.0.0.1", "--server.headless", "true",
@@ -298,27 +303,34 @@ def browser(paths: dict) -> dict:
                 "--disable-sync", "--no-first-run"])
             page = chromium.new_page(viewport={"width": 1500, "height": 1400})
             page.set_default_timeout(300_000)
+            # The browser's own work: main-thread tasks over 50 ms (parsing messages, rendering), summed.
+            page.add_init_script("window.__busy = 0; new PerformanceObserver(list => { for (const e of "
+                                 "list.getEntries()) window.__busy += e.duration; }).observe({type: 'longtask'});")
+            received: list[int] = []  # sizes of the websocket messages the server sent (the pages' deltas)
+            page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: received.append(len(payload))))
 
             def idle() -> None:
                 page.wait_for_timeout(50)
                 page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]')
 
-            page.goto(f"{url}/data")
-            idle()
-            inputs = page.locator('[data-testid="stFileUploader"] input[type="file"]')
-            inputs.nth(0).set_input_files(str(paths["labels"]))
-            page.get_by_text("Labels: labels.tsv · 10,000 queries").wait_for()
-            idle()
-            start = time.perf_counter()
-            inputs.nth(1).set_input_files(str(paths["big"]))
-            page.get_by_text(f"Runs: {paths['big'].stem}", exact=True).wait_for()
-            idle()
-            on_data = time.perf_counter() - start
-            page.get_by_role("link", name="Overview").click()
-            page.locator('[data-testid="stVegaLiteChart"] canvas, [data-testid="stVegaLiteChart"] svg').first.wait_for()
-            idle()
-            results["browser: 100 MB upload until the Data page shows it (s)"] = on_data
-            results["browser: 100 MB upload to first chart on Overview (s)"] = time.perf_counter() - start
+            if upload:
+                page.goto(f"{url}/data")
+                idle()
+                inputs = page.locator('[data-testid="stFileUploader"] input[type="file"]')
+                inputs.nth(0).set_input_files(str(paths["labels"]))
+                page.get_by_text("Labels: labels.tsv · 10,000 queries").wait_for()
+                idle()
+                start = time.perf_counter()
+                inputs.nth(1).set_input_files(str(paths["big"]))
+                page.get_by_text(f"Runs: {paths['big'].stem}", exact=True).wait_for()
+                idle()
+                on_data = time.perf_counter() - start
+                page.get_by_role("link", name="Overview").click()
+                page.locator('[data-testid="stVegaLiteChart"] canvas, '
+                             '[data-testid="stVegaLiteChart"] svg').first.wait_for()
+                idle()
+                results["browser: 100 MB upload until the Data page shows it (s)"] = on_data
+                results["browser: 100 MB upload to first chart on Overview (s)"] = time.perf_counter() - start
 
             # 5 runs loaded: change k on each page with the number input's + button.
             page.goto(f"{url}/data")
@@ -344,15 +356,23 @@ def browser(paths: dict) -> dict:
                     page.screenshot(path=str(OUT / f"bench_{name}.png"))
                 plus = page.locator('[data-testid="stNumberInputStepUp"]').first
                 k = int(page.locator('[data-testid="stNumberInputField"]').first.input_value())
-                shown, done = [], []
+                shown, done, sent, busy = [], [], [], []
                 for _ in range(5):
                     k += 1
+                    before = len(received)
+                    busy_before = page.evaluate("window.__busy")
                     start = time.perf_counter()
                     plus.click()
                     shows_k(k).wait_for()
                     shown.append(time.perf_counter() - start)
                     idle()
                     done.append(time.perf_counter() - start)
+                    sent.append(sum(received[before:]))
+                    busy.append(page.evaluate("window.__busy") - busy_before)
+                results[f"browser: {name}: change k, browser main thread in tasks over 50 ms (ms, median of 5)"] = \
+                    statistics.median(busy)
+                results[f"browser: {name}: change k, bytes the server sent (kB, median of 5)"] = \
+                    statistics.median(sent) / 1e3
                 results[f"browser: {name}: change k, new k, until the new numbers show (ms, median of 5)"] = \
                     1000 * statistics.median(shown)
                 results[f"browser: {name}: change k, new k, until the run has finished (ms, median of 5)"] = \
@@ -369,10 +389,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--no-browser", action="store_true", help="skip the Chromium measurements")
     parser.add_argument("--only-browser", action="store_true", help="only the Chromium measurements")
+    parser.add_argument("--only-k", action="store_true",
+                        help="only the Chromium k changes (no upload, no bare-app floor): for profiling the pages")
     args = parser.parse_args()
     paths = make_data()
-    if args.only_browser:
-        print(json.dumps(browser(paths), indent=2))
+    with tempfile.TemporaryDirectory(prefix="evalcore-bench-workspace-") as workspace:
+        os.environ["EVALCORE_WORKSPACE"] = workspace  # read by the app here and by the servers started below
+        _measure(args, paths)
+
+
+def _measure(args: argparse.Namespace, paths: dict) -> None:
+    if args.only_browser or args.only_k:
+        print(json.dumps(browser(paths, upload=not args.only_k, floor=not args.only_k), indent=2))
         return
     sizes = {p.name: f"{p.stat().st_size / 1e6:.1f} MB" for p in [paths["big"], paths["runs"][0], paths["labels"]]}
     results = {"machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
