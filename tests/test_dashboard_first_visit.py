@@ -1,0 +1,37 @@
+"""The Overview's first visit shows one k before the all-k curves are ready: the same numbers."""
+
+import pandas as pd
+import pytest
+
+from dashboard import data
+
+
+@pytest.fixture(scope="module")
+def sample():
+    dataset = data.sample_dataset()
+    deep = data.evaluation(dataset)
+    assert deep.ok
+    return dataset, deep.value
+
+
+@pytest.mark.parametrize("more", [False, True])
+def test_one_k_summary_equals_the_curves(sample, more):
+    dataset, deep = sample
+    ready = data.curves(dataset, more, wait=True)
+    assert ready.ok
+    for k in (1, 3, 10, 57):
+        direct = data.summary_at(deep, k, more)
+        looked_up = ready.value.summary((1, k))
+        pd.testing.assert_frame_equal(direct, looked_up)
+
+
+def test_one_k_comparison_equals_the_curves(sample):
+    dataset, deep = sample
+    ready = data.curves(dataset, wait=True)
+    baseline = deep.run_names[0]
+    for k in (1, 10, 42):
+        direct = data.comparison_at(deep, k, baseline)
+        looked_up = ready.value.comparison(k, baseline)
+        assert [c.verdict for c in direct.comparisons] == [c.verdict for c in looked_up.comparisons]
+        assert [(c.run, c.metric, c.diff, c.ci_low, c.ci_high, c.p_adjusted) for c in direct.comparisons] == \
+            [(c.run, c.metric, c.diff, c.ci_low, c.ci_high, c.p_adjusted) for c in looked_up.comparisons]
