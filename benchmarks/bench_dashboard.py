@@ -24,10 +24,12 @@ Measured two ways:
   drawn; includes the upload over HTTP, the websocket and the browser's rendering.
 
 "Changing k" means a k this session has not used yet and, separately, one it has (served from
-the page caches). Since the Overview computes its intervals and paired tests for every k on the
-first visit (`evalcore.curves`), a new k there is a lookup plus rebuilding the page; the first
-visit carries that cost and is reported too. Results go to stdout and to
-``benchmarks/data/dashboard/results.json``.
+the page caches). The Overview's first visit computes the k it shows, then its intervals and
+paired tests for every k (`evalcore.curves`) in a background thread; the benchmark waits for
+those before changing k there (a new k is then a lookup plus rebuilding the page) and reports how
+long they took. In Chromium it also reports, per k change, the bytes the server sent over the
+websocket and the browser's own main-thread work (tasks over 50 ms), to tell the server's time
+from the browser's. Results go to stdout and to ``benchmarks/data/dashboard/results.json``.
 
 The dashboard stores every upload in its workspace: the benchmark points ``EVALCORE_WORKSPACE``
 at a temporary folder (for this process and the servers it starts) and deletes it afterwards,
@@ -302,6 +304,8 @@ def browser(paths: dict, *, upload: bool = True, floor: bool = True) -> dict:
     from playwright.sync_api import sync_playwright
 
     results: dict = streamlit_floor(paths["big"]) if floor else {}
+    # A workspace of its own (inside the temporary one): the in-process part has stored these files already.
+    os.environ["EVALCORE_WORKSPACE"] = tempfile.mkdtemp(prefix="browser-", dir=os.environ.get("EVALCORE_WORKSPACE"))
     port = _free_port()
     server = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(APP), "--server.port", str(port),
                                "--server.address", "127.0.0.1", "--server.headless", "true",
