@@ -394,24 +394,17 @@ def summary_at(deep: Any, k: int, more: bool = False) -> pd.DataFrame:
     return frame
 
 
-def comparison_at(deep: Any, k: int, baseline: str) -> ComparisonReport:
-    """`comparison` for one k without the curves: ``evalcore compare`` on recall@1, recall@k and MRR."""
-    metrics = list(dict.fromkeys(["recall@1", f"recall@{int(k)}", "mrr"]))
-    return compare_evaluation(deep.at((1, int(k))), metrics, baseline)
-
-
 @st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=_HASH)
 def comparison(dataset: Dataset, k: int, baseline: str) -> ComparisonReport | None:
-    """Every run against ``baseline`` on recall@1, recall@k and MRR (paired, Holm-corrected).
+    """Every run against ``baseline`` on recall@1, recall@k and MRR (paired, Holm-corrected), from `curves`.
 
-    From `curves` once they are ready, else ``evalcore compare`` at this k (the same numbers)."""
+    This waits for the curves (they hold the resampled sums the tests need; computing the tests
+    for one k beside them would do the same work twice). The page shows it below its first chart."""
     deep = evaluation(dataset)
     if not deep.ok or len(deep.value.results) < 2:
         return None
-    loaded = curves(dataset, wait=False)
-    if loaded is not None and loaded.ok:
-        return loaded.value.comparison(int(k), baseline)
-    return comparison_at(deep.value, k, baseline)
+    loaded = curves(dataset)
+    return loaded.value.comparison(int(k), baseline) if loaded.ok else None
 
 
 def _warnings_at(dataset: Dataset, k: int) -> tuple[Any, ...] | None:

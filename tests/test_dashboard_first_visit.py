@@ -23,15 +23,3 @@ def test_one_k_summary_equals_the_curves(sample, more):
         direct = data.summary_at(deep, k, more)
         looked_up = ready.value.summary((1, k))
         pd.testing.assert_frame_equal(direct, looked_up)
-
-
-def test_one_k_comparison_equals_the_curves(sample):
-    dataset, deep = sample
-    ready = data.curves(dataset, wait=True)
-    baseline = deep.run_names[0]
-    for k in (1, 10, 42):
-        direct = data.comparison_at(deep, k, baseline)
-        looked_up = ready.value.comparison(k, baseline)
-        assert [c.verdict for c in direct.comparisons] == [c.verdict for c in looked_up.comparisons]
-        assert [(c.run, c.metric, c.diff, c.ci_low, c.ci_high, c.p_adjusted) for c in direct.comparisons] == \
-            [(c.run, c.metric, c.diff, c.ci_low, c.ci_high, c.p_adjusted) for c in looked_up.comparisons]

@@ -9,8 +9,8 @@ from evalcore.measures import DESCRIPTIONS
 from dashboard import charts, data, layout, state
 
 PAGE = "overview"
-CURVES_PENDING = ("The intervals and paired tests for every other k are being computed in the background; until they "
-                  "are ready, a new k is computed when chosen (the same numbers, a little slower).")
+CURVES_PENDING = ("The intervals and paired tests for every k are being computed in the background (seconds with many "
+                  "queries); the table and chart above were computed for this k alone, with the same numbers.")
 v = layout.view(PAGE, own=("more",))
 layout.header("Overview", v, "How each run scores on the labeled queries, whether the differences are real, "
                              "and what each run costs.")
