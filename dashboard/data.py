@@ -34,7 +34,7 @@ import streamlit as st
 
 import evalcore
 from evalcore import failures as core_failures
-from evalcore.compare import ComparisonReport, compare_evaluation
+from evalcore.compare import ComparisonReport
 from evalcore.errors import EvalcoreError, InputError
 from evalcore.runs import META_FIELDS, sidecar_path
 from evalcore.sources import Source, open_source
