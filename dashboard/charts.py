@@ -160,10 +160,14 @@ def recall_curve(table: pd.DataFrame, runs: Sequence[str], *, title: str, subtit
                                          title=alt.TitleParams(title, subtitle=subtitle, anchor="start"))
 
 
-def set_k(spec: dict, k: int) -> dict:
-    """A copy of a built spec (``chart.to_dict()``) whose dashed rule marks ``k``."""
+def set_k(spec: dict, k: int | None) -> dict:
+    """A copy of a built spec (``chart.to_dict()``) whose dashed rule marks ``k`` (None: no rule).
+
+    With no rule the spec is the same for every k: Streamlit then sends it as a reference to what
+    the browser already holds, and the browser keeps the drawn chart (redrawing it on every k
+    change cost more than the rest of the page's rerun)."""
     datasets = dict(spec.get("datasets", {}))
-    datasets[K_DATA] = [{"k": int(k), "label": f"k = {int(k)}"}]
+    datasets[K_DATA] = [] if k is None else [{"k": int(k), "label": f"k = {int(k)}"}]
     return {**spec, "datasets": datasets}
 
 

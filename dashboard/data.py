@@ -21,6 +21,9 @@ from __future__ import annotations
 import gc
 import json
 import os
+import threading
+from collections import OrderedDict
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Sequence
@@ -31,7 +34,7 @@ import streamlit as st
 
 import evalcore
 from evalcore import failures as core_failures
-from evalcore.compare import ComparisonReport, compare_evaluation
+from evalcore.compare import ComparisonReport
 from evalcore.errors import EvalcoreError, InputError
 from evalcore.runs import META_FIELDS, sidecar_path
 from evalcore.sources import Source, open_source
@@ -319,38 +322,89 @@ MORE_METRICS = ("recall", "hit", "precision", "ndcg", "judged")
 """Every cutoff metric: what the Overview shows with "every metric" on. Without it, recall@k and MRR."""
 
 
-@st.cache_resource(max_entries=4, show_spinner="Computing 95% intervals and paired tests for every k…",
-                   hash_funcs=_HASH)
-def curves(dataset: Dataset, more: bool = False) -> Loaded:
+_CURVES: "OrderedDict[tuple[str, bool], Future]" = OrderedDict()
+_CURVES_LOCK = threading.Lock()
+_CURVES_POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="evalcore-curves")
+_CURVES_KEPT = 4
+
+
+def _curves_future(dataset: Dataset, more: bool) -> Future | None:
+    """The all-k computation for ``dataset``, started once in a background thread (keyed by content)."""
+    from evalcore.curves import interval_curves
+
+    key = (dataset.key, bool(more))
+    with _CURVES_LOCK:
+        future = _CURVES.get(key)
+        if future is not None:
+            _CURVES.move_to_end(key)
+            return future
+    loaded = evaluation(dataset)
+    if not loaded.ok:
+        return None
+    with _CURVES_LOCK:
+        future = _CURVES.get(key)
+        if future is None:
+            future = _CURVES_POOL.submit(_load, interval_curves, loaded.value,
+                                         metrics=MORE_METRICS if more else ("recall",), max_k=DEPTH)
+            _CURVES[key] = future
+            while len(_CURVES) > _CURVES_KEPT:
+                _CURVES.popitem(last=False)
+    return future
+
+
+def curves(dataset: Dataset, more: bool = False, *, wait: bool = True) -> Loaded | None:
     """`evalcore.curves.interval_curves` once per data set: intervals and comparisons at every k 1..`DEPTH`.
 
     Changing k then only looks numbers up; they equal ``evalcore evaluate --k 1,k`` and
     ``evalcore compare`` at that k exactly. ``more`` adds hit, precision, nDCG and judged
     (precision@k and judged@k change at almost every k, so they cost more). Each entry keeps
     the resampled sums paired tests need, about 16 MB per run with 10,000 queries, so few are kept.
-    """
-    from evalcore.curves import interval_curves
 
-    loaded = evaluation(dataset)
-    if not loaded.ok:
-        return loaded
-    return _load(interval_curves, loaded.value, metrics=MORE_METRICS if more else ("recall",), max_k=DEPTH)
+    The computation runs in a background thread (seconds for 10,000 queries x 5 runs), so a
+    page does not wait on every k to show one: with ``wait=False`` this returns None until it
+    is done, and the page computes the one k it shows directly (`summary`, `comparison`).
+    """
+    future = _curves_future(dataset, more)
+    if future is None:
+        return evaluation(dataset)
+    if not wait and not future.done():
+        return None
+    return future.result()
 
 
 @st.cache_data(max_entries=64, show_spinner=False, hash_funcs=_HASH)
 def summary(dataset: Dataset, k: int, more: bool = False) -> pd.DataFrame:
-    """`Evaluation.summary` at ``--k 1,k`` (recall and MRR rows only unless ``more``), from `curves`."""
-    loaded = curves(dataset, more)
-    return loaded.value.summary((1, int(k))) if loaded.ok else pd.DataFrame()
+    """`Evaluation.summary` at ``--k 1,k`` (recall and MRR rows only unless ``more``).
+
+    Looked up in `curves` once they are ready; until then computed for this k alone from the
+    deep evaluation (the same numbers: one bootstrap draw per seed, whatever the columns).
+    """
+    loaded = curves(dataset, more, wait=False)
+    if loaded is not None:
+        return loaded.value.summary((1, int(k))) if loaded.ok else pd.DataFrame()
+    deep = evaluation(dataset)
+    return summary_at(deep.value, k, more) if deep.ok else pd.DataFrame()
+
+
+def summary_at(deep: Any, k: int, more: bool = False) -> pd.DataFrame:
+    """`summary` for one k without the curves: the deep evaluation listed at ``--k 1,k``."""
+    frame = deep.at((1, int(k))).summary
+    if not more:
+        frame = frame[frame["metric"].map(lambda m: m.split("@")[0] in ("recall", "mrr"))].reset_index(drop=True)
+    return frame
 
 
 @st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=_HASH)
 def comparison(dataset: Dataset, k: int, baseline: str) -> ComparisonReport | None:
-    """Every run against ``baseline`` on recall@1, recall@k and MRR (paired, Holm-corrected), from `curves`."""
-    loaded = curves(dataset)
-    if not loaded.ok or len(loaded.value.evaluation.results) < 2:
+    """Every run against ``baseline`` on recall@1, recall@k and MRR (paired, Holm-corrected), from `curves`.
+
+    This waits for the curves (they hold the resampled sums the tests need; computing the tests
+    for one k beside them would do the same work twice). The page shows it below its first chart."""
+    deep = evaluation(dataset)
+    if not deep.ok or len(deep.value.results) < 2:
         return None
-    return loaded.value.comparison(int(k), baseline)
+    loaded = curves(dataset)
+    return loaded.value.comparison(int(k), baseline) if loaded.ok else None
 
 
 def _warnings_at(dataset: Dataset, k: int) -> tuple[Any, ...] | None:

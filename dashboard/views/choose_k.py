@@ -93,14 +93,15 @@ CHART_COLUMNS = ["run", "k", "recall", "recall_ci_low", "recall_ci_high", "token
 @st.cache_data(max_entries=32, show_spinner=False, hash_funcs={**data.HASH, data.BudgetSettings: repr})
 def chart_spec(dataset, settings, runs: tuple[str, ...], all_runs: tuple[str, ...], context: str, price_text: str,
                money: bool) -> dict:
-    """The Choose k chart, built once per data set, settings and runs; k only moves its rule (`charts.set_k`)."""
+    """The Choose k chart, built once per data set, settings and runs; k only moves its rule (`charts.set_k`),
+    which is drawn in the PNG download only."""
     budgets = [data.budget(dataset, settings).value[name] for name in runs]
     frame = pd.concat([r.table.assign(run=r.name) for r in budgets], ignore_index=True)[CHART_COLUMNS]
     marks = pd.DataFrame([{"run": r.name, "k": r.recommended_k, "recall": r.row(r.recommended_k)["recall"],
                            "label": f"recommended k = {r.recommended_k}"} for r in budgets])
     models = "models: " + "; ".join(f"{r.name} = {r.model}" for r in budgets)
     parts = [charts.recall_curve(frame, all_runs, marks=marks, title="Recall@k against k, with 95% bands",
-                                 subtitle=[f"◆ recommended k per run · dashed line: the k chosen above · {context}",
+                                 subtitle=[f"◆ recommended k per run · {context}",
                                            models]),
              charts.tokens_curve(frame, all_runs, title="Prompt tokens of the first k chunks",
                                  subtitle="solid: mean over queries · dashed: 90th percentile")]
@@ -109,9 +110,12 @@ def chart_spec(dataset, settings, runs: tuple[str, ...], all_runs: tuple[str, ..
     return charts.stacked(*parts).to_dict()
 
 
-spec = charts.set_k(chart_spec(v.dataset, settings, tuple(v.runs), tuple(v.all_runs), context, price_text, money), k)
-st.vega_lite_chart(spec=spec, width="content")
-st.download_button("Download the chart (PNG)", data=lambda: charts.to_png(spec), file_name=f"choose_k_k{k}.png",
+# On screen the chart is the same for every k (the table above gives the numbers at k); the PNG marks k.
+built = chart_spec(v.dataset, settings, tuple(v.runs), tuple(v.all_runs), context, price_text, money)
+st.vega_lite_chart(spec=charts.set_k(built, None), width="content")
+st.caption(md_text(f"The PNG download marks k = {k} on the chart with a dashed line."))
+st.download_button("Download the chart (PNG)", data=lambda: charts.to_png(charts.set_k(built, k)),
+                   file_name=f"choose_k_k{k}.png",
                    mime="image/png", on_click="ignore", icon=":material/image:", key="choose_k.png")
 
 # ---------------------------------------------------------------- the recommendation

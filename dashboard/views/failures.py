@@ -17,8 +17,13 @@ from evalcore.failures import MARK_NON_RELEVANT, MARK_RELEVANT, SORT_ORDERS, nei
 from dashboard import data, layout, saved, state
 
 PAGE = "failures"
-MAX_ROWS = 1_000  # rows sent to the browser (worst first; filters narrow it); the CSV download has them all
-PICKER_SIZE = 400  # queries offered in the query picker around the open one; next / previous walk all of them
+MAX_ROWS = 200  # rows sent to the browser per table (worst first; filters narrow it); the CSV has them all
+PICKER_SIZE = 100  # queries offered in the query picker around the open one; next / previous walk all of them
+# Only the columns a table shows go to the browser (the rest repeat k, n and labels, which the captions give,
+# and are in the CSV downloads).
+LIST_COLUMNS = ["run", "query", "query_text", "source", "found", "recall", "first_rank", "ranks"]
+COMPARE_COLUMNS = ["query", "query_text", "gets", "misses", "recall_gets", "recall_misses", "ranks_gets",
+                   "ranks_misses", "source"]
 ORDER_LABELS = {"worst": "worst first", "query": "query id", "first_rank": "deepest first relevant doc",
                 "source": "by source, worst first"}
 v = layout.view(PAGE, own=("query", "miss", "source", "search", "sort", "vs"))
@@ -84,7 +89,7 @@ with missed_tab:
                        f"k = {k} · n = {v.n:,} queries per run · labels {v.labels_ref} · "
                        + "; ".join(f"{r} = {v.model(r)}" for r in v.runs)))
     shown = table.head(MAX_ROWS)
-    shown = shown.assign(found=shown["found"].astype(str) + " of " + shown["n_relevant"].astype(str))
+    shown = shown.assign(found=shown["found"].astype(str) + " of " + shown["n_relevant"].astype(str))[LIST_COLUMNS]
     if len(table) > MAX_ROWS:
         st.caption(md_text(f"Showing the first {MAX_ROWS:,} of {len(table):,} rows in this order; narrow the list with "
                            "the filters, or download the CSV for all of them."))
@@ -95,7 +100,7 @@ with missed_tab:
         shown, key="failures.table", on_select=lambda: picked("failures.table", "failures.rows"),
         selection_mode="single-row", selection_default={"selection": {"rows": selected}} if selected else None,
         hide_index=True, width="stretch", height=320,
-        column_order=["run", "query", "query_text", "source", "found", "recall", "first_rank", "ranks"],
+        column_order=LIST_COLUMNS,
         column_config={
             "query_text": st.column_config.TextColumn("what the customer typed", width="large"),
             "found": st.column_config.TextColumn(f"relevant in top {k}"),
@@ -120,18 +125,20 @@ with compare_tab:
         with pair[1]:
             b = st.selectbox("against", options=others, **state.bind(PAGE, "vs", vs))
         diffs = data.disagreement_list(v.dataset, k, a, b, mode, tuple(sources), search or "")
-        diffs_shown = diffs.head(MAX_ROWS)
+        diffs_shown = diffs.head(MAX_ROWS)[COMPARE_COLUMNS]
         a_gets = int((diffs["gets"] == a).sum())
         st.caption(md_text(f"{a} gets {a_gets:,} queries that {b} misses; {b} gets {len(diffs) - a_gets:,} that {a} "
                            f"misses ('gets' = {'a relevant doc' if strict else 'every relevant doc'} in the top k) · "
                            f"biggest gap first · k = {k} · n = {v.n:,} · {a} = {v.model(a)}; {b} = {v.model(b)} · "
                            f"labels {v.labels_ref}"))
+        if len(diffs) > MAX_ROWS:
+            st.caption(md_text(f"Showing the first {MAX_ROWS:,} of {len(diffs):,} queries (biggest gap first); narrow "
+                               "them with the filters, or download the CSV for all of them."))
         st.session_state["failures.compare_rows"] = diffs_shown["query"].tolist()
         st.dataframe(
             diffs_shown, key="failures.compare", on_select=lambda: picked("failures.compare", "failures.compare_rows"),
             selection_mode="single-row", hide_index=True, width="stretch", height=320,
-            column_order=["query", "query_text", "gets", "misses", "recall_gets", "recall_misses", "ranks_gets",
-                          "ranks_misses", "source"],
+            column_order=COMPARE_COLUMNS,
             column_config={
                 "query_text": st.column_config.TextColumn("what the customer typed", width="large"),
                 "recall_gets": st.column_config.NumberColumn(f"recall@{k} (gets)", format="%.2f"),

@@ -9,6 +9,8 @@ from evalcore.measures import DESCRIPTIONS
 from dashboard import charts, data, layout, state
 
 PAGE = "overview"
+CURVES_PENDING = ("The intervals and paired tests for every k are being computed in the background (seconds with many "
+                  "queries); the table and chart above were computed for this k alone, with the same numbers.")
 v = layout.view(PAGE, own=("more",))
 layout.header("Overview", v, "How each run scores on the labeled queries, whether the differences are real, "
                              "and what each run costs.")
@@ -45,6 +47,8 @@ config.update({"index MB": st.column_config.NumberColumn(format="%.2f"),
                "price $/M tokens": st.column_config.NumberColumn(format="$%.3f")})
 st.dataframe(table, hide_index=True, column_config=config, width="stretch")
 layout.context(v, k=k, extra="95% intervals: Wilson for 0/1 scores, else BCa bootstrap (10,000 resamples, seed 0)")
+if data.curves(v.dataset, more, wait=False) is None:
+    st.caption(CURVES_PENDING)
 
 export = summary[summary["metric"].isin(metrics)][
     ["run", "model", "metric", "k", "mean", "ci_low", "ci_high", "n", "labels", "fingerprint", "ci_method", "level"]]
