@@ -159,7 +159,9 @@ def landed(evaluation: Evaluation, runs: Iterable[str] | None = None) -> Landed:
         label_code = label_of_used[np.searchsorted(used, run_codes)]
         returned_keys = rows["query_index"].to_numpy(np.int64) * n_docs + label_code
         where = pd.Index(returned_keys).get_indexer(rel_keys)
-        rank = np.where(where >= 0, rows["rank"].to_numpy(np.float64)[np.maximum(where, 0)], np.inf)
+        row_ranks = rows["rank"].to_numpy(np.float64)
+        rank = (np.where(where >= 0, row_ranks[np.maximum(where, 0)], np.inf) if len(row_ranks)
+                else np.full(len(rel_keys), np.inf))  # the run returned no relevant doc at all
         doc_ids = index.doc_ids.to_numpy(dtype=object)[label_doc]
         order = np.lexsort((label_doc, rank, q_index))  # per query, best-ranked first
         q_index, rank, doc_ids = q_index[order], rank[order], doc_ids[order]

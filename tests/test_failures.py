@@ -249,3 +249,12 @@ def test_sample_data_failures_are_consistent() -> None:
     dd = drill_down(ev, query, 10, documents=docs, where=where)
     assert dd.relevant.equals(drill_down(ev, query, 10, documents=docs).relevant)
     assert len(dd.ranking("base")) == 100 and dd.relevant["text"].notna().all()
+
+
+def test_a_run_that_answers_none_of_the_labeled_queries_still_has_a_failure_list() -> None:
+    """Query ids that match no label: every relevant doc is 'query not in run', not a crash."""
+    run = evalcore.read_run({"some other query": ["policy-refunds"]}, name="elsewhere")
+    ev = evalcore.evaluate_runs([run], SEED_LABELS, k=5)
+    where = landed(ev)
+    assert len(where.frame) == 4 and where.frame["rank"].isna().all()
+    assert set(missed_queries(ev, 5, where=where)["query"]) == set(SEED_LABELS)
