@@ -20,6 +20,8 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
+from evalcore.workspace import ENV_VAR
+
 ROOT = Path(__file__).resolve().parents[1]
 SHOTS = ROOT / "test-output" / "screenshots"
 CHROMIUM = os.environ.get("EVALCORE_CHROMIUM", "/usr/bin/chromium")
@@ -34,34 +36,50 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+class Server:
+    """One `streamlit run` on a free port of 127.0.0.1, stopped by `stop`.
+
+    ``workspace`` sets EVALCORE_WORKSPACE for the server; None keeps the test session's
+    temporary one (tests/conftest.py).
+    """
+
+    def __init__(self, workspace: Path | None, log: Path) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log = open(log, "w")
+        command = [sys.executable, "-m", "streamlit", "run", "dashboard/app.py", "--server.port", str(self.port),
+                   "--server.address", "127.0.0.1", "--server.headless", "true",
+                   "--browser.gatherUsageStats=false"]
+        env = dict(os.environ) if workspace is None else {**os.environ, ENV_VAR: str(workspace)}
+        self.process = subprocess.Popen(command, cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT, env=env)
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as response:
+                    if response.status == 200:
+                        return
+            except OSError:
+                pass
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"streamlit did not start:\n{log.read_text()}")
+            time.sleep(0.3)
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(timeout=15)
+        self.log.close()
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    port = free_port()
-    log_path = tmp_path_factory.mktemp("streamlit") / "server.log"
-    log = open(log_path, "w")
-    command = [sys.executable, "-m", "streamlit", "run", "dashboard/app.py", "--server.port", str(port),
-               "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats=false"]
-    process = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 90
-    while True:
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                if response.status == 200:
-                    break
-        except OSError:
-            pass
-        if process.poll() is not None or time.monotonic() > deadline:
-            process.kill()
-            raise RuntimeError(f"streamlit did not start:\n{log_path.read_text()}")
-        time.sleep(0.3)
-    yield url
-    process.terminate()
-    try:
-        process.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        process.kill()
-    log.close()
+    running = Server(None, tmp_path_factory.mktemp("streamlit") / "server.log")
+    yield running.url
+    running.stop()
 
 
 @pytest.fixture(scope="module")

@@ -5,58 +5,18 @@ reload and a server restart (same workspace, same copied URL). Chromium via Play
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 from playwright.sync_api import Page, expect
 
-from evalcore.workspace import ENV_VAR, Workspace
+from evalcore.workspace import Workspace
 from test_dashboard_browser import (  # noqa: F401 - browser and page are fixtures
-    ROOT, WAIT_MS, browser, free_port, no_exceptions, open_page, page, params, settle, shoot,
+    WAIT_MS, Server, browser, no_exceptions, open_page, page, params, settle, shoot,
 )
 
 LABELS = "query,doc_id,grade,query_text\nq1,d1,1,reset password\nq2,d2,1,cancel plan\nq3,d3,1,export data\n"
 RUN = "q1 Q0 d1 1 9 t\nq2 Q0 x 1 9 t\nq2 Q0 d2 2 8 t\nq3 Q0 d3 1 9 t\n"
 META = {"model": "acme-m", "price_per_mtok": 0.02, "dims": 256}
-
-
-class Server:
-    """One `streamlit run` on a free port of 127.0.0.1 with the given workspace; stopped by `stop`."""
-
-    def __init__(self, workspace: Path, log: Path) -> None:
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.log = open(log, "w")
-        command = [sys.executable, "-m", "streamlit", "run", "dashboard/app.py", "--server.port", str(self.port),
-                   "--server.address", "127.0.0.1", "--server.headless", "true",
-                   "--browser.gatherUsageStats=false"]
-        self.process = subprocess.Popen(command, cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT,
-                                        env={**os.environ, ENV_VAR: str(workspace)})
-        deadline = time.monotonic() + 90
-        while True:
-            try:
-                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as response:
-                    if response.status == 200:
-                        return
-            except OSError:
-                pass
-            if self.process.poll() is not None or time.monotonic() > deadline:
-                self.stop()
-                raise RuntimeError(f"streamlit did not start:\n{log.read_text()}")
-            time.sleep(0.3)
-
-    def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(timeout=15)
-        self.log.close()
 
 
 def test_uploads_and_ledger_edits_survive_a_reload_and_a_server_restart(page: Page, tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ from evalcore.labels import read_labels
 from evalcore.runs import read_run
 from evalcore.workspace import Workspace
 
-from tests.test_dashboard_browser import browser, open_page, page, params, server, settle, shoot  # noqa: F401
+from test_dashboard_browser import browser, open_page, page, params, server, settle, shoot  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[1]
 S = ROOT / "sample_data"
