@@ -46,8 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
                          "repeatable. With --format csv the slice rows are printed instead of the summary")
     ev.add_argument("--min-slice-n", type=int, default=30,
                     help="slices with fewer queries are marked as too small to rank (default 30)")
-    ev.add_argument("--level", type=float, default=0.95, help="confidence level of intervals (default 0.95)")
-    ev.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
+    _add_interval_options(ev)
     ev.add_argument("--save", action="store_true",
                     help="also record this evaluation in the workspace: the files (stored before they are read), "
                          "the label-set version, the runs, the summary and every query's outcome at --save-k")
@@ -101,8 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="with --flag: the label set the labels are saved under (default: the labels file stem)")
     aud.add_argument("--format", choices=("table", "json", "markdown"), default="table",
                      help="output format (default table)")
-    aud.add_argument("--level", type=float, default=0.95, help="confidence level of intervals (default 0.95)")
-    aud.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
+    _add_interval_options(aud)
     aud.set_defaults(handler=_cmd_audit)
 
     _add_judge_commands(sub)
@@ -118,8 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
     cmp_.add_argument("--target-diff", type=float, default=None, metavar="D",
                       help="difference to plan for, on the metric's 0..1 scale (0.03 = 3 points)")
     cmp_.add_argument("--format", choices=("table", "json", "markdown"), default="table")
-    cmp_.add_argument("--level", type=float, default=0.95, help="confidence level (default 0.95)")
-    cmp_.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and sign flips (default 0)")
+    _add_interval_options(cmp_, seeded="the bootstrap and sign flips")
     cmp_.set_defaults(handler=_cmd_compare)
 
     bud = sub.add_parser("budget", help="pick k: recall@k next to the prompt-token cost of k chunks",
@@ -151,8 +148,7 @@ def build_parser() -> argparse.ArgumentParser:
                             "lambda from the price")
     bud.add_argument("--format", choices=("table", "json", "csv"), default="table",
                      help="output format (default table)")
-    bud.add_argument("--level", type=float, default=0.95, help="confidence level of intervals (default 0.95)")
-    bud.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
+    _add_interval_options(bud)
     bud.set_defaults(handler=_cmd_budget)
 
     _add_workspace_commands(sub)
@@ -282,6 +278,12 @@ def _add_judge_commands(sub) -> None:
                        help="workspace folder (default: $EVALCORE_WORKSPACE, else ~/.local/share/evalcore)")
     queue.add_argument("--format", choices=("table", "json"), default="table", help="output format (default table)")
     queue.set_defaults(handler=_cmd_judge_queue)
+
+
+def _add_interval_options(parser: argparse.ArgumentParser, seeded: str = "the bootstrap") -> None:
+    """--level and --seed, as every command that prints intervals takes them."""
+    parser.add_argument("--level", type=float, default=0.95, help="confidence level of intervals (default 0.95)")
+    parser.add_argument("--seed", type=int, default=0, help=f"seed of {seeded} (default 0)")
 
 
 def _add_inputs(parser: argparse.ArgumentParser, required: bool = True) -> None:
