@@ -53,6 +53,7 @@ from .intervals import (
     check_level,
     check_resamples,
     on_grid,
+    ChunkBuffer,
     prefetched,
     resolve_rng,
 )
@@ -171,8 +172,10 @@ def flip_sums(gridded: np.ndarray, n_flips: int, rng: np.random.Generator,
     def draw(rows: int) -> np.ndarray:
         return rng.integers(0, 256, size=(rows, n_bytes), dtype=np.uint8)
 
+    buffer = ChunkBuffer(n, max(sizes, default=0))
     for start, rows, packed in zip(starts, sizes, prefetched(draw, sizes)):
-        bits = np.unpackbits(np.ascontiguousarray(packed.T), axis=0, count=n).astype(np.float64)  # (n, rows)
+        bits = buffer.view(rows)  # (n, rows), the same memory for every chunk
+        np.copyto(bits, np.unpackbits(np.ascontiguousarray(packed.T), axis=0, count=n))
         product(bits, out[start:start + rows])
     return out
 
