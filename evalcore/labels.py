@@ -164,12 +164,12 @@ def _from_table(table: Table, name: str) -> LabelSet:
         "doc_id": id_strings(table.frame[d_col]).to_numpy(),
         "grade": grades,
     })
-    info = _query_fields(table, judgments["query"])
-    return _finish(name, judgments, info, table.source.name)
+    info, conflicts = _query_fields(table, judgments["query"])
+    return _finish(name, judgments, info, table.source.name, conflicts)
 
 
-def _query_fields(table: Table, queries: pd.Series) -> pd.DataFrame:
-    """Per-query fields from a table's optional columns; first non-empty value per query."""
+def _query_fields(table: Table, queries: pd.Series) -> tuple[pd.DataFrame, list[EvalWarning]]:
+    """Per-query fields from a table's optional columns, one value per query (see `_one_per_query`)."""
     lowered = {c.lower(): c for c in table.frame.columns}
     columns = {}
     for field_name in QUERY_FIELDS:
@@ -184,13 +184,58 @@ def _query_fields(table: Table, queries: pd.Series) -> pd.DataFrame:
         else:
             text = _cell_text(values)
             values = text.where(text.str.strip() != "", None)
-        columns[field_name] = pd.Series(values.to_numpy(), index=queries.to_numpy())
-    if not columns:
-        return pd.DataFrame(index=pd.Index(pd.unique(queries.to_numpy()), name="query"))
-    frame = pd.DataFrame(columns)
-    info = frame.groupby(level=0, sort=False).first()
-    info.index.name = "query"
-    return info
+        columns[field_name] = values.to_numpy()
+    rows = pd.DataFrame(columns, index=pd.Index(queries.to_numpy(), name="query"))
+    return _one_per_query(rows, table.line_of, table.raw_line, table.source.name, table.where)
+
+
+def _one_per_query(rows: pd.DataFrame, line_of, raw_line, source: str, where: str = "line",
+                   ) -> tuple[pd.DataFrame, list[EvalWarning]]:
+    """One value of each per-query field per query, from one row per judgment (indexed by query).
+
+    Rows of one query that disagree are not settled silently: two splits for one query is an
+    error (the query would sit on both sides of the holdout); ``blind`` false on any row makes
+    the query not blind (some of its judgments were made after seeing rankings); for text
+    fields the first value is kept. Each of the last two gets a warning naming an example.
+    ``line_of(row)`` and ``raw_line(row)`` locate a 0-based row for messages.
+    """
+    if rows.columns.empty:
+        return pd.DataFrame(index=pd.Index(pd.unique(rows.index.to_numpy()), name="query")), []
+    info = rows.groupby(level=0, sort=False).first()
+    warnings = []
+    positions = pd.Series(np.arange(len(rows)), index=rows.index)
+    for field_name in rows.columns:
+        present = rows[field_name].notna().to_numpy()
+        values = rows[field_name][present]
+        if values.empty:
+            continue
+        first = values.groupby(level=0, sort=False).transform("first")
+        differs = (values.astype(str) != first.astype(str)).to_numpy()
+        if not differs.any():
+            continue
+        at = int(positions[present].to_numpy()[np.flatnonzero(differs)[0]])
+        query = rows.index[at]
+        before = first.to_numpy()[np.flatnonzero(differs)[0]]
+        first_at = int(positions[present][values.index == query].iloc[0])
+        n_queries = int(values.index[differs].nunique())
+        if field_name == "split":
+            raise InputError(
+                f"one split per query (query {query!r} is {before!r} at {where} {line_of(first_at)})",
+                source=source, line=line_of(at), text=raw_line(at), where=where)
+        if field_name == "blind":
+            any_false = (~values.astype(bool)).groupby(level=0, sort=False).any()
+            info.loc[any_false[any_false].index, "blind"] = False
+            kept = "counted as not blind (some of their judgments were made after seeing rankings)"
+        else:
+            kept = "the first value is used"
+        warnings.append(EvalWarning(
+            "query_field_conflict",
+            f"{source}: {plural(n_queries, 'query', 'queries')} {'has' if n_queries == 1 else 'have'} different "
+            f"{field_name} values on different rows, {kept}; e.g. query {query!r} has {str(before)!r} at {where} {line_of(first_at)} and "
+            f"{str(rows[field_name].iloc[at])!r} at {where} {line_of(at)}",
+            n_queries,
+        ))
+    return info, warnings
 
 
 def _cell_text(values: pd.Series) -> pd.Series:
@@ -243,7 +288,7 @@ def _from_mapping(value: Mapping, name: str, where: str, unit: str) -> LabelSet:
 
 def _from_jsonl(src: Source, name: str) -> LabelSet:
     """Labels from JSONL: ``{"query", "relevant": [...]}`` or ``{"query", "doc_id", "grade"}`` per line."""
-    rows_q, rows_d, rows_g, info_rows = [], [], [], {}
+    rows_q, rows_d, rows_g, field_rows, field_lines = [], [], [], [], []
     for number, record in read_jsonl_records(src):
         query = _alias(record, QUERY_ALIASES)
         if not is_json_id(query) or str(query) == "":
@@ -267,14 +312,19 @@ def _from_jsonl(src: Source, name: str) -> LabelSet:
         else:
             raise InputError('a "relevant" list or a "doc_id" field', source=src.name, line=number,
                              text=_line(src, number))
-        fields = info_rows.setdefault(query, {})
-        for field_name in QUERY_FIELDS:
-            if field_name in record and field_name not in fields:
-                fields[field_name] = _jsonl_field(src, number, field_name, record[field_name])
+        fields = {f: _jsonl_field(src, number, f, record[f]) for f in QUERY_FIELDS if f in record}
+        if fields:
+            field_rows.append({"query": query, **fields})
+            field_lines.append(number)
     judgments = pd.DataFrame({"query": pd.Series(rows_q, dtype=str), "doc_id": pd.Series(rows_d, dtype=str),
                               "grade": np.asarray(rows_g, dtype=np.float64)})
-    info = pd.DataFrame.from_dict(info_rows, orient="index") if any(info_rows.values()) else None
-    return _finish(name, judgments, info, src.name)
+    if not field_rows:
+        return _finish(name, judgments, None, src.name)
+    rows = pd.DataFrame(field_rows).set_index("query")
+    columns = [f for f in QUERY_FIELDS if f in rows.columns]
+    info, conflicts = _one_per_query(rows[columns].astype(object).where(rows[columns].notna(), None),
+                                     lambda row: field_lines[row], lambda row: _line(src, field_lines[row]), src.name)
+    return _finish(name, judgments, info.reindex(pd.unique(judgments["query"].to_numpy())), src.name, conflicts)
 
 
 def _alias(record: Mapping, aliases: tuple[str, ...]) -> object:
@@ -305,9 +355,10 @@ def _line(src: Source, number: int) -> str:
     return src.lines()[number - 1]
 
 
-def _finish(name: str, judgments: pd.DataFrame, info: pd.DataFrame | None, source: str | None = None) -> LabelSet:
+def _finish(name: str, judgments: pd.DataFrame, info: pd.DataFrame | None, source: str | None = None,
+            conflicts: list[EvalWarning] = ()) -> LabelSet:
     """Drop duplicate judgments (keeping the highest grade, with a warning) and build the set."""
-    warnings: list[EvalWarning] = []
+    warnings: list[EvalWarning] = list(conflicts)
     if judgments.empty:
         raise InputError("at least one judgment (query, doc, grade)", source=source or name)
     duplicated = judgments.duplicated(["query", "doc_id"], keep=False)

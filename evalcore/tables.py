@@ -38,11 +38,14 @@ class Table:
     header_lines: int  # lines before the first data row that are not blank or comments
     skip_comments: bool
     where: str = "line"  # "row" for Parquet and JSON, which have no lines
+    quoted_delimiter: str | None = None  # CSV: a quoted cell may span lines, so rows are found by a CSV reader
 
     def line_of(self, row: int) -> int:
         """The 1-based file line of data row ``row`` (0-based), counting what the parser skipped."""
         if self.where == "row":
             return row + 1
+        if self.quoted_delimiter is not None and '"' in self.source.text():
+            return self._record_lines(row)[0]
         wanted = row + self.header_lines
         seen = -1
         for number, line in enumerate(self.source.text().split("\n"), start=1):
@@ -58,7 +61,27 @@ class Table:
         if self.where == "row":
             return ", ".join(f"{k}={v}" for k, v in self.frame.iloc[row].items())
         lines = self.source.text().split("\n")
+        if self.quoted_delimiter is not None and '"' in self.source.text():
+            first, last = self._record_lines(row)
+            return "\n".join(lines[first - 1:last])
         return lines[self.line_of(row) - 1]
+
+    def _record_lines(self, row: int) -> tuple[int, int]:
+        """First and last file line of data row ``row`` of a quoted CSV (the error path only: a Python scan).
+
+        Lines are counted as the CSV reader consumes them, so a quoted cell holding line breaks
+        does not shift the lines of the rows after it.
+        """
+        reader = csv.reader(io.StringIO(self.source.text(), newline=""), delimiter=self.quoted_delimiter)
+        wanted, seen, end = row + self.header_lines, -1, 0
+        for record in reader:
+            start, end = end + 1, reader.line_num
+            if not any(cell.strip() for cell in record) and start == end:
+                continue  # a blank line: the table parser skips it too
+            seen += 1
+            if seen == wanted:
+                return start, end
+        return end, end
 
     def error(self, row: int, expected: str, text: str | None = None) -> InputError:
         return InputError(
@@ -282,7 +305,8 @@ def read_delimited(source: Source, delimiter: str, describe: str) -> Table:
         source.text()
         raise
     frame.columns = [str(c).strip() for c in frame.columns]
-    return Table(frame, source, header_lines=1, skip_comments=False)
+    return Table(frame, source, header_lines=1, skip_comments=False,
+                 quoted_delimiter=None if delimiter == "\t" else delimiter)
 
 
 def read_parquet(source: Source) -> Table:

@@ -285,3 +285,51 @@ def test_slices_keep_values_as_written() -> None:
     assert sorted(by_source["value"]) == ["(not set)", "Support", "support"]
     assert by_source["small"].all()
     assert sorted(slice_metrics(ev, "blind", ["recall@1"])["value"]) == ["false", "true"]
+
+
+def test_a_quoted_cell_over_two_lines_does_not_shift_later_line_numbers(tmp_path) -> None:
+    path = tmp_path / "labels.csv"
+    path.write_text('query,doc_id,grade,query_text\nq1,d1,1,"pw reset\nfrom a ticket"\n\nq2,d2,1,plain\nq3,d3,x,bad\n')
+    with pytest.raises(InputError, match=r"labels.csv, line 6: expected a number in the grade column.*'q3,d3,x,bad'"):
+        evalcore.read_labels(path)
+
+
+def test_a_bad_cell_inside_a_multi_line_row_names_its_first_line(tmp_path) -> None:
+    path = tmp_path / "labels.csv"
+    path.write_text('query,doc_id,grade,query_text\nq1,d1,1,ok\nq2,d2,x,"two\nlines"\n')
+    with pytest.raises(InputError, match=r"line 3: .*q2,d2,x,\"two\\nlines\""):
+        evalcore.read_labels(path)
+
+
+def test_two_splits_for_one_query_is_an_error_naming_both_lines(tmp_path) -> None:
+    path = tmp_path / "labels.tsv"
+    path.write_text("query\tdoc_id\tsplit\nq1\tA\ttune\nq2\tB\tholdout\nq1\tC\tholdout\n")
+    with pytest.raises(InputError, match=r"line 4: expected one split per query \(query 'q1' is 'tune' at line 2\)"):
+        evalcore.read_labels(path)
+    jsonl = tmp_path / "labels.jsonl"
+    jsonl.write_text('{"query": "q1", "doc_id": "A", "split": "tune"}\n\n{"query": "q1", "doc_id": "B", "split": "holdout"}\n')
+    with pytest.raises(InputError, match=r"labels.jsonl, line 3: expected one split per query"):
+        evalcore.read_labels(jsonl)
+
+
+def test_conflicting_per_query_fields_are_settled_with_a_warning(tmp_path) -> None:
+    path = tmp_path / "labels.tsv"
+    path.write_text("query\tdoc_id\tquery_text\tsource\tblind\n"
+                    "q1\tA\tpw reset\tsearch_log\ttrue\n"
+                    "q1\tB\tpw  reset!\tsearch_log\tfalse\n"
+                    "q2\tC\tinvoice\tteam_written\ttrue\n")
+    labels = evalcore.read_labels(path)
+    assert labels.field("query_text").tolist() == ["pw reset", "invoice"]  # the first value
+    assert labels.field("blind").tolist() == [False, True]  # one judgment made after seeing rankings: not blind
+    messages = {w.message.split(" values")[0].split()[-1]: w.message for w in labels.warnings
+                if w.code == "query_field_conflict"}
+    assert set(messages) == {"query_text", "blind"}  # source agrees on every row: no warning
+    assert "'pw reset' at line 2 and 'pw  reset!' at line 3" in messages["query_text"]
+    assert "counted as not blind" in messages["blind"]
+    jsonl = tmp_path / "labels.jsonl"
+    jsonl.write_text('{"query": "q1", "doc_id": "A", "blind": true}\n{"query": "q1", "doc_id": "B", "blind": false}\n'
+                     '{"query": "q2", "doc_id": "C"}\n')
+    from_jsonl = evalcore.read_labels(jsonl)
+    blind = from_jsonl.field("blind")
+    assert blind.iloc[0] is False and pd.isna(blind.iloc[1])  # q2 never says
+    assert [w.code for w in from_jsonl.warnings] == ["query_field_conflict"]
