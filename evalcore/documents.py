@@ -83,7 +83,7 @@ def _build(table: Table, name: str) -> Documents:
     k_col = find_column(table, ("tokens", "token_count", "n_tokens"), "tokens", required=False)
     if t_col is None and k_col is None:
         raise InputError("a text or tokens column beside doc_id", source=table.source.name,
-                         text=",".join(map(str, table.frame.columns)))
+                         text=",".join(table.column_names))
     row = first_empty(table, d_col)
     if row is not None:
         raise table.error(row, f"a doc id in column {d_col!r}")

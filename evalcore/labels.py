@@ -128,7 +128,8 @@ def read_labels(source: LabelsLike, *, format: str | None = None, name: str | No
         table = Table(frame, src, table.header_lines, table.skip_comments)
         result = _from_table(table, label_name)
     elif fmt in ("csv", "tsv"):
-        table = read_delimited(src, "," if fmt == "csv" else "\t", "query, doc_id and optional grade columns")
+        table = read_delimited(src, "," if fmt == "csv" else "\t", "query, doc_id and optional grade columns",
+                               columns=QUERY_ALIASES + DOC_ALIASES + GRADE_ALIASES + QUERY_FIELDS)
         result = _from_table(table, label_name)
     elif fmt == "parquet":
         result = _from_table(read_parquet(src), label_name)

@@ -144,7 +144,8 @@ def read_run(
     if fmt == "trec":
         parts = _from_trec(src)
     elif fmt in ("csv", "tsv"):
-        parts = _from_table(read_delimited(src, "," if fmt == "csv" else "\t", "query, doc_id and rank or score"))
+        parts = _from_table(read_delimited(src, "," if fmt == "csv" else "\t", "query, doc_id and rank or score",
+                                                  columns=_TABLE_COLUMNS))
     elif fmt == "parquet":
         parts = _from_table(read_parquet(src))
     elif fmt == "json":
@@ -211,14 +212,20 @@ def _from_trec(src: Source) -> dict:
             "tag": str(tags.iloc[0]) if len(tags) else None}
 
 
+_RANK_ALIASES = ("rank", "position")
+_SCORE_ALIASES = ("score", "similarity", "distance_score")
+_TABLE_COLUMNS = QUERY_ALIASES + DOC_ALIASES + _RANK_ALIASES + _SCORE_ALIASES
+"""Every column a run table may use: a CSV/TSV run reads only these."""
+
+
 def _from_table(table: Table) -> dict:
     q_col = find_column(table, QUERY_ALIASES, "query")
     d_col = find_column(table, DOC_ALIASES, "doc id")
-    r_col = find_column(table, ("rank", "position"), "rank", required=False)
-    s_col = find_column(table, ("score", "similarity", "distance_score"), "score", required=False)
+    r_col = find_column(table, _RANK_ALIASES, "rank", required=False)
+    s_col = find_column(table, _SCORE_ALIASES, "score", required=False)
     if r_col is None and s_col is None:
         raise InputError("a rank or score column", source=table.source.name, line=1,
-                         text=",".join(map(str, table.frame.columns)), where="line")
+                         text=",".join(table.column_names), where="line")
     for column, role in ((q_col, "a query id"), (d_col, "a doc id")):
         row = first_empty(table, column)
         if row is not None:

@@ -39,6 +39,12 @@ class Table:
     skip_comments: bool
     where: str = "line"  # "row" for Parquet and JSON, which have no lines
     quoted_delimiter: str | None = None  # CSV: a quoted cell may span lines, so rows are found by a CSV reader
+    header: tuple[str, ...] | None = None  # every column the file names, when only some were read
+
+    @property
+    def column_names(self) -> tuple[str, ...]:
+        """The columns the file names (all of them, also those not read)."""
+        return self.header if self.header is not None else tuple(map(str, self.frame.columns))
 
     def line_of(self, row: int) -> int:
         """The 1-based file line of data row ``row`` (0-based), counting what the parser skipped."""
@@ -279,18 +285,25 @@ def _first_short_line(source: Source, fields: int, describe: str) -> InputError:
     return InputError(describe, source=source.name)
 
 
-def read_delimited(source: Source, delimiter: str, describe: str) -> Table:
-    """Read a CSV or TSV file with a header row; every cell is kept as a string."""
+def read_delimited(source: Source, delimiter: str, describe: str, columns: Iterable[str] | None = None) -> Table:
+    """Read a CSV or TSV file with a header row; every cell is kept as a string.
+
+    ``columns`` are the names (lower case) a caller may use: only those are read, so a wide
+    file's other columns (a text column in a run file, say) cost nothing. The whole header is
+    kept for messages that list what the file has.
+    """
+    wanted = None if columns is None else {c.lower() for c in columns}
+    options = dict(sep=delimiter, dtype=str, keep_default_na=False, na_values=[], skip_blank_lines=True,
+                   quoting=csv.QUOTE_NONE if delimiter == "\t" else csv.QUOTE_MINIMAL, engine="c")
     try:
+        header = None
+        if wanted is not None:
+            names = pd.read_csv(io.BytesIO(source.data), nrows=0, **options).columns
+            header = tuple(str(c).strip() for c in names)
         frame = pd.read_csv(
             io.BytesIO(source.data),
-            sep=delimiter,
-            dtype=str,
-            keep_default_na=False,
-            na_values=[],
-            skip_blank_lines=True,
-            quoting=csv.QUOTE_NONE if delimiter == "\t" else csv.QUOTE_MINIMAL,
-            engine="c",
+            usecols=None if wanted is None else (lambda name: str(name).strip().lower() in wanted),
+            **options,
         )
     except pd.errors.EmptyDataError:
         raise InputError(f"a header row ({describe})", source=source.name) from None
@@ -306,7 +319,7 @@ def read_delimited(source: Source, delimiter: str, describe: str) -> Table:
         raise
     frame.columns = [str(c).strip() for c in frame.columns]
     return Table(frame, source, header_lines=1, skip_comments=False,
-                 quoted_delimiter=None if delimiter == "\t" else delimiter)
+                 quoted_delimiter=None if delimiter == "\t" else delimiter, header=header)
 
 
 def read_parquet(source: Source) -> Table:
@@ -398,7 +411,7 @@ def find_column(table: Table, aliases: tuple[str, ...], role: str, required: boo
             f"a {role} column named one of {', '.join(aliases)}",
             source=table.source.name,
             line=1 if table.where == "line" else None,
-            text=",".join(map(str, table.frame.columns)),
+            text=",".join(table.column_names),
             where="line",
         )
     return None

@@ -333,3 +333,22 @@ def test_conflicting_per_query_fields_are_settled_with_a_warning(tmp_path) -> No
     blind = from_jsonl.field("blind")
     assert blind.iloc[0] is False and pd.isna(blind.iloc[1])  # q2 never says
     assert [w.code for w in from_jsonl.warnings] == ["query_field_conflict"]
+
+
+def test_table_files_read_only_the_columns_evalcore_uses(tmp_path) -> None:
+    run = tmp_path / "run.csv"
+    run.write_text('query,doc_id,rank,chunk_text\nq1,A,1,"a long, quoted chunk"\nq1,B,2,more text\n')
+    parsed = evalcore.read_run(run)
+    assert parsed.n_queries == 1 and len(parsed.doc_ids) == 2
+    labels = tmp_path / "labels.csv"
+    labels.write_text("qid,doc,notes,source\nq1,A,judged by ana,search_log\n")
+    assert evalcore.read_labels(labels).field("source").tolist() == ["search_log"]
+    missing = tmp_path / "norank.csv"
+    missing.write_text("query,doc_id,chunk_text\nq1,A,x\n")
+    # The message still lists every column the file has, also those not read.
+    with pytest.raises(InputError, match=r"expected a rank or score column, got 'query,doc_id,chunk_text'"):
+        evalcore.read_run(missing)
+    nodoc = tmp_path / "nodoc.tsv"
+    nodoc.write_text("query\tpassage\tgrade\nq1\tA\t1\n")
+    with pytest.raises(InputError, match=r"got 'query,passage,grade'"):
+        evalcore.read_labels(nodoc)
