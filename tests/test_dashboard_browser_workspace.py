@@ -111,5 +111,18 @@ def test_uploads_and_ledger_edits_survive_a_reload_and_a_server_restart(page: Pa
             page.get_by_role("button", name="Failures (CSV)").click()
         csv_text = Path(download.value.path()).read_text()
         assert "q2" in csv_text and "known" in csv_text
+
+        # Uploading the same files again on the restarted server (the workspace holds them already)
+        # loads them, under the same data-set key.
+        open_page(page, f"{second.url}/data")
+        inputs = page.locator('[data-testid="stFileUploader"] input[type="file"]')
+        inputs.nth(0).set_input_files([str(files / "mine.csv")])
+        settle(page)
+        expect(page.get_by_text("Labels: mine.csv · 3 queries")).to_be_visible(timeout=WAIT_MS)
+        inputs.nth(1).set_input_files([str(files / "v1.trec"), str(files / "v1.meta.json")])
+        settle(page)
+        expect(page.get_by_text("Runs: v1", exact=True)).to_be_visible(timeout=WAIT_MS)
+        assert params(page)["data"][0] == key
+        no_exceptions(page)
     finally:
         second.stop()
