@@ -187,3 +187,25 @@ def coverage_warnings(bounds: pd.DataFrame, min_judged: float = DEFAULT_MIN_JUDG
             f"as non-relevant: the bounds show how far that could move each number. Judge a blind pool at the depth "
             f"you quote", n))
     return out
+
+
+CAVEAT_COLUMNS = ["run", "model", "metric", "k", "n", "blind_share", "blind_known", "judged", "judged_known",
+                  "n_known", "covered_k", "flagged", "note", "low", "high", "labels", "fingerprint"]
+
+
+def number_caveats(evaluation: Evaluation, k: int, metric: str = "recall", *,
+                   min_judged: float = DEFAULT_MIN_JUDGED,
+                   judged_depths: Mapping[str, int] | None = None) -> pd.DataFrame:
+    """One row per run, to show beside its ``metric@k``: the share of blind-judged queries behind it
+    (``blind_known`` False when the labels have no ``blind`` field) and whether k goes deeper than the judgments
+    cover, with the bounds (unjudged top-k docs as non-relevant, and as relevant)."""
+    from .blindness import blind_share
+
+    if metric not in BOUND_METRICS:
+        raise invalid_parameter("metric", f"one of {', '.join(BOUND_METRICS)}", metric)
+    bounds = coverage_bounds(evaluation, [int(k)], min_judged=min_judged, judged_depths=judged_depths)
+    bounds = bounds[bounds["metric"] == f"{metric}@{int(k)}"].set_index("run")
+    share = blind_share(evaluation).set_index("run")
+    frame = bounds.join(share[["blind_share", "n_unknown"]])
+    frame["blind_known"] = frame["n_unknown"] < frame["n"]
+    return frame.reset_index()[CAVEAT_COLUMNS]
