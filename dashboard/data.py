@@ -685,7 +685,8 @@ CAVEAT_HELP = {
                    "ranking; the labels' blind field). Empty: the labels have no blind field.",
     "judged depth": "Whether k goes deeper than the judgments cover: covered to k = the deepest k where at least 90% "
                     "of the returned docs are judged, on the queries whose judged depth is known (a doc judged "
-                    "non-relevant, or a blind judging round). Labels listing only relevant docs leave it unknown.",
+                    "non-relevant, as a blind judging round records). Labels listing only relevant docs leave it "
+                    "unknown.",
     "bounds": "When k goes deeper than judged: recall@k with the unjudged docs of the top k counted as non-relevant "
               "(the number shown) and as relevant.",
 }

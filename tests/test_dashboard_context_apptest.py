@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pandas as pd
@@ -12,6 +13,8 @@ from evalcore.coverage import DEPTH_UNKNOWN, number_caveats
 from evalcore.evaluation import evaluate_runs
 from evalcore.labels import read_labels
 from evalcore.workspace import Workspace
+
+from dashboard.store import MANIFEST_DIR, Dataset, FileRef
 
 from test_dashboard_apptest import app, no_exceptions, plain
 
@@ -75,13 +78,20 @@ def _judge_and_save(at, relevant: str | None = None):
     return at
 
 
+def _labels_file(workspace: Path, key: str) -> FileRef:
+    """The labels file of data set ``key``, from the manifest the dashboard wrote in the workspace."""
+    manifest = json.loads((workspace / MANIFEST_DIR / f"{key}.json").read_text(encoding="utf-8"))
+    return Dataset.from_manifest(manifest).labels
+
+
 def test_use_this_version_switches_every_page_to_the_saved_labels(workspace) -> None:
+    before = set(app().dataframe[0].value["labels"])  # what the Overview shows for the sample
     at = app("views/judge.py", query="q006", depth="3")
     assert not [b for b in at.button if b.label == "Use this version"]  # nothing saved yet
     _judge_and_save(at)
     ws = Workspace(workspace)
     saved = ws.label_version("labels", 2)
-    assert saved.fingerprint != SAMPLE_FINGERPRINT
+    assert saved.fingerprint != SAMPLE_FINGERPRINT and saved.n_judgments > ws.label_version("labels", 1).n_judgments
     assert at.selectbox(key="judge.use_choice").value == 2  # the version just saved is offered
     [use] = [b for b in at.button if b.label == "Use this version"]
     assert not use.disabled
@@ -92,17 +102,22 @@ def test_use_this_version_switches_every_page_to_the_saved_labels(workspace) -> 
     assert key and "now scores version 2" in plain(" ".join(s.value for s in at.success))
     assert [b for b in at.button if b.label == "Use this version"][0].disabled  # v2 is what is scored now
 
+    # The new data set scores exactly the stored version 2 (its normalised labels), with the same runs.
+    ref = _labels_file(workspace, key)
+    assert ref.sha256 == saved.content_sha256 and ref.name == "labels.jsonl"
+
     at.switch_page("views/overview.py").run()
     no_exceptions(at)
-    assert f"labels#{saved.fingerprint}" in plain(at.markdown[0].value)
-    assert set(at.dataframe[0].value["labels"]) == {f"labels#{saved.fingerprint}"}
+    after = set(at.dataframe[0].value["labels"])
+    assert after != before and len(after) == 1
+    assert after.pop() in plain(at.markdown[0].value)  # the header names the same label fingerprint
     assert at.query_params["data"] == key
+    assert at.dataframe[0].value["run"].tolist() == ["base", "tuned", "tuned-256d"]
 
     # A copied link opens the new version; the old data set (the sample) is unchanged.
     linked = app(data=key)
-    assert set(linked.dataframe[0].value["labels"]) == {f"labels#{saved.fingerprint}"}
-    fresh = app()
-    assert set(fresh.dataframe[0].value["labels"]) == {f"labels#{SAMPLE_FINGERPRINT}"}
+    assert set(linked.dataframe[0].value["labels"]) == set(at.dataframe[0].value["labels"])
+    assert set(app().dataframe[0].value["labels"]) == before
     # The switch made no new label-set version: the workspace still has the two.
     assert ws.label_versions("labels")["version"].tolist() == [1, 2]
 
@@ -113,5 +128,9 @@ def test_use_this_version_switches_every_page_to_the_saved_labels(workspace) -> 
     use.click()
     judge.run()
     no_exceptions(judge)
-    assert judge.query_params["data"] not in (key, None)
-    assert f"labels#{SAMPLE_FINGERPRINT}" in plain(judge.markdown[0].value)
+    back = judge.query_params["data"]
+    assert back not in (key, None)
+    assert _labels_file(workspace, back).sha256 == ws.label_version("labels", 1).content_sha256
+    assert "now scores version 1" in plain(" ".join(s.value for s in judge.success))
+    judge.switch_page("views/overview.py").run()
+    assert set(judge.dataframe[0].value["labels"]) == before  # version 1 holds the sample's judgments

@@ -257,7 +257,8 @@ BARE_PARTS = {
     "chart": 'st.vega_lite_chart(spec={"title": "recall@5", "data": {"values": [{"run": "base", "mean": 0.7333}]},'
              ' "mark": "bar", "encoding": {"x": {"field": "run"}, "y": {"field": "mean", "type": "quantitative"}}})',
 }
-CONTEXT_LINE = 'st.caption("k = 5 · n = 320 queries · models: base = acme-embed-base-v2 · labels labels#109ae50aeaba")'
+CONTEXT_LINE = ('st.caption("k = 5 · n = 320 queries · models: base = acme-embed-base-v2 · '
+                'labels labels#109ae50aeaba")')
 
 
 @pytest.mark.parametrize("part", sorted(BARE_PARTS))

@@ -55,10 +55,11 @@ metrics_main = [m for m in metrics_known if m.startswith("recall@") or m == "mrr
 metrics = st.multiselect("Metrics", options=metrics_known, default=metrics_main, key=f"history.metrics.{line}")
 history = history[history["metric"].isin(metrics or metrics_main)]
 fingerprint = dict(zip(found.value["labels_version"].astype(int), found.value["fingerprint"].astype(str)))
-context = (f"line {line} · {history['run_id'].nunique()} run(s) · labels "
-           + ", ".join(f"{label_set} v{v} #{fingerprint[v]}" for v in versions) + " · n = "
+context = (f"line {line} · {history['run_id'].nunique()} run(s) · labels {label_set} "
+           f"v{', v'.join(str(v) for v in versions)} · n = "
            + ", ".join(f"{int(n):,}" for n in sorted(set(history["n"]))) + " queries · 95% intervals (seed "
-           + ", ".join(str(int(s)) for s in sorted(set(history["seed"]))) + ")")
+           + ", ".join(str(int(s)) for s in sorted(set(history["seed"]))) + ") · label fingerprint "
+           + ", ".join(f"v{v} {label_set}#{fingerprint[v]}" for v in versions))
 if len(versions) > 1:
     context += " · the label set changed between runs: compare across versions with care"
 st.altair_chart(history_chart(history, line, subtitle=context), width="stretch")

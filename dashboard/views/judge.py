@@ -118,7 +118,11 @@ if versions is not None and not versions.empty:
     st.subheader("Score a saved version")
     numbers = versions["version"].astype(int).tolist()
     by_number = {int(r.version): r for r in versions.itertuples()}
-    scoring = next((n for n in numbers[::-1] if by_number[n].fingerprint == labels.fingerprint), None)
+    # The version every page scores: the one with the same judgments as this data set's labels file (the file as
+    # read, whatever part of it the pages evaluate).
+    as_read = data.labels(v.dataset.labels)
+    scoring = next((n for n in numbers[::-1] if as_read.ok and by_number[n].fingerprint == as_read.value.fingerprint),
+                   None)
     st.caption(md_text(
         f"Every page now scores labels {v.labels_ref}"
         + (f", version {scoring} of label set {labels.name}" if scoring else ", not a saved version of the set")
