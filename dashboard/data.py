@@ -665,3 +665,45 @@ def has_chunk_sizes(dataset: Dataset) -> bool:
         return False
     docs = documents(dataset.documents)
     return docs.ok and (docs.value.has_text or docs.value.has_tokens)
+
+
+# ----------------------------------------------------------------------------- caveats beside each number
+
+
+@st.cache_data(max_entries=64, show_spinner=False, hash_funcs=_HASH)
+def caveats(dataset: Dataset, k: int) -> pd.DataFrame:
+    """Per run, what to know about its recall@k: the share of blind labels behind it, and whether k goes deeper
+    than the judgments cover, with bounds (`evalcore.coverage.number_caveats` on the scored evaluation)."""
+    from evalcore.coverage import CAVEAT_COLUMNS, number_caveats
+
+    loaded = evaluation(dataset)
+    return number_caveats(loaded.value, int(k)) if loaded.ok else pd.DataFrame(columns=CAVEAT_COLUMNS)
+
+
+CAVEAT_HELP = {
+    "blind share": "Share of this row's n queries whose labels were judged blind (without seeing any system's "
+                   "ranking; the labels' blind field). Empty: the labels have no blind field.",
+    "judged depth": "Whether k goes deeper than the judgments cover: covered to k = the deepest k where at least 90% "
+                    "of the returned docs are judged, on the queries whose judged depth is known (a doc judged "
+                    "non-relevant, as a blind judging round records). Labels listing only relevant docs leave it "
+                    "unknown.",
+    "bounds": "When k goes deeper than judged: recall@k with the unjudged docs of the top k counted as non-relevant "
+              "(the number shown) and as relevant.",
+}
+
+
+def caveat_cells(frame: pd.DataFrame, run: str, k: int) -> dict:
+    """The Overview's cells for ``run`` from `caveats`: blind share, judged depth at k, bounds when flagged."""
+    rows = frame[frame["run"] == run]
+    if rows.empty:
+        return {}
+    row = rows.iloc[0]
+    if row["flagged"]:
+        depth = f"deeper than judged (covered to k = {int(row['covered_k'])})"
+    elif pd.isna(row["covered_k"]):
+        depth = "unknown: labels list only relevant docs"
+    else:
+        depth = f"within judged depth (covered to k = {int(row['covered_k'])})"
+    return {"blind share": float(row["blind_share"]) if row["blind_known"] else None,
+            f"recall@{k} judged depth": depth,
+            f"recall@{k} bounds": f"{row['low']:.3f} – {row['high']:.3f}" if row["flagged"] else None}

@@ -18,7 +18,7 @@ from evalcore.errors import EvalcoreError
 from evalcore.workspace import SavedEvaluation, Workspace
 
 from dashboard import data
-from dashboard.store import Dataset
+from dashboard.store import Dataset, FileRef
 
 DELETE_KINDS = {"labels": "label set", "run": "run", "evaluation": "evaluation"}
 
@@ -209,3 +209,21 @@ def delete(kind: str, key: str | int) -> data.Loaded:
     done = attempt(ws.delete, kind, key)
     data.forget_recorded()
     return done
+
+
+def with_label_version(dataset: Dataset, name: str, version: int) -> data.Loaded:
+    """``dataset`` scoring version ``version`` of the saved label set ``name`` instead of its labels file.
+
+    The version's normalised JSONL (stored in the workspace under its content hash) becomes the labels file,
+    named after the set so the labels keep the set's name (its re-judging queue and rounds). The result is a new
+    data set with its own key; the old one is untouched."""
+    ws = workspace()
+    if ws is None:
+        return data.Loaded(error=data.workspace().error)
+
+    def build() -> Dataset:
+        record = ws.label_version(name, int(version))
+        stored = ws.file(record.content_sha256)
+        return dataset.with_labels(FileRef(name=f"{name}.jsonl", sha256=stored.sha256, size=stored.size))
+
+    return attempt(build)

@@ -106,11 +106,16 @@ class Audit:
              for r in self.pooling.itertuples()], right={4, 5, 6}))
         out.append(table(
             f"judged coverage and bounds (low: unjudged docs in the top k as non-relevant, as reported; high: as "
-            f"relevant); covered depth = deepest k with judged@k >= {self.min_judged:g}",
-            ["run", "metric", "mean", "low", "high", "judged@k", "covered k", "n", "model", "labels", "flag"],
-            [[r.run, r.metric, f"{r.mean:.4f}", f"{r.low:.4f}", f"{r.high:.4f}", f"{r.judged:.4f}", str(r.covered_k),
-              str(r.n), r.model, ref, "deeper than judged" if r.flagged else ""]
-             for r in self.coverage.itertuples()], right={2, 3, 4, 5, 6, 7}))
+            f"relevant); covered depth = deepest k with judged@k >= {self.min_judged:g} on the queries whose judged "
+            "depth is known (a doc judged non-relevant, or a recorded judged depth); labels listing only relevant "
+            "docs leave it unknown",
+            ["run", "metric", "mean", "low", "high", "judged@k", "judged@k, depth known", "covered k", "n", "model",
+             "labels", "flag"],
+            [[r.run, r.metric, f"{r.mean:.4f}", f"{r.low:.4f}", f"{r.high:.4f}", f"{r.judged:.4f}",
+              f"{r.judged_known:.4f} (n = {r.n_known})" if r.n_known else "none known",
+              str(r.covered_k) if pd.notna(r.covered_k) else "unknown", str(r.n), r.model, ref,
+              "deeper than judged" if r.flagged else ("judged depth unknown" if r.n_known == 0 else "")]
+             for r in self.coverage.itertuples()], right={2, 3, 4, 5, 6, 7, 8}))
         if self.suspects is None:
             out.append("check the label: needs at least two runs (a doc is suspicious when different systems agree)")
         else:

@@ -5,7 +5,14 @@ ranks 6-10 as non-relevant. This module makes that visible:
 
 * **judged coverage** per run and k: the mean of ``judged@k`` (share of the returned top-k
   docs that carry any judgment), and the **covered depth**: the deepest k whose coverage is at
-  least ``min_judged`` (default 0.9).
+  least ``min_judged`` (default 0.9) on the queries whose judged depth is known.
+* **whose judged depth is known**: a query whose labels mark some doc *judged non-relevant*
+  (a grade below the relevance threshold), or whose judged depth was recorded (a blind judging
+  round: `judged_depths`). Labels that list only a query's relevant docs say nothing about how
+  deep anyone looked: judged@k is then about (relevant docs) / k at any depth. Such queries
+  are left out of the covered depth; when no query's depth is known, no k is flagged and the
+  rows say "judged depth unknown: labels list only relevant docs" (the bounds still show what
+  the unjudged docs could change).
 * **bounds** for recall, hit, precision and nDCG at each k: the reported number (unjudged docs
   in the run's top k counted as non-relevant) next to the same metric with those unjudged docs
   counted as relevant (gain = the relevance threshold for nDCG). Docs the run did not return
@@ -19,7 +26,7 @@ Everything is computed over the `RankedGrades` matrices for all k at once (cumul
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -31,8 +38,9 @@ from .warning_log import EvalWarning
 
 BOUND_METRICS = ("recall", "hit", "precision", "ndcg")
 DEFAULT_MIN_JUDGED = 0.9
-COVERAGE_COLUMNS = ["run", "model", "metric", "k", "mean", "low", "high", "judged", "covered_k", "flagged", "n",
-                    "labels", "fingerprint"]
+COVERAGE_COLUMNS = ["run", "model", "metric", "k", "mean", "low", "high", "judged", "judged_known", "n_known",
+                    "covered_k", "flagged", "note", "n", "labels", "fingerprint"]
+DEPTH_UNKNOWN = "judged depth unknown: labels list only relevant docs"
 
 
 def bound_scores(result: RunResult, ks: Sequence[int]) -> dict[str, np.ndarray]:
@@ -70,16 +78,46 @@ def bound_scores(result: RunResult, ks: Sequence[int]) -> dict[str, np.ndarray]:
     return {"recall": recall[:, cols], "hit": hit[:, cols], "precision": precision[:, cols], "ndcg": ndcg}
 
 
-def covered_depth(result: RunResult, min_judged: float = DEFAULT_MIN_JUDGED) -> int:
-    """The deepest k (0 if none) down to which the mean judged@k of this run stays at least ``min_judged``."""
-    means = result.scores.judged.mean(axis=0)
+def depth_known(result: RunResult, judged_depths: Mapping[str, int] | None = None) -> np.ndarray:
+    """Per evaluated query: whether its labels tell how deep the judging went (some doc judged non-relevant, or a
+    recorded judged depth in ``judged_depths``, query -> depth of a blind judging round)."""
+    index = result.ranked.index
+    n_docs = max(len(index.doc_ids), 1)
+    query_of = np.asarray(index.keys, dtype=np.int64) // n_docs
+    known = np.bincount(query_of[index.grades < index.min_grade], minlength=index.n_queries) > 0
+    if judged_depths:
+        known |= pd.Index(list(map(str, judged_depths))).get_indexer(index.queries) >= 0
+    return known
+
+
+def covered_depth(result: RunResult, min_judged: float = DEFAULT_MIN_JUDGED, *,
+                  known: np.ndarray | None = None) -> int | None:
+    """The deepest k (0 if none) down to which the mean judged@k of this run stays at least ``min_judged``, over
+    the queries whose judged depth is ``known`` (all queries when not given); None when no query's is known."""
+    judged = result.scores.judged
+    if known is not None:
+        if not known.any():
+            return None
+        judged = judged[known]
+    means = judged.mean(axis=0)
     below = np.flatnonzero(means < min_judged)
     return int(below[0]) if len(below) else int(result.depth)
 
 
+def _depth_note(n_known: int, n: int) -> str:
+    if n_known == 0:
+        return DEPTH_UNKNOWN
+    if n_known < n:
+        return (f"covered depth from the {n_known} of {n} queries with a judged non-relevant doc or a recorded judged "
+                f"depth; the other {n - n_known} list only relevant docs")
+    return ""
+
+
 def coverage_bounds(evaluation: Evaluation, ks: int | str | Sequence[int] | None = None, *,
-                    min_judged: float = DEFAULT_MIN_JUDGED) -> pd.DataFrame:
-    """One row per run, bounded metric and k: reported mean, low/high bounds, judged coverage, flag, context."""
+                    min_judged: float = DEFAULT_MIN_JUDGED,
+                    judged_depths: Mapping[str, int] | None = None) -> pd.DataFrame:
+    """One row per run, bounded metric and k: reported mean, low/high bounds, judged coverage (all queries, and
+    the ``n_known`` queries whose judged depth is known), covered depth, flag, note, context."""
     if isinstance(min_judged, bool) or not 0 < float(min_judged) <= 1:
         raise invalid_parameter("min_judged", "a number in (0, 1]", min_judged)
     chosen = parse_ks(ks) if ks is not None else evaluation.ks
@@ -89,8 +127,12 @@ def coverage_bounds(evaluation: Evaluation, ks: int | str | Sequence[int] | None
         if too_deep:
             raise invalid_parameter("k", f"at most the evaluated depth {result.depth}", too_deep[0])
         high = bound_scores(result, chosen)
-        covered = covered_depth(result, min_judged)
+        known = depth_known(result, judged_depths)
+        n_known = int(known.sum())
+        covered = covered_depth(result, min_judged, known=known)
         judged = result.scores.judged.mean(axis=0)
+        judged_known = result.scores.judged[known].mean(axis=0) if n_known else np.full(len(judged), np.nan)
+        note = _depth_note(n_known, result.n_queries)
         for name in BOUND_METRICS:
             reported = getattr(result.scores, name).mean(axis=0)
             upper = high[name].mean(axis=0)
@@ -98,15 +140,20 @@ def coverage_bounds(evaluation: Evaluation, ks: int | str | Sequence[int] | None
                 a, b = float(reported[k - 1]), float(upper[j])
                 records.append({
                     "run": result.name, "model": result.model, "metric": f"{name}@{k}", "k": k, "mean": a,
-                    "low": min(a, b), "high": max(a, b), "judged": float(judged[k - 1]), "covered_k": covered,
-                    "flagged": k > covered, "n": result.n_queries, "labels": evaluation.labels.name,
-                    "fingerprint": evaluation.labels.fingerprint,
+                    "low": min(a, b), "high": max(a, b), "judged": float(judged[k - 1]),
+                    "judged_known": float(judged_known[k - 1]), "n_known": n_known, "covered_k": covered,
+                    "flagged": covered is not None and k > covered, "note": note, "n": result.n_queries,
+                    "labels": evaluation.labels.name, "fingerprint": evaluation.labels.fingerprint,
                 })
-    return pd.DataFrame.from_records(records, columns=COVERAGE_COLUMNS)
+    frame = pd.DataFrame.from_records(records, columns=COVERAGE_COLUMNS)
+    frame["covered_k"] = frame["covered_k"].astype("Int64")
+    frame["flagged"] = frame["flagged"].astype(bool)
+    return frame
 
 
 def coverage_warnings(bounds: pd.DataFrame, min_judged: float = DEFAULT_MIN_JUDGED) -> list[EvalWarning]:
-    """One warning per run whose quoted k goes deeper than its judgments cover."""
+    """One warning per run whose quoted k goes deeper than its judgments cover, and one when no query's judged
+    depth is known (labels that list only relevant docs: nothing is flagged, the bounds still apply)."""
     out = []
     if bounds.empty:
         return out
@@ -119,11 +166,46 @@ def coverage_warnings(bounds: pd.DataFrame, min_judged: float = DEFAULT_MIN_JUDG
         deepest = flagged[flagged["k"] == max(ks)]
         shown = deepest[deepest["metric"].str.startswith("recall@")].iloc[0]
         depth = (f"only down to k = {covered}" if covered else "not even at k = 1")
+        n, n_known = int(shown["n"]), int(shown["n_known"])
+        which = "" if n_known == n else (f" on the {n_known} queries whose judged depth is known (a judged "
+                                         f"non-relevant doc or a recorded judged depth)")
         out.append(EvalWarning(
             "judged_depth_exceeded",
             f"run {run} (model {shown['model']}): at least {min_judged:.0%} of the returned docs are judged "
-            f"{depth}, but k = {', '.join(map(str, ks))} is quoted; {shown['metric']} could be anywhere from "
+            f"{depth}{which}, but k = {', '.join(map(str, ks))} is quoted; {shown['metric']} could be anywhere from "
             f"{shown['low']:.4f} to {shown['high']:.4f} depending on the unjudged docs (judged@{int(shown['k'])} = "
-            f"{shown['judged']:.4f}, n = {int(shown['n'])}). Judge a blind pool at depth {max(ks)} before quoting it",
+            f"{shown['judged']:.4f}, n = {n}). Judge a blind pool at depth {max(ks)} before quoting it",
             len(ks)))
+    unknown = bounds[bounds["n_known"] == 0]
+    if not unknown.empty:
+        row = unknown.iloc[0]
+        n = int(row["n"])
+        out.append(EvalWarning(
+            "judged_depth_unknown",
+            f"{DEPTH_UNKNOWN} (no doc of the {n} evaluated queries is judged non-relevant and no judged depth is "
+            f"recorded), so judged@k cannot tell how deep the judging went and no k is flagged; unjudged docs count "
+            f"as non-relevant: the bounds show how far that could move each number. Judge a blind pool at the depth "
+            f"you quote", n))
     return out
+
+
+CAVEAT_COLUMNS = ["run", "model", "metric", "k", "n", "blind_share", "blind_known", "judged", "judged_known",
+                  "n_known", "covered_k", "flagged", "note", "low", "high", "labels", "fingerprint"]
+
+
+def number_caveats(evaluation: Evaluation, k: int, metric: str = "recall", *,
+                   min_judged: float = DEFAULT_MIN_JUDGED,
+                   judged_depths: Mapping[str, int] | None = None) -> pd.DataFrame:
+    """One row per run, to show beside its ``metric@k``: the share of blind-judged queries behind it
+    (``blind_known`` False when the labels have no ``blind`` field) and whether k goes deeper than the judgments
+    cover, with the bounds (unjudged top-k docs as non-relevant, and as relevant)."""
+    from .blindness import blind_share
+
+    if metric not in BOUND_METRICS:
+        raise invalid_parameter("metric", f"one of {', '.join(BOUND_METRICS)}", metric)
+    bounds = coverage_bounds(evaluation, [int(k)], min_judged=min_judged, judged_depths=judged_depths)
+    bounds = bounds[bounds["metric"] == f"{metric}@{int(k)}"].set_index("run")
+    share = blind_share(evaluation).set_index("run")
+    frame = bounds.join(share[["blind_share", "n_unknown"]])
+    frame["blind_known"] = frame["n_unknown"] < frame["n"]
+    return frame.reset_index()[CAVEAT_COLUMNS]

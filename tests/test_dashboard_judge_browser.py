@@ -83,3 +83,35 @@ def test_judging_page_hides_rankings_and_saves_a_blind_version(server: str, page
     assert ws.load_labels("labels", 1).fingerprint == read_labels(S / "labels.tsv").fingerprint
     rounds = ws.judging_rounds("labels")
     assert rounds[["query", "depth", "n_docs", "judge"]].values.tolist() == [[query, depth, len(pool.docs), "ana"]]
+
+
+def test_use_this_version_opens_every_page_on_the_saved_labels(server: str, page: Page, judging_workspace) -> None:
+    """After a save (the test above), "Use this version" puts a new data-set key in the URL; the Overview then
+    scores the saved version, and the copied link opens it again."""
+    ws = Workspace(judging_workspace)
+    saved = ws.label_version("labels")  # the version the test above saved
+    assert saved.version == 2
+    open_page(page, f"{server}/judge?query=q006&depth=3")
+    assert "data" not in params(page)  # the sample
+    use = page.get_by_role("button", name="Use this version")
+    expect(use).to_be_enabled()
+    use.click()
+    settle(page)
+    expect(page.get_by_text("now scores version 2", exact=False)).to_be_visible()
+    [key] = params(page)["data"]
+    expect(use).to_be_disabled()  # version 2 is what every page scores now
+    page.get_by_role("link", name="See the Overview on this version").click()
+    settle(page)
+    expect(page.get_by_role("heading", name="Overview")).to_be_visible()
+    assert params(page)["data"] == [key]
+    header = page.locator('[data-testid="stMarkdown"]').filter(has_text="Labels").first
+    expect(header).to_contain_text(f"labels#{saved.fingerprint}")
+    assert page.locator('[data-testid="stException"]').count() == 0
+    shoot(page, "overview-saved-version")
+
+    open_page(page, f"{server}/overview?data={key}")  # a copied link
+    expect(page.locator('[data-testid="stMarkdown"]').filter(has_text="Labels").first).to_contain_text(
+        f"labels#{saved.fingerprint}")
+    open_page(page, f"{server}/overview")  # the old data set is still the sample's
+    expect(page.locator('[data-testid="stMarkdown"]').filter(has_text="Labels").first).to_contain_text(
+        f"labels#{read_labels(S / 'labels.tsv').fingerprint}")

@@ -263,7 +263,8 @@ blind = None if dd.blind is None else ("blind judgment" if dd.blind else "judged
 facts = [f"query id {dd.query}"] + [f"{name} {value}" for name, value in (("source", dd.source), ("split", dd.split))
                                     if value is not None] + ([blind] if blind else [])
 facts.append(f"{len(dd.relevant)} relevant doc(s), {dd.judged_non_relevant} judged non-relevant")
-st.caption(md_text(" · ".join(facts) + f" · k = {k} · labels {dd.labels}#{dd.fingerprint}"))
+st.caption(md_text(" · ".join(facts) + f" · k = {k} · n = 1 query (this one's own scores) · labels "
+                                      f"{dd.labels}#{dd.fingerprint}"))
 for note in dd.notes:
     st.warning(md_text(note))
 

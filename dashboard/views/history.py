@@ -54,10 +54,12 @@ metrics_known = list(dict.fromkeys(history["metric"]))
 metrics_main = [m for m in metrics_known if m.startswith("recall@") or m == "mrr"] or metrics_known
 metrics = st.multiselect("Metrics", options=metrics_known, default=metrics_main, key=f"history.metrics.{line}")
 history = history[history["metric"].isin(metrics or metrics_main)]
+fingerprint = dict(zip(found.value["labels_version"].astype(int), found.value["fingerprint"].astype(str)))
 context = (f"line {line} · {history['run_id'].nunique()} run(s) · labels {label_set} "
            f"v{', v'.join(str(v) for v in versions)} · n = "
            + ", ".join(f"{int(n):,}" for n in sorted(set(history["n"]))) + " queries · 95% intervals (seed "
-           + ", ".join(str(int(s)) for s in sorted(set(history["seed"]))) + ")")
+           + ", ".join(str(int(s)) for s in sorted(set(history["seed"]))) + ") · label fingerprint "
+           + ", ".join(f"v{v} {label_set}#{fingerprint[v]}" for v in versions))
 if len(versions) > 1:
     context += " · the label set changed between runs: compare across versions with care"
 st.altair_chart(history_chart(history, line, subtitle=context), width="stretch")
@@ -67,7 +69,7 @@ table = history.assign(
               for lo, hi in zip(history["ci_low"], history["ci_high"])])
 st.dataframe(table, hide_index=True, width="stretch",
              column_order=["step", "run_id", "run", "model", "uploaded_at", "labels_version", "metric", "mean",
-                           "interval", "n", "evaluation_id"],
+                           "interval", "n", "fingerprint", "evaluation_id"],
              column_config={"mean": st.column_config.NumberColumn(format="%.4f"),
                             "interval": st.column_config.TextColumn("95% interval"),
                             "uploaded_at": st.column_config.DatetimeColumn("uploaded (UTC)")})

@@ -49,7 +49,7 @@ ws = opened.value
 # ---------------------------------------------------------------- warnings first
 for w in found.warnings:
     if w.code in ("non_blind_dominant", "pooled_from_one_run", "judged_depth_exceeded", "check_the_label",
-                  "blind_unknown"):
+                  "blind_unknown", "judged_depth_unknown"):
         st.warning(md_text(f"{w.message} (labels {ref})"), icon=":material/warning:")
 
 gap_tab, blind_tab, depth_tab, split_tab, check_tab = st.tabs(
@@ -83,8 +83,10 @@ with blind_tab:
 
 with depth_tab:
     st.caption(md_text(f"low: unjudged docs in the top k counted as non-relevant (the reported number); high: counted "
-                       f"as relevant. Covered depth: the deepest k with judged@k >= {found.min_judged:g}. Raise it with "
-                       "a blind judging pool at the depth you quote."))
+                       f"as relevant. Covered depth: the deepest k with judged@k >= {found.min_judged:g} on the queries whose "
+                       "judged depth is known (judged_known, n_known: queries with a doc judged non-relevant, as a blind "
+                       "judging round records; labels listing only relevant docs leave it unknown). Raise it with a blind judging pool at "
+                       "the depth you quote."))
     st.dataframe(found.coverage[found.coverage["run"].isin(v.runs)], hide_index=True, width="stretch",
                  column_config={c: st.column_config.NumberColumn(format="%.4f")
                                 for c in ("mean", "low", "high", "judged")})

@@ -11,7 +11,7 @@ from evalcore.errors import EvalcoreError
 from evalcore.export import md_text
 from evalcore.judging import judging_pool, marks_to_labels
 
-from dashboard import data, layout, state
+from dashboard import data, layout, saved, state
 
 PAGE = "judge"
 DEFAULT_DEPTH = 10
@@ -92,10 +92,60 @@ if st.button("Save as a new label-set version", type="primary", disabled=bool(mi
         layout.error(str(exc))
     else:
         n_relevant = sum(marks.values())
+        st.session_state[f"{PAGE}.use_choice"] = int(version.version)  # offered below
         st.success(md_text(f"Saved: label set {version.ref}, query {pool.query} judged blind at depth {pool.depth} "
                            f"({n_relevant} relevant of {len(pool.docs)}); {version.change}; earlier versions are "
-                           "unchanged. The pages still score the labels file as loaded; load this version to "
-                           "score it."), icon=":material/check_circle:")
+                           "unchanged. The pages still score the labels as loaded: use this version below to score "
+                           "it on every page."), icon=":material/check_circle:")
+
+
+def use_version(name: str, number: int) -> None:
+    """Switch the dashboard to a data set that scores version ``number`` (a new key in the URL; the old data set
+    stays as it was, and its link still opens it)."""
+    switched = saved.with_label_version(v.dataset, name, number)
+    if not switched.ok:
+        st.session_state[f"{PAGE}.use_error"] = switched.error
+        return
+    state.set("data", data.register(switched.value))
+    st.session_state[f"{PAGE}.used"] = number
+
+
+try:
+    versions = ws.label_versions(labels.name)
+except EvalcoreError:
+    versions = None  # these labels were never saved: nothing to switch to yet
+if versions is not None and not versions.empty:
+    st.subheader("Score a saved version")
+    numbers = versions["version"].astype(int).tolist()
+    by_number = {int(r.version): r for r in versions.itertuples()}
+    # The version every page scores: the one with the same judgments as this data set's labels file (the file as
+    # read, whatever part of it the pages evaluate).
+    as_read = data.labels(v.dataset.labels)
+    scoring = next((n for n in numbers[::-1] if as_read.ok and by_number[n].fingerprint == as_read.value.fingerprint),
+                   None)
+    st.caption(md_text(
+        f"Every page now scores labels {v.labels_ref}"
+        + (f", version {scoring} of label set {labels.name}" if scoring else ", not a saved version of the set")
+        + f" (data set {v.dataset.key if not v.dataset.sample else 'sample'})."))
+    if st.session_state.get(f"{PAGE}.use_choice") not in numbers:
+        st.session_state[f"{PAGE}.use_choice"] = numbers[-1]
+    chosen = st.selectbox(
+        "Label-set version", options=numbers[::-1],
+        format_func=lambda n: (f"v{n} #{by_number[n].fingerprint} · {by_number[n].n_queries} queries · "
+                               f"{by_number[n].change}" + (" · scored now" if n == scoring else "")),
+        key=f"{PAGE}.use_choice")
+    st.button("Use this version", key=f"{PAGE}.use", disabled=chosen == scoring, on_click=use_version,
+              args=(labels.name, int(chosen)),
+              help="Every page then scores this version: a new data set whose key goes in the URL (a copied link "
+                   "opens it); the data set loaded before stays as it was.")
+    problem = st.session_state.pop(f"{PAGE}.use_error", None)
+    if problem:
+        layout.error(problem)
+    used = st.session_state.pop(f"{PAGE}.used", None)
+    if used is not None and scoring == used:
+        st.success(md_text(f"Every page now scores version {used} of label set {labels.name} ({v.labels_ref})."),
+                   icon=":material/swap_horiz:")
+        st.page_link("views/overview.py", label="See the Overview on this version", icon=":material/leaderboard:")
 
 rounds = ws.judging_rounds(labels.name)
 if not rounds.empty:

@@ -29,6 +29,7 @@ metrics = main_metrics + (extra_metrics if more else [])
 # ---------------------------------------------------------------- the table: one row per run
 runs_meta = {r.name: r.run.metadata() for r in v.evaluation.results}
 rows = []
+caveats = data.caveats(v.dataset, k)  # blind share and judged depth beside each run's numbers
 for run in v.runs:
     mine = summary[summary["run"] == run].set_index("metric")
     meta = runs_meta[run]
@@ -37,13 +38,17 @@ for run in v.runs:
         if m in mine.index:
             row[m] = mine.at[m, "mean"]
             row[f"{m} 95% CI"] = f"{mine.at[m, 'ci_low']:.3f} – {mine.at[m, 'ci_high']:.3f}"
+    row.update(data.caveat_cells(caveats, run, k))
     row.update({"n": int(mine["n"].iloc[0]), "k": k, "price $/M tokens": meta["price_per_mtok"],
                 "dims": meta["dims"], "index MB": (meta["index_bytes"] / 1e6 if meta["index_bytes"] else None),
                 "labels": v.labels_ref})
     rows.append(row)
 table = pd.DataFrame(rows)
 config = {m: st.column_config.NumberColumn(m, format="%.3f", help=DESCRIPTIONS[m.split("@")[0]]) for m in metrics}
-config.update({"index MB": st.column_config.NumberColumn(format="%.2f"),
+config.update({"blind share": st.column_config.NumberColumn(format="percent", help=data.CAVEAT_HELP["blind share"]),
+               f"recall@{k} judged depth": st.column_config.TextColumn(help=data.CAVEAT_HELP["judged depth"]),
+               f"recall@{k} bounds": st.column_config.TextColumn(help=data.CAVEAT_HELP["bounds"]),
+               "index MB": st.column_config.NumberColumn(format="%.2f"),
                "price $/M tokens": st.column_config.NumberColumn(format="$%.3f")})
 st.dataframe(table, hide_index=True, column_config=config, width="stretch")
 layout.context(v, k=k, extra="95% intervals: Wilson for 0/1 scores, else BCa bootstrap (10,000 resamples, seed 0)")
