@@ -598,8 +598,8 @@ def _sections(report: MeetingReport) -> list[tuple[str, list]]:
                  + ([Safe("; this version: "), labels["change"]] if labels.get("change") else []))
     if prov.get("split"):
         split = prov["split"]
-        items.append([Safe("Split: "), f"{split['headline']} ({split['rule']}); {split['n_queries']} of the "
-                                       f"{split['full_labels']}#{split['full_fingerprint']} queries"])
+        items.append([Safe("Split: "), f"{split['headline']} ({split['rule']}); {split['n_queries']} queries of the "
+                                       f"whole label set {split['full_labels']} #{split['full_fingerprint']}"])
     settings = prov["settings"]
     items.append([Safe(f"Settings: k = {', '.join(str(x) for x in settings['k'])}; chosen k = {report.k}; relevant = "
                        f"grade >= {settings['min_grade']:g}; queries without a relevant doc: "
