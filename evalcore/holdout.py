@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 import pandas as pd
@@ -27,6 +28,9 @@ import pandas as pd
 from .errors import UsageError, invalid_parameter
 from .labels import SPLITS, LabelSet
 from .warning_log import EvalWarning, plural
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .evaluation import Evaluation
 
 EXPLORATORY = "exploratory (tuning split: fine for choosing, not for reporting)"
 SEALED_NOTE = "sealed holdout"
@@ -164,7 +168,7 @@ class SplitView:
                              "version": self.reveal.version}
         return out
 
-    def evaluate(self, runs, k="1,5,10", **options):
+    def evaluate(self, runs: Sequence, k: int | str | Sequence[int] = "1,5,10", **options) -> "Evaluation":
         """Score ``runs`` on these labels: an `Evaluation` that carries this view (``evaluation.split``).
 
         Run queries on the other side are not "missing from the labels": the warning about run
@@ -173,10 +177,6 @@ class SplitView:
         from .evaluation import evaluate_runs
 
         return evaluate_runs(runs, self.labels, k, split=self, **options)
-
-
-Scope = SplitView
-"""The name front ends use: what they may score, and its split."""
 
 
 def hash_split(queries, fraction: float) -> np.ndarray:
