@@ -44,7 +44,7 @@ def test_integrity_page_audits_the_tune_split_and_keeps_the_holdout_sealed(works
     assert "k = 5 · n = 96 queries" in captions and "tune split (exploratory) · 224 holdout queries sealed" in captions
     assert "n = 78 vs 18" in _text(at, "text")  # whose words: the tune queries only
     assert "Every page shows the tune split: 96 queries, exploratory" in captions
-    assert "holdout of labels never viewed" in captions
+    assert "Holdout of labels never viewed" in captions
     assert not any(s.value for s in at.success)  # nothing revealed by opening the page
     assert not [d for d in at.dataframe if "split" in d.value.columns and set(d.value["split"]) != {"tune"}]
     assert Workspace(workspace).reveals().empty

@@ -107,9 +107,10 @@ with split_tab:
                 "split column (tune or holdout) to keep a holdout sealed until you report on it.")
     else:
         full = data.labels(v.dataset.labels).value
+        seen = ws.reveal_summary(full.name)
         st.caption(md_text(f"Every page shows the tune split: {split.n_queries} queries, {split.note}. Holdout: "
                            f"{split.n_holdout} queries, sealed until someone reveals them here (each reveal is "
-                           f"recorded in the workspace). {ws.reveal_summary(full.name)}."))
+                           f"recorded in the workspace). {seen[:1].upper()}{seen[1:]}."))
         summary = found.evaluation.summary
         summary = summary[summary["run"].isin(v.runs)].assign(split=split.split)
         st.dataframe(summary[["run", "model", "metric", "mean", "ci_low", "ci_high", "n", "labels", "fingerprint",
@@ -136,8 +137,8 @@ with split_tab:
                 else:
                     reveals[full.fingerprint] = reveal
                     if asked == "tune":
-                        asked = "holdout"
-                        state.set("split", asked)
+                        state.set("split", "holdout")
+                    st.rerun()  # redraw without the sealed notice and the button
         if reveal is not None:
             st.success(md_text(f"Holdout revealed in this session (reveal #{reveal.id} by {reveal.who}): "
                                f"{ws.reveal_summary(full.name)}."), icon=":material/visibility:")
