@@ -125,3 +125,12 @@ def test_flagged_queries_come_first_on_the_judging_page(workspace) -> None:
     assert "judged blind at depth 10" in " ".join(s.value for s in judge.success)
     assert ws.rejudge_queue("labels:tune").empty
     assert ws.label_versions("labels:tune")["version"].tolist() == [1, 2]
+
+
+def test_the_data_checklist_does_not_call_sealed_holdout_queries_unlabeled(workspace) -> None:
+    """The runs answer the 224 holdout queries too: they are labeled (sealed), not "run queries without labels"."""
+    at = open_page("views/data.py")
+    [checklist] = [d.value for d in at.dataframe if "run queries without labels" in d.value.columns]
+    runs = checklist[checklist["role"].str.startswith("run ")]
+    assert len(runs) == 3 and (runs["run queries without labels"].astype(int) == 0).all()
+    assert (checklist[checklist["role"] == "labels"]["queries"].astype(int) == 320).all()  # the file as loaded

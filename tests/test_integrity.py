@@ -141,7 +141,10 @@ def test_scoring_labels_with_a_split_field_gives_the_tune_queries_and_seals_the_
     assert tuned.split is scope and tuned.results[0].n_queries == 96
     whole = evaluate_runs(runs, labels, [1, 5]).results[0].per_query().set_index("query")
     assert tuned.results[0]["recall@5"] == pytest.approx(whole.loc[list(scope.labels.queries), "recall@5"].mean())
+    from evalcore.curves import warnings_at
+
     codes = {w.code for w in tuned.all_warnings} | {w.code for w in tuned.at([1, 3]).all_warnings}
+    codes |= {w.code for w in warnings_at(tuned, (1, 3))}  # what the dashboard lists at a k
     assert "holdout_mixed_in" not in codes and "query_not_in_labels" not in codes  # holdout queries are labeled
 
     ws = Workspace(tmp_path / "ws")
