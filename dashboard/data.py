@@ -298,8 +298,18 @@ def runs_of(dataset: Dataset) -> list[Loaded]:
 # ----------------------------------------------------------------------------- evaluation
 
 
-def _core_inputs(dataset: Dataset) -> tuple[Any, list[Any]]:
+@st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=_HASH)
+def scope(dataset: Dataset) -> Loaded:
+    """The labels every page scores (`evalcore.holdout.scoring_labels`): with a tune/holdout split, the tune
+    queries only, the holdout sealed (the Integrity page reveals it, recorded in the workspace)."""
+    from evalcore.holdout import scoring_labels
+
     label_set = labels(dataset.labels)
+    return _load(scoring_labels, label_set.value) if label_set.ok else label_set
+
+
+def _core_inputs(dataset: Dataset) -> tuple[Any, list[Any]]:
+    label_set = scope(dataset)
     if not label_set.ok:
         raise EvalcoreError(label_set.error)
     loaded = runs_of(dataset)
@@ -311,10 +321,11 @@ def _core_inputs(dataset: Dataset) -> tuple[Any, list[Any]]:
 
 @st.cache_resource(max_entries=8, show_spinner="Scoring every run…", hash_funcs=_HASH)
 def evaluation(dataset: Dataset) -> Loaded:
-    """Every run scored to `DEPTH` ranks: per-query scores for every k from 1 to 100."""
+    """Every run scored to `DEPTH` ranks: per-query scores for every k from 1 to 100 (on the tune split when the
+    labels carry one; the evaluation names its split)."""
     def build():
-        label_set, runs = _core_inputs(dataset)
-        return evalcore.evaluate_runs(runs, label_set, k=DEPTH)
+        split, runs = _core_inputs(dataset)
+        return split.evaluate(runs, k=DEPTH)
     return _load(build)
 
 

@@ -49,6 +49,13 @@ class View:
     def model(self, run: str) -> str:
         return self.evaluation[run].model if self.evaluation is not None else run
 
+    @property
+    def split(self) -> str:
+        """Which split the numbers are on (``tune split (exploratory) · 224 holdout queries sealed``); empty when
+        the labels carry none."""
+        split = getattr(self.evaluation, "split", None)
+        return split.headline if split is not None else ""
+
 
 def safe(text: Any) -> str:
     """User text made inert for Markdown (and for widget labels, which render Markdown)."""
@@ -101,7 +108,7 @@ def header(title: str, v: View, what: str) -> None:
     st.markdown(
         f"**Labels** {safe(v.labels_ref)} · **n** = {v.n:,} queries · **runs** "
         + ", ".join(f"{safe(r)} ({safe(v.model(r))})" for r in v.runs)
-        + f" · {source}"
+        + f" · {source}" + (f" · {safe(v.split)}" if v.split else "")
     )
 
 
@@ -136,6 +143,8 @@ def context(v: View, *, k: int | None = None, runs: list[str] | None = None, ext
     parts.append(f"n = {v.n:,} queries")
     parts.append("models: " + "; ".join(f"{r} = {v.model(r)}" for r in shown))
     parts.append(f"labels {v.labels_ref}")
+    if v.split:
+        parts.append(v.split)
     if extra:
         parts.append(extra)
     st.caption(md_text(" · ".join(parts)))

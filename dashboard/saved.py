@@ -48,9 +48,10 @@ def workspace() -> Workspace | None:
 
 
 def labels_name(dataset: Dataset) -> str | None:
-    """The label set name the workspace files these labels under (the labels' own name)."""
-    loaded = data.labels(dataset.labels)
-    return loaded.value.name if loaded.ok else None
+    """The label set name the workspace files these labels' evaluations under (the labels' own name; NAME:tune when
+    the pages score the tune split of a tune/holdout split)."""
+    loaded = data.scope(dataset)
+    return loaded.value.labels.name if loaded.ok else None
 
 
 def saved_runs(dataset: Dataset) -> dict[str, SavedRun]:

@@ -43,10 +43,17 @@ class Audit:
     def label_ref(self) -> str:
         return f"{self.evaluation.labels.name}#{self.evaluation.labels.fingerprint}"
 
+    @property
+    def split(self):
+        """The tune/holdout split the audited numbers are on (None when the labels have none)."""
+        split = self.evaluation.split
+        return split if split is not None and split.split is not None else None
+
     def headline(self) -> str:
         ev = self.evaluation
         runs = ", ".join(f"{r.name} ({r.model})" for r in ev.results)
-        return (f"audit of labels {self.label_ref} (n = {ev.results[0].n_queries} evaluated queries) against runs "
+        on = f" on {self.split.headline}" if self.split is not None else ""
+        return (f"audit of labels {self.label_ref}{on} (n = {ev.results[0].n_queries} evaluated queries) against runs "
                 f"{runs}; quoted k = {', '.join(map(str, ev.ks))}")
 
     def to_dict(self) -> dict:
@@ -69,6 +76,7 @@ class Audit:
             "warnings": [w.to_dict() for w in self.warnings],
             "settings": {**ev.settings(), "pool_depth": self.pool_depth, "min_judged": self.min_judged,
                          "suspect_k": self.suspect_k, "agree_depth": self.agree_depth},
+            **({"split": self.split.to_dict()} if self.split is not None else {}),
         }
 
     def to_json(self) -> str:
@@ -151,10 +159,14 @@ def _plain(value: object) -> object:
 
 def audit_runs(runs, labels, k="1,5,10", *, min_grade: float = 1, zero_relevant: str = "exclude",
                level: float = 0.95, seed: int = 0, pool_depth: int = DEFAULT_POOL_DEPTH, **options) -> Audit:
-    """Evaluate ``runs`` deep enough for the pooling check (the quoted ``k`` and ``pool_depth``), then `audit`."""
+    """Evaluate ``runs`` deep enough for the pooling check (the quoted ``k`` and ``pool_depth``), then `audit`.
+
+    ``labels`` may be a `evalcore.holdout.SplitView` (what front ends score: the tune split by default), and the
+    audit then covers those queries only and names the split."""
     import dataclasses
 
     from .evaluation import evaluate_runs
+    from .holdout import SplitView
     from .measures import parse_ks
 
     quoted = parse_ks(k)
@@ -162,8 +174,9 @@ def audit_runs(runs, labels, k="1,5,10", *, min_grade: float = 1, zero_relevant:
         from .errors import invalid_parameter
 
         raise invalid_parameter("pool depth", "an integer >= 1", pool_depth)
-    deep = evaluate_runs(runs, labels, sorted(set(quoted) | {int(pool_depth)}), min_grade=min_grade,
-                         zero_relevant=zero_relevant, level=level, seed=seed)
+    scoring = labels.evaluate if isinstance(labels, SplitView) else (lambda r, k, **o: evaluate_runs(r, labels, k, **o))
+    deep = scoring(runs, sorted(set(quoted) | {int(pool_depth)}), min_grade=min_grade, zero_relevant=zero_relevant,
+                   level=level, seed=seed)
     # Scored as deep as the pool, listed at the quoted cutoffs only.
     evaluation = dataclasses.replace(deep, ks=quoted,
                                      results=tuple(dataclasses.replace(r, ks=quoted) for r in deep.results))

@@ -49,27 +49,21 @@ def build_parser() -> argparse.ArgumentParser:
     _add_interval_options(ev)
     ev.add_argument("--save", action="store_true",
                     help="also record this evaluation in the workspace: the files (stored before they are read), "
-                         "the label-set version, the runs, the summary and every query's outcome at --save-k")
+                         "the label-set version, the runs, the summary and every query's outcome at --save-k. With "
+                         "a tune/holdout split the tune numbers are saved, under the label set NAME:tune (holdout "
+                         "and all-query numbers are never saved: the reveal log is their record)")
     ev.add_argument("--workspace", default=None, metavar="DIR",
-                    help="workspace folder for --save (default: $EVALCORE_WORKSPACE, else ~/.local/share/evalcore)")
+                    help="workspace folder for --save and --reveal (default: $EVALCORE_WORKSPACE, else "
+                         "~/.local/share/evalcore)")
     ev.add_argument("--label-set", default=None, metavar="NAME",
-                    help="with --save: the label set to version these labels under (default: the labels file stem)")
+                    help="with --save or --reveal: the label set to version these labels under (default: the labels "
+                         "file stem)")
     ev.add_argument("--line", action="append", default=None, metavar="RUN=LINE",
                     help="with --save: the model line a run belongs to (default: its model string); repeatable. "
                          "With a single --run, LINE alone is enough")
     ev.add_argument("--save-k", type=int, default=None, metavar="K",
                     help="with --save: the k at which each query's hit or miss is recorded (default: the largest --k)")
-    ev.add_argument("--split", choices=("tune", "holdout"), default=None,
-                    help="score only one side of the tune/holdout split (the labels' split field, or --hash-split). "
-                         "Tune numbers are labelled exploratory; holdout numbers are sealed until --reveal")
-    ev.add_argument("--hash-split", type=float, default=None, metavar="FRACTION",
-                    help="with --split: split by a hash of the query id instead of the labels' split field, putting "
-                         "FRACTION of the queries in tune (deterministic on every machine)")
-    ev.add_argument("--reveal", action="store_true",
-                    help="with --split holdout: show the holdout numbers and record this view in the workspace "
-                         "(who, when, label-set version, runs); every view is counted")
-    ev.add_argument("--who", default=None, metavar="NAME",
-                    help="with --reveal: the person looking (default: the login name)")
+    _add_split_options(ev)
     ev.set_defaults(handler=_cmd_evaluate)
 
     aud = sub.add_parser("audit", help="can these numbers be trusted: blind labels, pooling bias, judged depth with "
@@ -95,12 +89,15 @@ def build_parser() -> argparse.ArgumentParser:
                      help="queue this query for blind re-judging in the workspace (labels are never edited here); "
                           "repeatable")
     aud.add_argument("--workspace", default=None, metavar="DIR",
-                     help="with --flag: workspace folder (default: $EVALCORE_WORKSPACE, else ~/.local/share/evalcore)")
+                     help="with --flag or --reveal: workspace folder (default: $EVALCORE_WORKSPACE, else "
+                          "~/.local/share/evalcore)")
     aud.add_argument("--label-set", default=None, metavar="NAME",
-                     help="with --flag: the label set the labels are saved under (default: the labels file stem)")
+                     help="with --flag or --reveal: the label set the labels are saved under (default: the labels "
+                          "file stem)")
     aud.add_argument("--format", choices=("table", "json", "markdown"), default="table",
                      help="output format (default table)")
     _add_interval_options(aud)
+    _add_split_options(aud)
     aud.set_defaults(handler=_cmd_audit)
 
     _add_judge_commands(sub)
@@ -117,6 +114,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="difference to plan for, on the metric's 0..1 scale (0.03 = 3 points)")
     cmp_.add_argument("--format", choices=("table", "json", "markdown"), default="table")
     _add_interval_options(cmp_, seeded="the bootstrap and sign flips")
+    _add_split_options(cmp_, workspace=True)
     cmp_.set_defaults(handler=_cmd_compare)
 
     bud = sub.add_parser("budget", help="pick k: recall@k next to the prompt-token cost of k chunks",
@@ -149,6 +147,7 @@ def build_parser() -> argparse.ArgumentParser:
     bud.add_argument("--format", choices=("table", "json", "csv"), default="table",
                      help="output format (default table)")
     _add_interval_options(bud)
+    _add_split_options(bud, workspace=True)
     bud.set_defaults(handler=_cmd_budget)
 
     _add_workspace_commands(sub)
@@ -191,6 +190,10 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--no-charts", action="store_true", help="leave the PNG charts out")
     rep.add_argument("--level", type=float, default=None, help="with --labels: confidence level (default 0.95)")
     rep.add_argument("--seed", type=int, default=None, help="with --labels: seed of the bootstrap (default 0)")
+    rep.add_argument("--label-set", default=None, metavar="NAME",
+                     help="with --labels and --reveal: the label set the reveal is recorded under (default: the "
+                          "labels file stem)")
+    _add_split_options(rep)
     rep.set_defaults(handler=_cmd_report)
     return parser
 
@@ -280,6 +283,29 @@ def _add_judge_commands(sub) -> None:
     queue.set_defaults(handler=_cmd_judge_queue)
 
 
+def _add_split_options(parser: argparse.ArgumentParser, workspace: bool = False) -> None:
+    """--split, --hash-split, --reveal and --who, as every command that scores labels takes them."""
+    parser.add_argument("--split", choices=("tune", "holdout", "all"), default=None,
+                        help="when the labels carry a tune/holdout split (their split field, or --hash-split): which "
+                             "queries to score. Default tune: exploratory numbers, the holdout sealed. holdout or all "
+                             "(tune and holdout together) need --reveal")
+    parser.add_argument("--hash-split", type=float, default=None, metavar="FRACTION",
+                        help="split by a hash of the query id instead of the labels' split field, putting FRACTION of "
+                             "the queries in tune (deterministic on every machine)")
+    parser.add_argument("--reveal", action="store_true",
+                        help="with --split holdout or all: show those numbers and record this view in the workspace "
+                             "(who, when, label-set version, runs); every view is counted")
+    parser.add_argument("--who", default=None, metavar="NAME",
+                        help="with --reveal: the person looking (default: the login name)")
+    if workspace:
+        parser.add_argument("--workspace", default=None, metavar="DIR",
+                            help="with --reveal: workspace folder the view is recorded in (default: "
+                                 "$EVALCORE_WORKSPACE, else ~/.local/share/evalcore)")
+        parser.add_argument("--label-set", default=None, metavar="NAME",
+                            help="with --reveal: the label set the view is recorded under (default: the labels file "
+                                 "stem)")
+
+
 def _add_interval_options(parser: argparse.ArgumentParser, seeded: str = "the bootstrap") -> None:
     """--level and --seed, as every command that prints intervals takes them."""
     parser.add_argument("--level", type=float, default=0.95, help="confidence level of intervals (default 0.95)")
@@ -321,22 +347,21 @@ def _run_argument(value: str) -> tuple[str | None, str]:
 
 
 def _cmd_evaluate(args: argparse.Namespace) -> int:
-    from .evaluation import evaluate_runs
     from .render import evaluation_csv, evaluation_json, evaluation_table
 
     _check_split_options(args)
+    if args.save and args.split in ("holdout", "all"):
+        from .errors import UsageError
+
+        raise UsageError("--save stores tune numbers only: anything in the workspace history is shown again without "
+                         "a reveal, so holdout and all-query numbers are never saved (the reveal log records who saw "
+                         "them). Save without --split (the tune split), or leave --save out.")
     stored = _store_inputs(args)  # with --save the files are kept before anything reads them
     labels, runs = _load(args)
-    options = dict(min_grade=args.min_grade, zero_relevant=args.zero_relevant, level=args.level, seed=args.seed)
-    split = None
-    if args.split:
-        from .holdout import SplitRule, evaluate_split
-
-        rule = SplitRule(args.hash_split)
-        reveal = _reveal(args, labels, runs, rule) if args.split == "holdout" else None
-        evaluation, split = evaluate_split(runs, labels, args.split, rule, reveal=reveal, k=args.k, **options)
-    else:
-        evaluation = evaluate_runs(runs, labels, args.k, **options)
+    scope = _scope(args, labels, runs)
+    evaluation = scope.evaluate(runs, args.k, min_grade=args.min_grade, zero_relevant=args.zero_relevant,
+                                level=args.level, seed=args.seed)
+    split = evaluation.split if scope.split is not None else None
     slices = None
     if args.slice_by:
         import pandas as pd
@@ -347,20 +372,21 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
                            ignore_index=True)
         if split is not None:
             slices = slices.assign(split=split.split)
+    _split_notice(scope, args.format)
     if args.format == "json":
-        _write(evaluation_json(evaluation, per_query=args.per_query, slices=slices, split=split) + "\n")
+        _write(evaluation_json(evaluation, per_query=args.per_query, slices=slices) + "\n")
     elif args.format == "csv":
         if slices is not None:
             from .export import to_csv
 
             _write(to_csv(slices))
         else:
-            _write(evaluation_csv(evaluation, per_query=args.per_query, split=split))
+            _write(evaluation_csv(evaluation, per_query=args.per_query))
         for warning in evaluation.all_warnings:
             print(f"evalcore: warning: [{warning.code}] x{warning.count}: {warning.message}", file=sys.stderr)
     else:
         markdown = args.format == "markdown"
-        _write(evaluation_table(evaluation, per_query=args.per_query, markdown=markdown, split=split))
+        _write(evaluation_table(evaluation, per_query=args.per_query, markdown=markdown))
         if slices is not None:
             from .render import slices_table
 
@@ -371,22 +397,58 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
 
 
 def _check_split_options(args: argparse.Namespace) -> None:
-    """--split, --hash-split, --reveal and --who only make sense together, and a split is not saved."""
+    """--split, --hash-split, --reveal and --who only make sense together."""
     from .errors import UsageError
 
-    if args.split is None:
-        given = [flag for flag, value in (("--hash-split", args.hash_split), ("--who", args.who)) if value is not None]
-        if args.reveal:
-            given.append("--reveal")
+    if args.split in (None, "tune"):
+        given = [flag for flag, value in (("--reveal", args.reveal or None), ("--who", args.who)) if value is not None]
         if given:
-            raise UsageError(f"{', '.join(given)}: only used with --split tune|holdout.")
+            raise UsageError(f"{', '.join(given)}: only used with --split holdout or --split all; tune numbers are "
+                             "never sealed.")
         return
-    if args.split != "holdout" and (args.reveal or args.who is not None):
-        raise UsageError("--reveal and --who are for --split holdout; tune numbers are never sealed.")
     if args.who is not None and not args.reveal:
         raise UsageError("--who names the person of a --reveal; add --reveal or leave it out.")
-    if args.save:
-        raise UsageError("--save stores evaluations of the whole label set; evaluate without --split to save.")
+
+
+def _scope(args: argparse.Namespace, labels, runs):
+    """The labels this command may score (`evalcore.holdout.scoring_labels`): the tune split by default when the
+    labels carry a split; the holdout or all queries only with --reveal, recorded in the workspace first."""
+    from .holdout import SplitRule, query_splits, scoring_labels
+
+    _check_split_options(args)
+    rule = SplitRule(args.hash_split) if args.hash_split is not None else SplitRule()
+    reveal = None
+    if args.split in ("holdout", "all"):
+        query_splits(labels, rule)  # labels without a split: say so before anything is recorded
+        reveal = _reveal(args, labels, runs, rule)
+    return scoring_labels(labels, rule, reveal, args.split)
+
+
+def _split_notice(scope, fmt: str) -> None:
+    """One line on the tune split: how many holdout queries are sealed and how to see them. First on stdout for
+    tables (a reader sees it before any number), on stderr beside JSON and CSV (their stdout stays parseable)."""
+    if scope.split != "tune":
+        return
+    total = len(scope.full_queries)
+    text = f"tune split (exploratory, {scope.rule}): {scope.n_queries:,} of {total:,} labeled queries scored"
+    if scope.sealed:
+        text += (f"; {scope.sealed:,} holdout queries sealed: see them with --split holdout --reveal, or every query "
+                 "with --split all --reveal (each view is recorded in the workspace)")
+    if fmt == "table":
+        _write(text + "\n\n")
+    elif fmt in ("markdown", "html"):
+        from .export import md_text
+
+        _write(md_text(text) + "\n\n")
+    else:
+        print(f"evalcore: {text}", file=sys.stderr)
+
+
+def _add_split(data: dict, scope) -> dict:
+    """A JSON result with the ``split`` its numbers are on (when the labels carry one)."""
+    if scope.split is not None:
+        data["split"] = scope.to_dict()
+    return data
 
 
 def _reveal(args: argparse.Namespace, labels, runs, rule):
@@ -396,17 +458,20 @@ def _reveal(args: argparse.Namespace, labels, runs, rule):
     from .holdout import HoldoutSealed
     from .workspace import DB_NAME, Workspace, default_location
 
+    workspace_dir = getattr(args, "workspace", None)
+    label_set = getattr(args, "label_set", None)
     if not args.reveal:
-        place = Path(args.workspace).expanduser() if args.workspace is not None else default_location()
+        place = Path(workspace_dir).expanduser() if workspace_dir is not None else default_location()
         seen = ""
         if (place / DB_NAME).exists():
-            seen = " (" + Workspace(args.workspace).reveal_summary(args.label_set or labels.name) + ")"
-        raise HoldoutSealed(f"Holdout numbers are sealed{seen}. Tune on --split tune; when you are ready to report, "
-                            "add --reveal: the view is recorded in the workspace and counted.")
-    workspace = Workspace(args.workspace)
+            seen = " (" + Workspace(workspace_dir).reveal_summary(label_set or labels.name) + ")"
+        raise HoldoutSealed(f"Holdout numbers are sealed{seen}. Tune on the tune split (the default); when you are "
+                            f"ready to report, add --reveal to --split {args.split}: the view is recorded in the "
+                            "workspace and counted.")
+    workspace = Workspace(workspace_dir)
     stored = workspace.put_file(args.labels)
     reveal = workspace.record_reveal(labels, rule=rule.key, runs=[(r.name, r.model) for r in runs],
-                                     name=args.label_set, who=args.who, file=stored)
+                                     name=label_set, who=args.who, file=stored)
     print(f"evalcore: holdout revealed and recorded (reveal #{reveal.id}: {workspace.reveal_summary(reveal.label_set)}; "
           f"labels {reveal.label_set} v{reveal.version} #{reveal.fingerprint}, {rule}) in {workspace.location}",
           file=sys.stderr)
@@ -452,11 +517,21 @@ def _run_lines(given: list[str] | None, names: list[str]) -> dict[str, str]:
 
 
 def _save_evaluation(args: argparse.Namespace, stored, evaluation) -> None:
+    """Save ``evaluation``; tune numbers go under the label set NAME:tune (the tune queries' own versions), with
+    the split in the evaluation's note."""
     workspace, label_file, run_files = stored
     names = evaluation.run_names
+    split = evaluation.split if evaluation.split is not None and evaluation.split.split is not None else None
+    label_set, note = args.label_set, None
+    if split is not None:
+        from .holdout import side_name
+
+        label_set = side_name(args.label_set, split.split, split.rule) if args.label_set else None
+        note = (f"{split.headline}: {split.n_queries:,} of {len(split.full_queries):,} queries of "
+                f"{split.full_name}#{split.full_fingerprint} ({split.rule})")
     saved = workspace.save_evaluation(evaluation, k=args.save_k, labels_file=label_file,
                                       run_files=dict(zip(names, run_files)), lines=_run_lines(args.line, names),
-                                      label_set=args.label_set, run_format=args.run_format)
+                                      label_set=label_set, run_format=args.run_format, note=note)
     if saved.created:
         print(f"evalcore: saved {saved.describe()} in the workspace {workspace.location}", file=sys.stderr)
     else:
@@ -468,19 +543,22 @@ def _save_evaluation(args: argparse.Namespace, stored, evaluation) -> None:
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
+    import json
+
     from .compare import DEFAULT_COMPARE_METRICS, compare_evaluation
-    from .evaluation import evaluate_runs
     from .measures import Measure
 
     metrics = [Measure.parse(m) for m in (args.metric or DEFAULT_COMPARE_METRICS)]
     ks = sorted({m.k for m in metrics if m.k}) or [1]
     labels, runs = _load(args)
-    evaluation = evaluate_runs(runs, labels, ks, min_grade=args.min_grade, zero_relevant=args.zero_relevant,
-                               level=args.level, seed=args.seed)
+    scope = _scope(args, labels, runs)
+    evaluation = scope.evaluate(runs, ks, min_grade=args.min_grade, zero_relevant=args.zero_relevant,
+                                level=args.level, seed=args.seed)
     report = compare_evaluation(evaluation, [str(m) for m in metrics], args.baseline, alpha=args.alpha,
                                 target_diff=args.target_diff)
+    _split_notice(scope, args.format)
     if args.format == "json":
-        _write(report.to_json() + "\n")
+        _write(json.dumps(_add_split(report.to_dict(), scope), ensure_ascii=False, allow_nan=False) + "\n")
     else:
         _write(report.to_text(markdown=args.format == "markdown"))
     return EXIT_OK
@@ -491,14 +569,28 @@ def _cmd_budget(args: argparse.Namespace) -> int:
     from .documents import read_documents
 
     labels, runs = _load(args)
+    scope = _scope(args, labels, runs)
     docs = read_documents(args.docs, format=args.docs_format) if args.docs else None
-    report = k_budget(runs, labels, docs, max_k=args.max_k, price_per_mtok=args.price_per_mtok,
+    if scope.split is None:
+        scored, labels = runs, labels
+    else:  # scored here on the split's queries, to the depth the table needs
+        from .errors import invalid_parameter
+
+        if isinstance(args.max_k, bool) or args.max_k < 1:
+            raise invalid_parameter("max_k", "an integer >= 1", args.max_k)
+        scored = scope.evaluate(runs, args.max_k, min_grade=args.min_grade, zero_relevant=args.zero_relevant,
+                                level=args.level, seed=args.seed)
+        labels = None
+    report = k_budget(scored, labels, docs, max_k=args.max_k, price_per_mtok=args.price_per_mtok,
                       requests_per_month=args.requests_per_month, overhead_tokens=args.overhead_tokens,
                       chunk_tokens=args.chunk_tokens, tokenizer=args.tokenizer, lam=args.lam,
                       value_per_point=args.value_per_point, min_grade=args.min_grade,
                       zero_relevant=args.zero_relevant, level=args.level, rng=args.seed)
+    _split_notice(scope, args.format)
     if args.format == "json":
-        _write(report.to_json() + "\n")
+        import json
+
+        _write(json.dumps(_add_split(report.to_dict(), scope), ensure_ascii=False, allow_nan=False) + "\n")
     elif args.format == "csv":
         _write(report.to_csv())
         for warning in report.warnings:
@@ -512,33 +604,44 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     from .audit import audit_runs
     from .errors import UsageError
 
-    if args.flag is None and (args.workspace is not None or args.label_set is not None):
-        raise UsageError("--workspace and --label-set are only used with --flag.")
+    if args.flag is None and not args.reveal and (args.workspace is not None or args.label_set is not None):
+        raise UsageError("--workspace and --label-set are only used with --flag or --reveal.")
     labels, runs = _load(args)
-    found = audit_runs(runs, labels, args.k, min_grade=args.min_grade, zero_relevant=args.zero_relevant,
+    scope = _scope(args, labels, runs)
+    found = audit_runs(runs, scope, args.k, min_grade=args.min_grade, zero_relevant=args.zero_relevant,
                        level=args.level, seed=args.seed, pool_depth=args.pool_depth, min_judged=args.min_judged,
                        suspect_k=args.suspect_k, agree_depth=args.agree_depth, min_n=args.min_slice_n)
     evaluation = found.evaluation
+    _split_notice(scope, args.format)
     if args.format == "json":
         _write(found.to_json() + "\n")
     else:
         _write(found.to_text(markdown=args.format == "markdown"))
     if args.flag:
-        _flag_queries(args, labels, evaluation, found)
+        _flag_queries(args, scope, evaluation, found)
     return EXIT_OK
 
 
-def _flag_queries(args: argparse.Namespace, labels, evaluation, found) -> None:
-    """Queue --flag queries for blind re-judging (the labels are saved as a version first; never edited)."""
+def _flag_queries(args: argparse.Namespace, scope, evaluation, found) -> None:
+    """Queue --flag queries for blind re-judging (the labels are saved as a version first; never edited).
+
+    The queue is that of the labels the audit scored: with a tune/holdout split, the label set NAME:tune
+    (where the dashboard's judging page finds them too)."""
     from .errors import UsageError
+    from .holdout import side_name
     from .workspace import Workspace
 
+    labels = scope.labels
     known = set(labels.queries.tolist())
     unknown = [q for q in args.flag if q not in known]
     if unknown:
-        raise UsageError(f"--flag {unknown[0]!r}: no such query in the labels {labels.name!r}.")
+        where = f" ({scope.label}: {scope.n_queries} queries)" if scope.split is not None else ""
+        raise UsageError(f"--flag {unknown[0]!r}: no such query in the labels {labels.name!r}{where}.")
+    name = args.label_set
+    if name and scope.split in ("tune", "holdout"):
+        name = side_name(name, scope.split, scope.rule)
     workspace = Workspace(args.workspace)
-    version = workspace.save_labels(labels, name=args.label_set, file=workspace.put_file(args.labels))
+    version = workspace.save_labels(labels, name=name, file=workspace.put_file(args.labels))
     suspects = found.suspects
     for query in args.flag:
         doc, reason = None, "flagged from evalcore audit"
@@ -789,27 +892,32 @@ def _cmd_report(args: argparse.Namespace) -> int:
         options["docs"] = read_documents(args.docs, format=args.docs_format)
     from_files = args.labels is not None or args.run is not None
     if from_files:
-        if args.evaluation is not None or args.workspace is not None:
-            raise UsageError("Give either --evaluation (a saved evaluation) or --labels and --run (files), not both.")
+        if args.evaluation is not None or (args.workspace is not None and not args.reveal):
+            raise UsageError("Give either --evaluation (a saved evaluation) or --labels and --run (files), not both "
+                             "(--workspace goes with --evaluation, or with --reveal to record the view).")
         if args.labels is None or args.run is None:
             raise UsageError("A report from files needs both --labels and --run.")
-        from .evaluation import evaluate_runs
-
         k = 10 if args.k is None else args.k
         labels, runs = _load(args)
-        evaluation = evaluate_runs(runs, labels, sorted({1, k}), min_grade=1 if args.min_grade is None else args.min_grade,
-                                   zero_relevant=args.zero_relevant or "exclude",
-                                   level=0.95 if args.level is None else args.level,
-                                   seed=0 if args.seed is None else args.seed)
+        scope = _scope(args, labels, runs)
+        evaluation = scope.evaluate(runs, sorted({1, k}), min_grade=1 if args.min_grade is None else args.min_grade,
+                                    zero_relevant=args.zero_relevant or "exclude",
+                                    level=0.95 if args.level is None else args.level,
+                                    seed=0 if args.seed is None else args.seed)
         report = build_report(evaluation, k=k, **options)
+        if scope.split == "tune":
+            _split_notice(scope, "stderr")
     else:
         given = [flag for flag, value in (("--min-grade", args.min_grade), ("--zero-relevant", args.zero_relevant),
                                           ("--level", args.level), ("--seed", args.seed),
                                           ("--labels-format", args.labels_format),
-                                          ("--run-format", args.run_format)) if value is not None]
+                                          ("--run-format", args.run_format), ("--split", args.split),
+                                          ("--hash-split", args.hash_split), ("--reveal", args.reveal or None),
+                                          ("--who", args.who), ("--label-set", args.label_set)) if value is not None]
         if given:
             raise UsageError(f"{', '.join(given)}: only used for a report from files (--labels and --run); a saved "
-                             "evaluation keeps its own settings.")
+                             "evaluation keeps its own settings (and holds tune numbers only when the labels carry "
+                             "a split).")
         from .workspace import Workspace
 
         workspace = Workspace(args.workspace)

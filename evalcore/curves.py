@@ -119,7 +119,8 @@ def warnings_at(evaluation: Evaluation, ks: tuple[int, ...]) -> tuple[EvalWarnin
     ks = tuple(sorted(set(ks)))
     if ks[-1] > evaluation.results[0].depth:
         raise invalid_parameter("k", f"cutoffs up to {evaluation.results[0].depth}", ks)
-    per_run = tuple(w for r in evaluation.results for w in (*r.run.warnings, *_run_warnings(r.ranked, ks)))
+    known = evaluation.split.full_queries if evaluation.split is not None else None  # one side of a tune/holdout split
+    per_run = tuple(w for r in evaluation.results for w in (*r.run.warnings, *_run_warnings(r.ranked, ks, known)))
     return tuple(evaluation.warnings) + per_run
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 import pandas as pd
@@ -16,6 +16,9 @@ from .metrics import PerQueryScores, score_queries
 from .ranked import LabelIndex, RankedGrades, rank_grades
 from .runs import Run, RunLike, read_run
 from .warning_log import EvalWarning, agree, plural
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .holdout import SplitView
 
 DEFAULT_KS = (1, 5, 10)
 
@@ -102,6 +105,7 @@ class Evaluation:
     level: float = 0.95
     seed: int = 0
     n_resamples: int = 10_000
+    split: "SplitView | None" = None  # which split of the labels these numbers are on (`evalcore.holdout`)
 
     def __getitem__(self, name: str) -> RunResult:
         for result in self.results:
@@ -166,7 +170,8 @@ class Evaluation:
         depth = min(r.depth for r in self.results)
         if ks[-1] > depth:
             raise invalid_parameter("k", f"cutoffs up to the scored depth {depth}", ks[-1])
-        results = tuple(replace(r, ks=ks, warnings=tuple(r.run.warnings) + tuple(_run_warnings(r.ranked, ks)))
+        known = self.split.full_queries if self.split is not None else None
+        results = tuple(replace(r, ks=ks, warnings=tuple(r.run.warnings) + tuple(_run_warnings(r.ranked, ks, known)))
                         for r in self.results)
         return replace(self, ks=ks, results=results)
 
@@ -206,10 +211,13 @@ def evaluate_runs(
     level: float = 0.95,
     seed: int = 0,
     n_resamples: int = 10_000,
+    split: "SplitView | None" = None,
 ) -> Evaluation:
     """Score several runs on one label set. Run names must be distinct.
 
     ``level``, ``seed`` and ``n_resamples`` set the confidence intervals of `Evaluation.summary`.
+    ``split`` is how front ends score: the `evalcore.holdout.SplitView` whose labels these are
+    (`SplitView.evaluate`); the evaluation carries it, so every renderer names the split.
     """
     if not 0 < level < 1:
         raise invalid_parameter("level", "a number between 0 and 1 (exclusive)", level)
@@ -241,10 +249,15 @@ def evaluate_runs(
                                            if kept else "left out of every mean"),
             index.n_without_relevant,
         ))
-    warnings.extend(_mixed_split_warning(label_set, index.queries))
+    if split is None:  # a front end's split names what it scored (all queries only after a recorded reveal)
+        warnings.extend(_mixed_split_warning(label_set, index.queries))
+    else:
+        warnings.extend(split.warnings)
     depth = max(ks)
-    results = tuple(_score_run(run, label_set, index, ks, depth) for run in loaded)
-    return Evaluation(label_set, ks, threshold, results, tuple(warnings), zero_relevant, level, seed, n_resamples)
+    known = split.full_queries if split is not None else None
+    results = tuple(_score_run(run, label_set, index, ks, depth, known) for run in loaded)
+    return Evaluation(label_set, ks, threshold, results, tuple(warnings), zero_relevant, level, seed, n_resamples,
+                      split)
 
 
 def _mixed_split_warning(labels: LabelSet, queries: np.ndarray) -> list[EvalWarning]:
@@ -262,19 +275,23 @@ def _mixed_split_warning(labels: LabelSet, queries: np.ndarray) -> list[EvalWarn
         return []
     return [EvalWarning(
         "holdout_mixed_in",
-        f"these numbers mix {n_tune:,} tune and {n_holdout:,} holdout queries (the labels' split field); tune on "
-        "--split tune and report the holdout with --split holdout --reveal",
+        f"these numbers mix {n_tune:,} tune and {n_holdout:,} holdout queries (the labels' split field); score "
+        "through evalcore.holdout.scoring_labels (as the CLI and the dashboard do) to tune on the tune split and "
+        "report the holdout after a recorded reveal",
         n_holdout,
     )]
 
 
-def _score_run(run: Run, labels: LabelSet, index: LabelIndex, ks: tuple[int, ...], depth: int) -> RunResult:
+def _score_run(run: Run, labels: LabelSet, index: LabelIndex, ks: tuple[int, ...], depth: int,
+               known: np.ndarray | None = None) -> RunResult:
     ranked = rank_grades(run, index, depth)
     scores = score_queries(ranked)
-    return RunResult(run, labels, ks, ranked, scores, tuple(run.warnings) + tuple(_run_warnings(ranked, ks)))
+    return RunResult(run, labels, ks, ranked, scores, tuple(run.warnings) + tuple(_run_warnings(ranked, ks, known)))
 
 
-def _run_warnings(ranked: RankedGrades, ks: tuple[int, ...]) -> list[EvalWarning]:
+def _run_warnings(ranked: RankedGrades, ks: tuple[int, ...], known: np.ndarray | None = None) -> list[EvalWarning]:
+    """Per-run warnings. ``known``: every labeled query of the whole label set when only one side of a split is
+    scored (run queries on the other side are labeled, not "without labels")."""
     run = ranked.run
     out = []
     missing = int((~ranked.in_run).sum())
@@ -286,7 +303,8 @@ def _run_warnings(ranked: RankedGrades, ks: tuple[int, ...]) -> list[EvalWarning
             "each scores 0 on every metric and stays in the mean",
             missing,
         ))
-    unlabeled = int((pd.Index(ranked.index.labels.queries).get_indexer(run.query_ids) < 0).sum())
+    labeled = ranked.index.labels.queries if known is None else known
+    unlabeled = int((pd.Index(labeled).get_indexer(run.query_ids) < 0).sum())
     if unlabeled:
         out.append(EvalWarning(
             "query_not_in_labels",

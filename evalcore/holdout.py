@@ -7,15 +7,20 @@ reported number optimistic. A split keeps them apart:
 * by query hash, when asked (`hash_split`): SHA-256 of the query id, so every machine puts a
   query on the same side without storing anything; ``fraction`` of the queries go to tune.
 
-Holdout numbers are sealed: `select_split` gives the holdout queries only against a `Reveal`,
-and a reveal only comes from `Workspace.record_reveal`, which stores who looked, when, at which
-label-set version and which runs. Tune numbers are labelled exploratory.
+Holdout numbers are sealed: `select_split` gives the holdout queries (or all queries) only
+against a `Reveal`, and a reveal only comes from `Workspace.record_reveal`, which stores who
+looked, when, at which label-set version and which runs. Tune numbers are labelled exploratory.
+
+Every front end (each CLI command that scores, every dashboard page) gets its labels from
+`scoring_labels`: labels with a split are scored on the tune side unless a recorded reveal asks
+for the holdout or all queries, so numbers that include the holdout never appear by default.
 """
 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 import pandas as pd
@@ -23,6 +28,9 @@ import pandas as pd
 from .errors import UsageError, invalid_parameter
 from .labels import SPLITS, LabelSet
 from .warning_log import EvalWarning, plural
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .evaluation import Evaluation
 
 EXPLORATORY = "exploratory (tuning split: fine for choosing, not for reporting)"
 SEALED_NOTE = "sealed holdout"
@@ -66,44 +74,109 @@ class Reveal:
     views: int  # how many reveals this label set's holdout has had, this one included
 
 
-@dataclass(frozen=True)
-class SplitView:
-    """The labels of one side of a split and how to label every number made from them."""
+SCOPES = ("tune", "holdout", "all")
+"""What a front end may be asked to score: one side of the split, or every query (``all``; needs a reveal)."""
 
-    labels: LabelSet  # only this side's queries
-    split: str
+
+@dataclass(frozen=True, eq=False)
+class SplitView:
+    """The labels a front end scores and which split every number made from them is on.
+
+    ``split`` is ``tune``, ``holdout``, ``all`` (both sides, the holdout revealed) or None: the
+    labels carry no split and are scored whole, as they always were. ``labels`` holds only the
+    scored queries; for one side it is named ``NAME:tune`` / ``NAME:holdout`` (with a hash split
+    ``NAME:tune@hash0.3``), so every table, export and saved evaluation made from it names its
+    split, and its fingerprint is that of the side (``full_fingerprint`` is the whole set's).
+    """
+
+    labels: LabelSet  # only the scored queries
+    split: str | None
     rule: SplitRule
+    full_name: str
     full_fingerprint: str
-    n_queries: int
-    n_other: int  # queries on the other side
-    n_unassigned: int  # queries the file gives no split (left out of both)
+    full_queries: np.ndarray = field(repr=False)  # every labeled query of the whole set
+    n_queries: int  # scored queries
+    n_other: int  # queries on the other side (0 for all and for no split)
+    n_unassigned: int  # queries the file gives no split (left out of tune and of holdout)
+    n_holdout: int = 0  # holdout queries in the whole set
     reveal: Reveal | None = None
 
     @property
+    def sealed(self) -> int:
+        """Holdout queries left out of these numbers and still sealed."""
+        return self.n_holdout if self.split == "tune" else 0
+
+    def _seen(self) -> str:
+        if self.reveal is None:
+            return "sealed"
+        times = "once" if self.reveal.views == 1 else f"{self.reveal.views} times"
+        return f"revealed {self.reveal.at[:16].replace('T', ' ')} UTC, viewed {times}"
+
+    @property
+    def label(self) -> str:
+        """How every number on these labels is named: ``tune (exploratory)``, ``holdout (revealed ...)``,
+        ``all queries (holdout revealed ...)``; empty without a split."""
+        if self.split is None:
+            return ""
+        if self.split == "tune":
+            return "tune (exploratory)"
+        if self.split == "holdout":
+            return f"holdout ({self._seen()})"
+        return f"all queries (holdout {self._seen()})"
+
+    @property
     def note(self) -> str:
+        """The longer wording for titles."""
         if self.split == "tune":
             return EXPLORATORY
+        if self.split is None:
+            return ""
         if self.reveal is None:
             return SEALED_NOTE
         times = "once" if self.reveal.views == 1 else f"{self.reveal.views} times"
-        return f"{SEALED_NOTE}, viewed {times} (this view {self.reveal.at[:16].replace('T', ' ')} UTC)"
+        what = SEALED_NOTE if self.split == "holdout" else f"tune and {SEALED_NOTE} together"
+        return f"{what}, viewed {times} (this view {self.reveal.at[:16].replace('T', ' ')} UTC)"
+
+    @property
+    def headline(self) -> str:
+        """One line for a page header or a command's first line: ``tune split (exploratory) · 224 holdout queries
+        sealed``."""
+        if self.split is None:
+            return ""
+        if self.split == "tune":
+            sealed = plural(self.sealed, "holdout query", "holdout queries") if self.sealed else "no holdout queries"
+            return f"tune split (exploratory) · {sealed} sealed"
+        if self.split == "holdout":
+            return f"holdout split ({self._seen()})"
+        return f"all queries, tune and holdout ({'holdout ' + self._seen()})"
 
     @property
     def warnings(self) -> tuple[EvalWarning, ...]:
-        if not self.n_unassigned:
+        if not self.n_unassigned or self.split in (None, "all"):
             return ()
         return (EvalWarning("split_unassigned",
                             f"{plural(self.n_unassigned, 'labeled query', 'labeled queries')} with no split value "
                             f"in the labels left out of both tune and holdout", self.n_unassigned),)
 
     def to_dict(self) -> dict:
-        out = {"split": self.split, "rule": self.rule.key, "n_queries": self.n_queries, "n_other_side": self.n_other,
-               "n_unassigned": self.n_unassigned, "full_fingerprint": self.full_fingerprint, "note": self.note}
+        out = {"split": self.split, "label": self.label, "rule": self.rule.key, "n_queries": self.n_queries,
+               "n_other_side": self.n_other, "n_unassigned": self.n_unassigned, "n_holdout_sealed": self.sealed,
+               "full_labels": self.full_name, "full_fingerprint": self.full_fingerprint, "note": self.note}
         if self.reveal is not None:
             out["reveal"] = {"id": self.reveal.id, "views": self.reveal.views, "at": self.reveal.at,
                              "who": self.reveal.who, "label_set": self.reveal.label_set,
                              "version": self.reveal.version}
         return out
+
+    def evaluate(self, runs: Sequence, k: int | str | Sequence[int] = "1,5,10", **options) -> "Evaluation":
+        """Score ``runs`` on these labels: an `Evaluation` that carries this view (``evaluation.split``).
+
+        Run queries on the other side are not "missing from the labels": the warning about run
+        queries without labels counts only those the whole label set lacks.
+        """
+        from .evaluation import evaluate_runs
+
+        return evaluate_runs(runs, self.labels, k, split=self, **options)
 
 
 def hash_split(queries, fraction: float) -> np.ndarray:
@@ -130,59 +203,77 @@ def query_splits(labels: LabelSet, rule: SplitRule) -> pd.Series:
     return values.astype(object)
 
 
+def _check_reveal(labels: LabelSet, rule: SplitRule, reveal: Reveal | None, split: str) -> None:
+    if reveal is None:
+        how = "--split holdout --reveal" if split == "holdout" else "--split all --reveal"
+        raise HoldoutSealed(f"Holdout numbers are sealed: reveal them on purpose (evalcore evaluate ... {how}, or "
+                            "the Reveal button on the dashboard's Integrity page), which records the view in the "
+                            "workspace.")
+    if reveal.fingerprint != labels.fingerprint or reveal.rule != rule.key:
+        raise HoldoutSealed(f"The reveal #{reveal.id} was for labels #{reveal.fingerprint} ({reveal.rule}), not "
+                            f"these (#{labels.fingerprint}, {rule.key}); record a reveal of these labels.")
+
+
+def side_name(name: str, split: str, rule: SplitRule) -> str:
+    suffix = f":{split}" if rule.fraction is None else f":{split}@hash{rule.fraction:g}"
+    return name if name.endswith(suffix) else name + suffix
+
+
 def select_split(labels: LabelSet, split: str, rule: SplitRule = SplitRule(), *,
                  reveal: Reveal | None = None) -> SplitView:
-    """The labels of one side. The holdout side needs a `Reveal` of this very label set."""
-    if split not in SPLITS:
-        raise invalid_parameter("split", "'tune' or 'holdout'", split)
-    if split == "holdout":
-        if reveal is None:
-            raise HoldoutSealed("Holdout numbers are sealed: reveal them on purpose (evalcore evaluate ... --split "
-                                "holdout --reveal), which records the view in the workspace.")
-        if reveal.fingerprint != labels.fingerprint or reveal.rule != rule.key:
-            raise HoldoutSealed(f"The reveal #{reveal.id} was for labels #{reveal.fingerprint} ({reveal.rule}), not "
-                                f"these (#{labels.fingerprint}, {rule.key}); record a reveal of these labels.")
+    """The labels of one side (``tune`` or ``holdout``), or of ``all`` queries. Holdout and all need a `Reveal`
+    of this very label set and rule."""
+    if split not in SCOPES:
+        raise invalid_parameter("split", "'tune', 'holdout' or 'all'", split)
+    if split != "tune":
+        _check_reveal(labels, rule, reveal, split)
     sides = query_splits(labels, rule)
-    chosen = sides.index[(sides == split).to_numpy()].to_numpy(dtype=object)
-    other = int((sides == ("holdout" if split == "tune" else "tune")).sum())
+    is_tune, is_holdout = (sides == "tune").to_numpy(), (sides == "holdout").to_numpy()
+    n_tune, n_holdout = int(is_tune.sum()), int(is_holdout.sum())
     unassigned = int(sides.isna().sum())
+    full_queries = np.asarray(labels.queries, dtype=object)
+    if split == "all":
+        return SplitView(labels, "all", rule, labels.name, labels.fingerprint, full_queries, labels.n_queries, 0,
+                         unassigned, n_holdout, reveal)
+    chosen = sides.index[is_tune if split == "tune" else is_holdout].to_numpy(dtype=object)
     if not len(chosen):
-        raise UsageError(f"The labels {labels.name!r} have no {split} queries ({rule}).")
-    keep = labels.judgments["query"].isin(set(chosen.tolist()))
-    info = labels.query_info.loc[labels.query_info.index.isin(set(chosen.tolist()))]
-    subset = LabelSet(name=labels.name, judgments=labels.judgments[keep].reset_index(drop=True), query_info=info,
-                      warnings=labels.warnings, source=labels.source)
-    return SplitView(subset, split, rule, labels.fingerprint, len(chosen), other, unassigned, reveal)
+        hint = (f" (its {n_holdout:,} holdout queries are sealed: reveal them with --split holdout --reveal)"
+                if split == "tune" and n_holdout else "")
+        raise UsageError(f"The labels {labels.name!r} have no {split} queries ({rule}){hint}.")
+    wanted = set(chosen.tolist())
+    keep = labels.judgments["query"].isin(wanted)
+    info = labels.query_info.loc[labels.query_info.index.isin(wanted)]
+    subset = LabelSet(name=side_name(labels.name, split, rule), judgments=labels.judgments[keep].reset_index(drop=True),
+                      query_info=info, warnings=labels.warnings, source=labels.source)
+    other = n_holdout if split == "tune" else n_tune
+    return SplitView(subset, split, rule, labels.name, labels.fingerprint, full_queries, len(chosen), other,
+                     unassigned, n_holdout, reveal)
+
+
+def scoring_labels(labels: LabelSet, rule: SplitRule | None = None, reveal: Reveal | None = None,
+                   split: str | None = None) -> SplitView:
+    """The labels a front end may score: every command and page goes through this, so the holdout leaks nowhere.
+
+    * Labels without a ``split`` field (and no hash ``rule``): the whole set, unchanged (``split`` None).
+    * Labels with a split (the field, or ``rule`` with a fraction): the tune queries only, labelled
+      exploratory, unless ``split`` asks for ``holdout`` or ``all`` queries, which need a ``reveal``
+      recorded in the workspace (`Workspace.record_reveal`); without one, `HoldoutSealed`.
+    """
+    rule = rule or SplitRule()
+    if split is not None and split not in SCOPES:
+        raise invalid_parameter("split", "'tune', 'holdout' or 'all'", split)
+    if rule.fraction is None and labels.field("split") is None:
+        if split is not None:
+            query_splits(labels, rule)  # raises: no split field, ask for a hash split
+        full_queries = np.asarray(labels.queries, dtype=object)
+        return SplitView(labels, None, rule, labels.name, labels.fingerprint, full_queries, labels.n_queries, 0, 0)
+    return select_split(labels, split or "tune", rule, reveal=reveal)
 
 
 def evaluate_split(runs, labels, split: str, rule: SplitRule = SplitRule(), *, reveal: Reveal | None = None,
                    k="1,5,10", **options):
-    """Score ``runs`` on one side of the split: ``(evaluation, view)``.
-
-    Run queries on the other side are not "missing from the labels": the warning about run
-    queries without labels counts only those the whole label set lacks.
-    """
-    import dataclasses
-
-    from .evaluation import evaluate_runs
+    """Score ``runs`` on one side of the split (or ``all``): ``(evaluation, view)``."""
     from .labels import read_labels
-    from .runs import read_run
 
-    full = read_labels(labels)
-    loaded = [read_run(r) for r in runs]
-    view = select_split(full, split, rule, reveal=reveal)
-    evaluation = evaluate_runs(loaded, view.labels, k, **options)
-    known = pd.Index(full.queries)
-    results = []
-    for result in evaluation.results:
-        kept = [w for w in result.warnings if w.code != "query_not_in_labels"]
-        unlabeled = int((known.get_indexer(result.run.query_ids) < 0).sum())
-        if unlabeled:
-            kept.append(EvalWarning("query_not_in_labels",
-                                    f"run {result.name}: {plural(unlabeled, 'query', 'queries')} in the run "
-                                    f"{'has no labels and is' if unlabeled == 1 else 'have no labels and are'} ignored",
-                                    unlabeled))
-        results.append(dataclasses.replace(result, warnings=tuple(kept)))
-    evaluation = dataclasses.replace(evaluation, results=tuple(results),
-                                     warnings=evaluation.warnings + view.warnings)
-    return evaluation, view
+    view = select_split(read_labels(labels), split, rule, reveal=reveal)
+    return view.evaluate(runs, k, **options), view

@@ -22,12 +22,25 @@ if TYPE_CHECKING:  # pragma: no cover
 SUMMARY_COLUMNS = ["run", "model", "metric", "k", "mean", "ci_low", "ci_high", "n", "labels", "fingerprint"]
 
 
+def split_of(evaluation: Evaluation, split: "SplitView | None" = None) -> "SplitView | None":
+    """The split an evaluation's numbers are on (given, else the one it carries); None when the labels have none."""
+    chosen = split if split is not None else getattr(evaluation, "split", None)
+    return chosen if chosen is not None and chosen.split is not None else None
+
+
+def split_title(split: "SplitView") -> str:
+    """`` on the tune split (file split field): exploratory (...)`` for a table title."""
+    where = "all queries" if split.split == "all" else f"the {split.split} split"
+    return f" on {where} ({split.rule}): {split.note}"
+
+
 def evaluation_dict(evaluation: Evaluation, *, per_query: bool = False, split: "SplitView | None" = None) -> dict:
     """The machine-readable result, shaped as SPEC.md §4 (numbers at full precision).
 
     With a ``split`` (tune or holdout), every metric names its split and a top-level ``split``
     object says how the split was made and, for the holdout, which recorded reveal unsealed it.
     """
+    split = split_of(evaluation, split)
     summary = evaluation.summary
     runs = []
     for result in evaluation.results:
@@ -41,6 +54,7 @@ def evaluation_dict(evaluation: Evaluation, *, per_query: bool = False, split: "
         if per_query:
             entry["per_query"] = [
                 {key: (_num(value) if key != "query" else value) for key, value in record.items()}
+                | ({"split": split.split} if split is not None else {})
                 for record in result.per_query().to_dict(orient="records")
             ]
         runs.append(entry)
@@ -69,6 +83,7 @@ def evaluation_csv(evaluation: Evaluation, *, per_query: bool = False, split: "S
     """Summary rows (one per run and metric); with ``per_query``, one row per run and query.
 
     With a ``split``, a ``split`` column names the side every number was computed on."""
+    split = split_of(evaluation, split)
     if not per_query:
         frame = evaluation.summary[SUMMARY_COLUMNS + ["ci_method", "level", "reliable", "note"]]
         if split is not None:
@@ -94,6 +109,7 @@ def evaluation_table(evaluation: Evaluation, *, per_query: bool = False, markdow
 
     With a ``split``, every row names its split and each title says what the split means
     (tune: exploratory; holdout: how many times it has been viewed)."""
+    split = split_of(evaluation, split)
     summary = evaluation.summary
     labels = evaluation.labels
     label_ref = f"{labels.name}#{labels.fingerprint}"
@@ -109,7 +125,7 @@ def evaluation_table(evaluation: Evaluation, *, per_query: bool = False, markdow
             header.insert(6, "split")
             for line in body:
                 line.insert(6, split.split)
-            title += f" on the {split.split} split ({split.rule}): {split.note}"
+            title += split_title(split)
         out.append(_md_table(title, header, body) if markdown else _text_table(title, header, body))
         if per_query:
             table = result.per_query()

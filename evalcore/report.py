@@ -269,7 +269,16 @@ def default_provenance(evaluation: Evaluation) -> dict:
                   "sha256": _file_sha(r.run.source), "uploaded_at": None, "price_per_mtok": r.run.price_per_mtok,
                   "dims": r.run.dims, "index_bytes": r.run.index_bytes, "n_queries": r.run.n_queries,
                   "run_id": None} for r in evaluation.results],
+        **_split_provenance(evaluation),
     }
+
+
+def _split_provenance(evaluation: Evaluation) -> dict:
+    """``{"split": ...}`` when the numbers are on one side of a tune/holdout split (or all queries, revealed)."""
+    split = getattr(evaluation, "split", None)
+    if split is None or split.split is None:
+        return {}
+    return {"split": {**split.to_dict(), "headline": split.headline}}
 
 
 def untracked_failures(evaluation: Evaluation, k: int, provenance: dict | None = None) -> pd.DataFrame:
@@ -587,6 +596,10 @@ def _sections(report: MeetingReport) -> list[tuple[str, list]]:
                   labels.get("file") or "(not a file)",
                   Safe(f" sha256 {labels['sha256'][:12]}" if labels.get("sha256") else "")]
                  + ([Safe("; this version: "), labels["change"]] if labels.get("change") else []))
+    if prov.get("split"):
+        split = prov["split"]
+        items.append([Safe("Split: "), f"{split['headline']} ({split['rule']}); {split['n_queries']} queries of the "
+                                       f"whole label set {split['full_labels']} #{split['full_fingerprint']}"])
     settings = prov["settings"]
     items.append([Safe(f"Settings: k = {', '.join(str(x) for x in settings['k'])}; chosen k = {report.k}; relevant = "
                        f"grade >= {settings['min_grade']:g}; queries without a relevant doc: "

@@ -16,7 +16,7 @@ from evalcore.blindness import blind_metrics, blind_share, blindness_warnings, p
 from evalcore.coverage import coverage_bounds, coverage_warnings, covered_depth
 from evalcore.errors import UsageError
 from evalcore.evaluation import evaluate_runs
-from evalcore.holdout import HoldoutSealed, SplitRule, evaluate_split, hash_split, select_split
+from evalcore.holdout import HoldoutSealed, SplitRule, evaluate_split, hash_split, scoring_labels, select_split
 from evalcore.judging import judging_pool, marks_to_labels
 from evalcore.labels import read_labels
 from evalcore.runs import read_run
@@ -105,6 +105,81 @@ def test_a_reveal_is_recorded_counted_and_unseals_only_its_own_labels(tmp_path) 
     other = read_labels({"x": ["d"]})
     with pytest.raises(HoldoutSealed):
         select_split(other, "holdout", reveal=second)
+
+
+def test_scoring_labels_without_a_split_field_changes_nothing() -> None:
+    """Labels without a split: the whole set, the same numbers and output as evaluate_runs."""
+    labels = read_labels(labels_frame([("a", "d1", 1), ("b", "d2", 1), ("c", "d3", 1)]))
+    scope = scoring_labels(labels)
+    assert scope.split is None and scope.labels is labels and scope.sealed == 0
+    assert scope.label == "" and scope.headline == "" and not scope.warnings
+    runs = [run_of("r", {"a": ["d1"], "b": ["x", "d2"], "c": ["x"], "z": ["d9"]})]
+    plain, scoped = evaluate_runs(runs, labels, [1, 2]), scope.evaluate(runs, [1, 2])
+    pd.testing.assert_frame_equal(plain.summary, scoped.summary)
+    assert [w.to_dict() for w in plain.all_warnings] == [w.to_dict() for w in scoped.all_warnings]
+    from evalcore.render import evaluation_json, evaluation_table
+
+    assert evaluation_table(plain) == evaluation_table(scoped)
+    assert evaluation_json(plain) == evaluation_json(scoped)
+    with pytest.raises(UsageError, match="no 'split' field"):  # asking for a side of labels without one
+        scoring_labels(labels, split="tune")
+
+
+def test_scoring_labels_with_a_split_field_gives_the_tune_queries_and_seals_the_holdout(tmp_path) -> None:
+    labels = read_labels(SAMPLE / "labels.tsv")
+    scope = scoring_labels(labels)
+    assert scope.split == "tune" and scope.n_queries == 96 and scope.sealed == 224 and scope.n_holdout == 224
+    assert set(scope.labels.field("split")) == {"tune"} and scope.labels.name == "labels:tune"
+    assert scope.full_fingerprint == labels.fingerprint == "109ae50aeaba"
+    assert scope.label == "tune (exploratory)"
+    assert scope.headline == "tune split (exploratory) · 224 holdout queries sealed"
+    for split in ("holdout", "all"):
+        with pytest.raises(HoldoutSealed, match="sealed"):
+            scoring_labels(labels, split=split)
+    runs = [SAMPLE / "base.trec"]
+    tuned = scope.evaluate(runs, [1, 5])
+    assert tuned.split is scope and tuned.results[0].n_queries == 96
+    whole = evaluate_runs(runs, labels, [1, 5]).results[0].per_query().set_index("query")
+    assert tuned.results[0]["recall@5"] == pytest.approx(whole.loc[list(scope.labels.queries), "recall@5"].mean())
+    from evalcore.curves import warnings_at
+
+    codes = {w.code for w in tuned.all_warnings} | {w.code for w in tuned.at([1, 3]).all_warnings}
+    codes |= {w.code for w in warnings_at(tuned, (1, 3))}  # what the dashboard lists at a k
+    assert "holdout_mixed_in" not in codes and "query_not_in_labels" not in codes  # holdout queries are labeled
+
+    ws = Workspace(tmp_path / "ws")
+    reveal = ws.record_reveal(labels, rule="file", runs=[("base", "acme-embed-base-v2")], who="ana")
+    held = scoring_labels(labels, reveal=reveal, split="holdout")
+    assert held.split == "holdout" and held.n_queries == 224 and held.labels.name == "labels:holdout"
+    assert held.label.startswith("holdout (revealed ") and held.label.endswith("viewed once)")
+    assert held.sealed == 0 and held.to_dict()["reveal"]["who"] == "ana"
+    whole_view = scoring_labels(labels, reveal=reveal, split="all")
+    assert whole_view.labels is labels and whole_view.n_queries == 320 and whole_view.split == "all"
+    assert whole_view.label.startswith("all queries (holdout revealed ")
+    everything = whole_view.evaluate(runs, [1])
+    assert everything.results[0].n_queries == 320
+    assert "holdout_mixed_in" not in {w.code for w in everything.all_warnings}  # revealed on purpose, and named
+    again = ws.record_reveal(labels, rule="file", runs=[], who="bo")
+    assert again.views == 2 and ws.reveal_summary("labels").startswith("holdout of labels viewed 2 times, last on ")
+    assert ws.reveal_summary("labels").endswith("by bo")
+    with pytest.raises(HoldoutSealed):  # a reveal of the file split does not unseal a hash split
+        scoring_labels(labels, SplitRule(0.5), reveal=reveal, split="all")
+
+
+def test_a_hash_split_is_asked_for_and_works_on_labels_without_a_split_field() -> None:
+    many = read_labels({f"q{i}": [f"d{i}"] for i in range(400)})
+    scope = scoring_labels(many, SplitRule(0.25))
+    expected = [q for q, side in zip(many.queries, hash_split(many.queries, 0.25)) if side == "tune"]
+    assert list(scope.labels.queries) == expected and scope.sealed == 400 - len(expected)
+    assert scope.labels.name == "labels:tune@hash0.25" and scope.rule.key == "hash:0.25"
+    assert 60 < scope.n_queries < 140
+    assert scoring_labels(many, SplitRule(0.25)).labels.fingerprint == scope.labels.fingerprint  # deterministic
+
+
+def test_labels_with_only_holdout_queries_say_how_to_reveal() -> None:
+    labels = read_labels(labels_frame([("a", "d1", 1), ("b", "d2", 1)], split={"a": "holdout", "b": "holdout"}))
+    with pytest.raises(UsageError, match="2 holdout queries are sealed"):
+        scoring_labels(labels)
 
 
 def test_reveals_can_never_be_changed_or_erased(tmp_path) -> None:

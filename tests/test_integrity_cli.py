@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from evalcore.workspace import Workspace
+
 ROOT = Path(__file__).resolve().parents[1]
 S = ROOT / "sample_data"
 LABELS = ["--labels", str(S / "labels.tsv")]
@@ -52,35 +54,47 @@ def test_tune_numbers_are_labelled_exploratory_and_name_their_split(tmp_path) ->
     assert "query_not_in_labels" not in out.stderr  # holdout queries in the runs are not "unlabeled"
 
 
-def test_split_options_need_a_split_and_a_split_is_not_saved() -> None:
-    for args, needle in ((["--reveal"], "only used with --split"), (["--hash-split", "0.3"], "only used with --split"),
+def test_split_options_that_make_no_sense_exit_2_and_holdout_numbers_are_never_saved(tmp_path) -> None:
+    ws = tmp_path / "ws"
+    for args, needle in ((["--reveal"], "only used with --split holdout or --split all"),
+                         (["--who", "ana"], "only used with --split holdout or --split all"),
                          (["--split", "tune", "--reveal"], "tune numbers are never sealed"),
-                         (["--split", "tune", "--save"], "evaluate without --split to save"),
+                         (["--split", "holdout", "--who", "ana"], "--who names the person of a --reveal"),
+                         (["--split", "holdout", "--reveal", "--save"], "--save stores tune numbers only"),
+                         (["--split", "all", "--reveal", "--save"], "--save stores tune numbers only"),
                          (["--split", "tune", "--hash-split", "2"], "tune fraction")):
-        out = cli("evaluate", *LABELS, *RUNS, *args)
+        out = cli("evaluate", *LABELS, *RUNS, *args, workspace=ws)
         assert out.returncode == 2 and needle in out.stderr, (args, out.stderr)
+    assert not (ws / "workspace.sqlite").exists() or Workspace(ws).reveals().empty  # nothing recorded by a refusal
 
 
 def test_audit_prints_blind_share_pooling_coverage_and_labels_to_check() -> None:
     out = cli("audit", *LABELS, *RUNS, "--run", str(S / "tuned-256d.trec"), "--k", "1,5")
     assert out.returncode == 0, out.stderr
-    text = out.stdout
-    assert text.startswith("audit of labels labels#109ae50aeaba (n = 320 evaluated queries)")
-    assert "blind labels behind each run's numbers" in text and "0.8438" in text  # 270 of 320 blind
+    first, blank, text = out.stdout.partition("\n\n")
+    assert first.startswith("tune split (exploratory, file split field): 96 of 320 labeled queries scored; 224 "
+                            "holdout queries sealed")  # the audit covers the tune split, like every command
+    assert text.startswith("audit of labels labels:tune#22389d948558 on tune split (exploratory) · 224 holdout "
+                           "queries sealed (n = 96 evaluated queries)")
+    assert "blind labels behind each run's numbers" in text and "0.8750" in text  # 84 of the 96 tune queries blind
     assert "metrics on blind-judged queries only" in text
     assert "[pooled_from_one_run]" in text and "run base:" in text
     assert "[judged_depth_exceeded]" in text and "deeper than judged" in text
-    assert "check the label" in text and "q006" in text
+    assert "check the label" in text and "q052" in text and "q006" not in text  # q006 is a holdout query
     data = json.loads(cli("audit", *LABELS, *RUNS, "--k", "5", "--format", "json").stdout)
     assert {"blind_share", "blind_metrics", "pooling", "coverage", "suspects", "warnings"} <= set(data)
+    assert data["split"]["split"] == "tune" and data["split"]["n_holdout_sealed"] == 224
     assert all(row["high"] >= row["low"] for row in data["coverage"])
 
 
 def test_flag_judge_and_save_a_blind_version(tmp_path) -> None:
     ws = tmp_path / "ws"
-    flagged = cli("audit", *LABELS, *RUNS, "--k", "5", "--flag", "q006", workspace=ws)
+    sealed = cli("audit", *LABELS, *RUNS, "--k", "5", "--flag", "q006", workspace=ws)
+    assert sealed.returncode == 2 and "no such query in the labels 'labels:tune'" in sealed.stderr  # a holdout query
+    flagged = cli("audit", *LABELS, *RUNS, "--k", "5", "--split", "all", "--reveal", "--flag", "q006", workspace=ws)
     assert flagged.returncode == 0, flagged.stderr
     assert "queued q006" in flagged.stderr and "labels are unchanged" in flagged.stderr
+    assert "holdout revealed and recorded" in flagged.stderr
     queue = cli("judge", "queue", "--format", "json", workspace=ws)
     entries = json.loads(queue.stdout)["queue"]
     assert [e["query"] for e in entries] == ["q006"] and entries[0]["doc_id"] == "integrations-calendar-01"
@@ -132,3 +146,112 @@ def test_pool_ids_that_look_like_formulas_round_trip(tmp_path) -> None:
 
     judged = Workspace(ws).load_labels("labels").judgments.set_index("doc_id")["grade"].to_dict()
     assert judged == {"=cmd": 0.0, "-minus": 0.0, "plain": 0.0}  # re-judged blind: ids exact, old grade replaced
+
+
+# ----------------------------------------------------------------------------- the holdout sealed in every command
+
+
+def test_every_scoring_command_scores_the_tune_split_by_default_and_names_it(tmp_path) -> None:
+    """evaluate, compare, budget, audit and report: tune numbers (n = 96) by default, never the 224 holdout queries."""
+    evaluate = cli("evaluate", *LABELS, *RUNS, "--k", "1")
+    assert evaluate.returncode == 0, evaluate.stderr
+    first = evaluate.stdout.splitlines()[0]
+    assert first.startswith("tune split (exploratory, file split field): 96 of 320 labeled queries scored; 224 "
+                            "holdout queries sealed: see them with --split holdout --reveal")
+    rows = [line for line in evaluate.stdout.splitlines() if line.startswith("recall@1")]
+    assert len(rows) == 2 and all(" 96 " in r and "labels:tune#22389d948558" in r and " tune" in r for r in rows)
+    assert "holdout_mixed_in" not in evaluate.stdout
+
+    data = json.loads(cli("evaluate", *LABELS, *RUNS, "--k", "1", "--format", "json", "--per-query").stdout)
+    assert data["split"]["split"] == "tune" and data["split"]["n_holdout_sealed"] == 224
+    assert data["labels"] == {"name": "labels:tune", "fingerprint": "22389d948558", "n_queries": 96}
+    assert all(m["split"] == "tune" for r in data["runs"] for m in r["metrics"].values())
+    assert all(q["split"] == "tune" for r in data["runs"] for q in r["per_query"]) and len(data["runs"][0]["per_query"]) == 96
+
+    compare = cli("compare", *LABELS, *RUNS)
+    assert compare.returncode == 0, compare.stderr
+    assert "224 holdout queries sealed" in compare.stdout and "n = 96" in compare.stdout and "n = 320" not in compare.stdout
+    assert "labels labels:tune#22389d948558" in compare.stdout
+    compared = json.loads(cli("compare", *LABELS, *RUNS, "--format", "json").stdout)
+    assert compared["split"]["split"] == "tune" and compared["labels"]["name"] == "labels:tune"
+
+    budget = cli("budget", *LABELS, *RUNS, "--chunk-tokens", "100", "--max-k", "5", "--format", "csv")
+    assert budget.returncode == 0, budget.stderr
+    records = list(csv.DictReader(io.StringIO(budget.stdout)))
+    assert {r["labels"] for r in records} == {"labels:tune"} and {r["n"] for r in records} == {"96"}
+    assert "224 holdout queries sealed" in budget.stderr
+    budgeted = json.loads(cli("budget", *LABELS, *RUNS, "--chunk-tokens", "100", "--max-k", "5",
+                              "--format", "json").stdout)
+    assert budgeted["split"]["split"] == "tune"
+
+    report = cli("report", *LABELS, *RUNS, "--no-charts")
+    assert report.returncode == 0, report.stderr
+    assert report.stdout.startswith("# Retrieval quality: labels:tune, k = 10")
+    assert "Split: tune split \\(exploratory\\)" in report.stdout and "224 holdout queries sealed" in report.stdout
+    assert "224 holdout queries sealed" in report.stderr
+
+
+def test_every_scoring_command_keeps_the_holdout_sealed_without_a_recorded_reveal(tmp_path) -> None:
+    ws = tmp_path / "ws"
+    for command, extra in (("evaluate", []), ("compare", []), ("budget", ["--chunk-tokens", "100", "--max-k", "5"]),
+                           ("audit", []), ("report", ["--no-charts"])):
+        for split in ("holdout", "all"):
+            out = cli(command, *LABELS, *RUNS, *extra, "--split", split, workspace=ws)
+            assert out.returncode == 2 and out.stdout == "", (command, split)
+            assert "sealed" in out.stderr and f"--split {split}" in out.stderr, (command, out.stderr)
+    assert not (ws / "workspace.sqlite").exists()  # nothing looked at, nothing recorded
+
+    views = []
+    for command, extra in (("compare", []), ("budget", ["--chunk-tokens", "100", "--max-k", "5", "--format", "csv"]),
+                           ("audit", []), ("report", ["--no-charts"])):
+        out = cli(command, *LABELS, *RUNS, *extra, "--split", "holdout", "--reveal", "--who", "ana", workspace=ws)
+        assert out.returncode == 0, (command, out.stderr)
+        assert "holdout revealed and recorded" in out.stderr
+        assert "labels:holdout" in out.stdout and "224" in out.stdout and "labels:tune" not in out.stdout
+        views.append(out)
+    assert "holdout of labels viewed 4 times" in views[-1].stderr
+    assert len(Workspace(ws).reveals("labels")) == 4
+
+    whole = cli("evaluate", *LABELS, *RUNS, "--k", "1", "--split", "all", "--reveal", "--format", "csv", workspace=ws)
+    records = list(csv.DictReader(io.StringIO(whole.stdout)))
+    assert {r["split"] for r in records} == {"all"} and {r["n"] for r in records} == {"320"}
+    assert {r["labels"] for r in records} == {"labels"} and {r["fingerprint"] for r in records} == {"109ae50aeaba"}
+    assert "holdout_mixed_in" not in whole.stderr and "viewed 5 times" in whole.stderr
+
+
+def test_save_keeps_the_tune_numbers_under_their_own_label_set(tmp_path) -> None:
+    ws = tmp_path / "ws"
+    saved = cli("evaluate", *LABELS, *RUNS, "--k", "1,5", "--save", workspace=ws)
+    assert saved.returncode == 0, saved.stderr
+    assert "saved evaluation 1: labels labels:tune v1 #22389d948558, n = 96" in saved.stderr
+    workspace = Workspace(ws)
+    evaluation = workspace.evaluation(1)
+    assert evaluation.note.startswith("tune split (exploratory) · 224 holdout queries sealed: 96 of 320 queries of "
+                                      "labels#109ae50aeaba")
+    assert workspace.label_version("labels:tune").n_queries == 96
+    assert set(workspace.evaluations()["labels"]) == {"labels:tune"}  # no version of the whole set was stored
+    named = cli("evaluate", *LABELS, *RUNS, "--k", "1,5", "--save", "--label-set", "support", workspace=ws)
+    assert named.returncode == 0 and "labels support:tune v1" in named.stderr
+    report = cli("report", "--no-charts", workspace=ws)
+    assert report.returncode == 0 and report.stdout.startswith("# Retrieval quality: support:tune v1, k = 5")
+    assert "n = 96 evaluated queries" in report.stdout
+
+
+def test_labels_without_a_split_field_are_scored_whole_as_before(tmp_path) -> None:
+    plain = tmp_path / "plain.tsv"
+    lines = (S / "labels.tsv").read_text(encoding="utf-8").splitlines()
+    header = lines[0].split("\t")
+    keep = [i for i, name in enumerate(header) if name != "split"]
+    plain.write_text("\n".join("\t".join(row.split("\t")[i] for i in keep) for row in lines) + "\n", encoding="utf-8")
+    out = cli("evaluate", "--labels", plain, *RUNS, "--k", "1", "--format", "json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert "split" not in data and data["labels"]["n_queries"] == 320 and data["runs"][0]["n_queries"] == 320
+    assert all("split" not in m for r in data["runs"] for m in r["metrics"].values())
+    assert "sealed" not in out.stderr
+    table = cli("evaluate", "--labels", plain, *RUNS, "--k", "1")
+    assert table.stdout.startswith("run base\n") and " split " not in table.stdout
+    hashed = cli("evaluate", "--labels", plain, *RUNS, "--k", "1", "--hash-split", "0.5", "--format", "json")
+    view = json.loads(hashed.stdout)["split"]
+    assert view["split"] == "tune" and view["rule"] == "hash:0.5" and 120 < view["n_queries"] < 200
+    assert view["n_queries"] + view["n_holdout_sealed"] == 320

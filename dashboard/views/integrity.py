@@ -1,5 +1,11 @@
 """Integrity: can these numbers be trusted? Whose words the queries are in, blind labels, pooling bias, judged
-depth with bounds, tune and a sealed holdout, and labels to check. `evalcore` computes; this page renders."""
+depth with bounds, tune and a sealed holdout, and labels to check. `evalcore` computes; this page renders.
+
+Every page scores the tune split when the labels carry one (`dashboard.data.scope`). This page is where the
+holdout is revealed: the Reveal button records the view in the workspace, and only then, in this session, can
+the holdout or all queries be looked at. The ``split`` URL parameter chooses which, but never unseals by itself:
+a link with ``split=holdout`` opens on the sealed notice and the button, so every view is recorded.
+"""
 
 
 import pandas as pd
@@ -8,12 +14,15 @@ import streamlit as st
 from evalcore.audit import audit
 from evalcore.errors import EvalcoreError
 from evalcore.export import md_text, to_csv
-from evalcore.holdout import SplitRule, evaluate_split
+from evalcore.holdout import Reveal, SplitRule, scoring_labels
 
-from dashboard import data, layout, segments_data
+from dashboard import data, layout, segments_data, state
 
 PAGE = "integrity"
 POOL_DEPTH = 10
+SPLITS = {"tune": "tune split (exploratory)", "holdout": "holdout", "all": "all queries (tune and holdout)"}
+REVEALS = f"{PAGE}.reveals"
+"""Session state: the reveal this session recorded, by the full label set's fingerprint."""
 
 
 @st.cache_resource(max_entries=32, show_spinner="Auditing the labels…", hash_funcs=data.HASH)
@@ -22,17 +31,19 @@ def audit_at(dataset, k: int):
     return audit(loaded.value.at(sorted({1, int(k)})), pool_depth=POOL_DEPTH, suspect_k=int(k))
 
 
-@st.cache_resource(max_entries=32, show_spinner="Scoring the tuning split…", hash_funcs=data.HASH)
-def tune_at(dataset, k: int):
-    loaded = data.evaluation(dataset)
-    ev = loaded.value
+@st.cache_resource(max_entries=16, show_spinner="Scoring the revealed queries…",
+                   hash_funcs={**data.HASH, Reveal: lambda r: r.id})
+def revealed_at(dataset, split: str, reveal: Reveal, k: int):
+    """The numbers on the holdout (or all queries) at ``--k 1,k``, against a reveal recorded in the workspace."""
+    full = data.labels(dataset.labels).value
+    runs = [r.value for r in data.runs_of(dataset)]
     try:
-        return evaluate_split([r.run for r in ev.results], ev.labels, "tune", k=sorted({1, int(k)}))
+        return scoring_labels(full, SplitRule(), reveal, split).evaluate(runs, sorted({1, int(k)}))
     except EvalcoreError as exc:
         return str(exc)
 
 
-v = layout.view(PAGE)
+v = layout.view(PAGE, own=("split",))
 layout.header("Integrity", v, "Whose words the queries are in, who judged them and how deep, and which labels to "
                               "check: the ways an evaluation goes wrong, made visible.")
 v = layout.controls(PAGE, v)
@@ -92,38 +103,66 @@ with depth_tab:
                                 for c in ("mean", "low", "high", "judged")})
 
 with split_tab:
-    tuned = tune_at(v.dataset, k)
-    if isinstance(tuned, str):
-        st.info(md_text(tuned))
+    split = v.evaluation.split
+    if split is None or split.split is None:
+        st.info("The labels have no split column, so nothing is sealed: every page scores all their queries. Add a "
+                "split column (tune or holdout) to keep a holdout sealed until you report on it.")
     else:
-        evaluation, view = tuned
-        st.caption(md_text(f"Tune split: {view.n_queries} queries, {view.note}. Holdout: {view.n_other} queries, "
-                           f"sealed. {ws.reveal_summary(labels.name)}."))
-        summary = evaluation.summary[evaluation.summary["run"].isin(v.runs)].assign(split="tune")
+        full = data.labels(v.dataset.labels).value
+        seen = ws.reveal_summary(full.name)
+        st.caption(md_text(f"Every page shows the tune split: {split.n_queries} queries, {split.note}. Holdout: "
+                           f"{split.n_holdout} queries, sealed until someone reveals them here (each reveal is "
+                           f"recorded in the workspace). {seen[:1].upper()}{seen[1:]}."))
+        summary = found.evaluation.summary
+        summary = summary[summary["run"].isin(v.runs)].assign(split=split.split)
         st.dataframe(summary[["run", "model", "metric", "mean", "ci_low", "ci_high", "n", "labels", "fingerprint",
                               "split"]], hide_index=True, width="stretch",
                      column_config={c: st.column_config.NumberColumn(format="%.4f")
                                     for c in ("mean", "ci_low", "ci_high")})
-        who = st.text_input("Your name (recorded with a reveal)", key=f"{PAGE}.who")
-        if st.button("Reveal the holdout numbers (recorded in the workspace)", key=f"{PAGE}.reveal"):
-            ev = found.evaluation
-            try:
-                reveal = ws.record_reveal(ev.labels, rule=SplitRule().key, runs=[(r.name, r.model) for r in ev.results],
-                                          who=who or None)
-                held, held_view = evaluate_split([r.run for r in ev.results], ev.labels, "holdout", reveal=reveal,
-                                                 k=sorted({1, k}))
-            except EvalcoreError as exc:
-                layout.error(str(exc))
-            else:
-                st.success(md_text(f"Holdout revealed: {held_view.note}."), icon=":material/visibility:")
-                table = held.summary[held.summary["run"].isin(v.runs)].assign(split="holdout")
-                st.dataframe(table[["run", "model", "metric", "mean", "ci_low", "ci_high", "n", "labels",
-                                    "fingerprint", "split"]], hide_index=True, width="stretch",
-                             column_config={c: st.column_config.NumberColumn(format="%.4f")
-                                            for c in ("mean", "ci_low", "ci_high")})
-                st.download_button("Download the holdout numbers (CSV)", data=to_csv(table),
-                                   file_name=f"holdout_k{k}.csv", mime="text/csv", on_click="ignore",
-                                   key=f"{PAGE}.holdout_csv")
+        reveals = st.session_state.setdefault(REVEALS, {})
+        reveal = reveals.get(full.fingerprint)
+        asked = state.get("split")
+        asked = asked if asked in SPLITS else "tune"
+        if reveal is None:
+            if asked != "tune":
+                st.warning(md_text(f"This link asks for the {SPLITS[asked]} numbers. They stay sealed until you reveal "
+                                   "them: the reveal is recorded in the workspace (who, when, which labels and runs) "
+                                   "and counted."), icon=":material/lock:")
+            who = st.text_input("Your name (recorded with a reveal)", key=f"{PAGE}.who")
+            if st.button("Reveal the holdout numbers (recorded in the workspace)", key=f"{PAGE}.reveal"):
+                try:
+                    reveal = ws.record_reveal(full, rule=SplitRule().key,
+                                              runs=[(r.name, r.model) for r in found.evaluation.results],
+                                              who=who or None)
+                except EvalcoreError as exc:
+                    layout.error(str(exc))
+                else:
+                    reveals[full.fingerprint] = reveal
+                    if asked == "tune":
+                        state.set("split", "holdout")
+                    st.rerun()  # redraw without the sealed notice and the button
+        if reveal is not None:
+            st.success(md_text(f"Holdout revealed in this session (reveal #{reveal.id} by {reveal.who}): "
+                               f"{ws.reveal_summary(full.name)}."), icon=":material/visibility:")
+            chosen = st.radio("Numbers on", options=list(SPLITS), format_func=SPLITS.get, horizontal=True,
+                              **state.bind(PAGE, "split", asked))
+            if chosen != "tune":
+                held = revealed_at(v.dataset, chosen, reveal, k)
+                if isinstance(held, str):
+                    layout.error(held)
+                else:
+                    table = held.summary[held.summary["run"].isin(v.runs)].assign(split=chosen)
+                    st.dataframe(table[["run", "model", "metric", "mean", "ci_low", "ci_high", "n", "labels",
+                                        "fingerprint", "split"]], hide_index=True, width="stretch",
+                                 column_config={c: st.column_config.NumberColumn(format="%.4f")
+                                                for c in ("mean", "ci_low", "ci_high")})
+                    st.caption(md_text(f"k = {k} · n = {held.results[0].n_queries:,} queries · models: "
+                                       + "; ".join(f"{r.name} = {r.model}" for r in held.results if r.name in v.runs)
+                                       + f" · labels {held.labels.name}#{held.labels.fingerprint} · "
+                                       + held.split.headline))
+                    st.download_button(f"Download the {chosen} numbers (CSV)", data=to_csv(table),
+                                       file_name=f"{chosen}_k{k}.csv", mime="text/csv", on_click="ignore",
+                                       key=f"{PAGE}.revealed_csv")
 
 with check_tab:
     suspects = found.suspects
