@@ -618,17 +618,17 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     else:
         _write(found.to_text(markdown=args.format == "markdown"))
     if args.flag:
-        _flag_queries(args, scope, evaluation, found)
+        _flag_queries(args, scope, labels, found)
     return EXIT_OK
 
 
-def _flag_queries(args: argparse.Namespace, scope, evaluation, found) -> None:
+def _flag_queries(args: argparse.Namespace, scope, whole, found) -> None:
     """Queue --flag queries for blind re-judging (the labels are saved as a version first; never edited).
 
-    The queue is that of the labels the audit scored: with a tune/holdout split, the label set NAME:tune
-    (where the dashboard's judging page finds them too)."""
+    Only queries the audit scored can be flagged (with a split: the tune queries, or every query after
+    a reveal). The queue is that of the whole label set as read, the one blind judgments extend (the
+    dashboard's judging page reads it too), so a new version keeps every query and its split."""
     from .errors import UsageError
-    from .holdout import side_name
     from .workspace import Workspace
 
     labels = scope.labels
@@ -637,11 +637,8 @@ def _flag_queries(args: argparse.Namespace, scope, evaluation, found) -> None:
     if unknown:
         where = f" ({scope.label}: {scope.n_queries} queries)" if scope.split is not None else ""
         raise UsageError(f"--flag {unknown[0]!r}: no such query in the labels {labels.name!r}{where}.")
-    name = args.label_set
-    if name and scope.split in ("tune", "holdout"):
-        name = side_name(name, scope.split, scope.rule)
     workspace = Workspace(args.workspace)
-    version = workspace.save_labels(labels, name=name, file=workspace.put_file(args.labels))
+    version = workspace.save_labels(whole, name=args.label_set, file=workspace.put_file(args.labels))
     suspects = found.suspects
     for query in args.flag:
         doc, reason = None, "flagged from evalcore audit"

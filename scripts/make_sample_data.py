@@ -2095,14 +2095,14 @@ def assign_query_fields(queries, base_run, chunks, rng):
     for i, q in enumerate(queries):
         q["qid"] = f"q{i + 1:03d}"
     blind = rng.random(n) >= 0.15
-    tune = np.zeros(n, dtype=bool)
-    tune[rng.choice(n, size=round(0.3 * n), replace=False)] = True
+    holdout = np.zeros(n, dtype=bool)  # 30% held out for the report, 70% to tune on
+    holdout[rng.choice(n, size=round(0.3 * n), replace=False)] = True
     by_topic: dict = {}
     for c in chunks:
         by_topic.setdefault(c["topic"], []).append(c["doc_id"])
     for i, q in enumerate(queries):
         q["blind"] = bool(blind[i])
-        q["split"] = "tune" if tune[i] else "holdout"
+        q["split"] = "holdout" if holdout[i] else "tune"
         n_neg = int(rng.integers(1, 4))
         if not q["blind"]:
             # judged after looking at a ranking: the top non-relevant results of the base run

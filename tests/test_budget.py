@@ -376,7 +376,7 @@ def test_cli_table_and_csv() -> None:
     out = run_cli(*SAMPLE_ARGS, "--max-k", "5")
     assert out.returncode == 0, out.stderr
     assert "run base" in out.stdout and "run tuned" in out.stdout and "recommended k =" in out.stdout
-    assert "labels labels:tune#" in out.stdout and "n = 96" in out.stdout  # the sample's tune split (holdout sealed)
+    assert "labels labels:tune#" in out.stdout and "n = 224" in out.stdout  # the sample's tune split (holdout sealed)
     out = run_cli(*SAMPLE_ARGS, "--max-k", "5", "--format", "csv")
     assert out.returncode == 0, out.stderr
     rows = list(csv.DictReader(io.StringIO(out.stdout)))

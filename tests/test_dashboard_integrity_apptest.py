@@ -37,13 +37,13 @@ def _text(at, kind: str) -> str:
 def test_integrity_page_audits_the_tune_split_and_keeps_the_holdout_sealed(workspace) -> None:
     at = open_page("views/integrity.py", k="5")
     warnings = _text(at, "warning")
-    assert "run base: 8 of the 10 judged non" in warnings  # the audit of the 96 tune queries
+    assert "run base: 7 of the 13 judged non" in warnings  # the audit of the 224 tune queries
     assert "judged" in warnings and "check" in warnings
     assert at.get("tabs") and len(at.dataframe) >= 6
     captions = _text(at, "caption")
-    assert "k = 5 · n = 96 queries" in captions and "tune split (exploratory) · 224 holdout queries sealed" in captions
-    assert "n = 78 vs 18" in _text(at, "text")  # whose words: the tune queries only
-    assert "Every page shows the tune split: 96 queries, exploratory" in captions
+    assert "k = 5 · n = 224 queries" in captions and "tune split (exploratory) · 96 holdout queries sealed" in captions
+    assert "n = 182 vs 42" in _text(at, "text")  # whose words: the tune queries only
+    assert "Every page shows the tune split: 224 queries, exploratory" in captions
     assert "Holdout of labels never viewed" in captions
     assert not any(s.value for s in at.success)  # nothing revealed by opening the page
     assert not [d for d in at.dataframe if "split" in d.value.columns and set(d.value["split"]) != {"tune"}]
@@ -60,9 +60,9 @@ def test_integrity_page_audits_the_tune_split_and_keeps_the_holdout_sealed(works
     assert at.query_params["split"] in ("holdout", ["holdout"])  # the URL now says what is shown
     tables = [d.value for d in at.dataframe if "split" in d.value.columns]
     holdout = [t for t in tables if set(t["split"]) == {"holdout"}]
-    assert holdout and set(holdout[0]["n"]) == {224} and set(holdout[0]["fingerprint"]) == {"75455c70275d"}
+    assert holdout and set(holdout[0]["n"]) == {96} and set(holdout[0]["fingerprint"]) == {"22389d948558"}
     assert set(holdout[0]["labels"]) == {"labels:holdout"}
-    assert any(set(t["split"]) == {"tune"} and set(t["n"]) == {96} for t in tables)
+    assert any(set(t["split"]) == {"tune"} and set(t["n"]) == {224} for t in tables)
 
     at.radio(key="integrity.split").set_value("all")  # the same session: no second reveal
     at.run()
@@ -80,7 +80,7 @@ def test_a_link_to_the_holdout_does_not_unseal_it(workspace) -> None:
     assert "They stay sealed until you reveal them" in _text(at, "warning")
     assert [b for b in at.button if b.label.startswith("Reveal the holdout")]
     tables = [d.value for d in at.dataframe if "split" in d.value.columns]
-    assert tables and all(set(t["split"]) == {"tune"} and set(t["n"]) == {96} for t in tables)
+    assert tables and all(set(t["split"]) == {"tune"} and set(t["n"]) == {224} for t in tables)
     assert not any(s.value for s in at.success)
     assert len(Workspace(workspace).reveals("labels")) == 1  # opening the link recorded nothing
 
@@ -88,30 +88,30 @@ def test_a_link_to_the_holdout_does_not_unseal_it(workspace) -> None:
 def test_overview_shows_the_tune_split_labelled_exploratory_with_the_sealed_count(workspace) -> None:
     at = open_page("views/overview.py", k="5")
     header = " ".join(m.value.replace("\\", "") for m in at.markdown)
-    assert "**n** = 96 queries" in header and "tune split (exploratory) · 224 holdout queries sealed" in header
+    assert "**n** = 224 queries" in header and "tune split (exploratory) · 96 holdout queries sealed" in header
     captions = _text(at, "caption")
-    assert "n = 96 queries" in captions and "labels labels:tune#22389d948558" in captions
-    assert "tune split (exploratory) · 224 holdout queries sealed" in captions
+    assert "n = 224 queries" in captions and "labels labels:tune#75455c70275d" in captions
+    assert "tune split (exploratory) · 96 holdout queries sealed" in captions
     tables = [d.value for d in at.dataframe if "n" in d.value.columns]
-    assert tables and all(set(t["n"].dropna()) == {96} for t in tables)
+    assert tables and all(set(t["n"].dropna()) == {224} for t in tables)
 
 
 def test_flagged_queries_come_first_on_the_judging_page(workspace) -> None:
     at = open_page("views/integrity.py", k="5")
-    at.multiselect(key="integrity.flag").set_value(["q052"])  # a tune query: the page audits the tune split
+    at.multiselect(key="integrity.flag").set_value(["q006"])  # a tune query: the page audits the tune split
     at.run()
     [flag] = [b for b in at.button if b.label == "Flag for blind re-judging"]
     flag.click()
     at.run()
     assert "Queued 1 queries" in " ".join(s.value for s in at.success)
     ws = Workspace(workspace)
-    # The queue of the labels the pages score: the tune queries, as the label set labels:tune.
-    assert ws.rejudge_queue("labels:tune")["query"].tolist() == ["q052"]
-    assert ws.label_versions("labels:tune")["version"].tolist() == [1]  # flagged, not edited
-    assert ws.label_version("labels:tune").n_queries == 96
+    # The queue of the whole label set as loaded (blind judgments extend it, holdout and all), not of the tune side.
+    assert ws.rejudge_queue("labels")["query"].tolist() == ["q006"]
+    assert ws.label_versions("labels")["version"].tolist() == [1]  # flagged, not edited
+    assert ws.label_version("labels").n_queries == 320
 
     judge = open_page("views/judge.py")
-    assert judge.selectbox(key="judge.query").value == "q052"
+    assert judge.selectbox(key="judge.query").value == "q006"
     radios = judge.radio
     assert len(radios) >= 3 and all(r.value == "not marked yet" for r in radios)
     [save] = [b for b in judge.button if b.label.startswith("Save")]
@@ -123,12 +123,15 @@ def test_flagged_queries_come_first_on_the_judging_page(workspace) -> None:
     save.click()
     judge.run()
     assert "judged blind at depth 10" in " ".join(s.value for s in judge.success)
-    assert ws.rejudge_queue("labels:tune").empty
-    assert ws.label_versions("labels:tune")["version"].tolist() == [1, 2]
+    assert ws.rejudge_queue("labels").empty
+    assert ws.label_versions("labels")["version"].tolist() == [1, 2]
+    judged = ws.load_labels("labels", 2)
+    assert judged.n_queries == 320 and judged.field("split")["q006"] == "tune"  # every query keeps its split
+    assert judged.field("split").value_counts().to_dict() == {"tune": 224, "holdout": 96}
 
 
 def test_the_data_checklist_does_not_call_sealed_holdout_queries_unlabeled(workspace) -> None:
-    """The runs answer the 224 holdout queries too: they are labeled (sealed), not "run queries without labels"."""
+    """The runs answer the 96 holdout queries too: they are labeled (sealed), not "run queries without labels"."""
     at = open_page("views/data.py")
     [checklist] = [d.value for d in at.dataframe if "run queries without labels" in d.value.columns]
     runs = checklist[checklist["role"].str.startswith("run ")]

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
+from evalcore.holdout import scoring_labels
 from evalcore.judging import judging_pool
 from evalcore.labels import read_labels
 from evalcore.runs import read_run
@@ -42,11 +43,11 @@ def expected_pool(query: str, depth: int):
 
 
 def test_judging_page_hides_rankings_and_saves_a_blind_version(server: str, page: Page, judging_workspace) -> None:
-    query, depth = "q011", 3  # a tune query: every page scores the sample's tune split (the holdout is sealed)
+    query, depth = "q006", 3  # a tune query: every page scores the sample's tune split (the holdout is sealed)
     pool = expected_pool(query, depth)
     open_page(page, f"{server}/judge?query={query}&depth={depth}")
     expect(page.get_by_role("heading", name="Blind judging")).to_be_visible()
-    expect(page.get_by_text("chnaged vat", exact=True)).to_be_visible()  # what the customer typed
+    expect(page.get_by_text("changed outlook", exact=True)).to_be_visible()  # what the customer typed
     cards = [page.locator(f".st-key-judge-doc-{i}") for i in range(1, len(pool.docs) + 1)]
     shown = [card.locator('[data-testid="stText"]').first.inner_text() for card in cards]
     assert shown == [f"Doc {i}: {doc}" for i, doc in enumerate(pool.docs, start=1)]  # the shuffled order
@@ -56,7 +57,7 @@ def test_judging_page_hides_rankings_and_saves_a_blind_version(server: str, page
         assert "rank" not in text and "score" not in text and not any(r in text for r in ("base", "tuned"))
     save = page.get_by_role("button", name="Save as a new label-set version")
     expect(save).to_be_disabled()
-    relevant = "billing-taxes-03"
+    relevant = "integrations-calendar-01"
     assert relevant in pool.docs
     for card, doc in zip(cards, pool.docs):
         card.get_by_text("not relevant" if doc != relevant else "relevant", exact=True).click()
@@ -73,16 +74,18 @@ def test_judging_page_hides_rankings_and_saves_a_blind_version(server: str, page
     shoot(page, "judge")
 
     ws = Workspace(judging_workspace)
-    # The judgments go to the labels the pages score: the tune queries, saved as the label set labels:tune.
-    versions = ws.label_versions("labels:tune")
+    # The judgments extend the whole label set as loaded (holdout included, every query keeping its split),
+    # not only the tune queries the pages score.
+    versions = ws.label_versions("labels")
     assert versions["version"].tolist() == [1, 2]
-    saved = ws.load_labels("labels:tune", 2)
+    saved = ws.load_labels("labels", 2)
     grades = saved.judgments[saved.judgments["query"] == query].set_index("doc_id")["grade"]
     for doc in pool.docs:
         assert grades[doc] == (1.0 if doc == relevant else 0.0)
     assert bool(saved.field("blind")[query]) is True
-    assert ws.load_labels("labels:tune", 1).fingerprint == "22389d948558"  # the 96 tune queries as loaded
-    rounds = ws.judging_rounds("labels:tune")
+    assert saved.n_queries == 320 and saved.field("split").value_counts().to_dict() == {"tune": 224, "holdout": 96}
+    assert ws.load_labels("labels", 1).fingerprint == read_labels(S / "labels.tsv").fingerprint
+    rounds = ws.judging_rounds("labels")
     assert rounds[["query", "depth", "n_docs", "judge"]].values.tolist() == [[query, depth, len(pool.docs), "ana"]]
 
 
@@ -105,14 +108,17 @@ def test_use_this_version_opens_every_page_on_the_saved_labels(server: str, page
     settle(page)
     expect(page.get_by_role("heading", name="Overview")).to_be_visible()
     assert params(page)["data"] == [key]
+    # The pages score the tune side of version 2 (its holdout still sealed): a new tune fingerprint.
+    tune = scoring_labels(ws.load_labels("labels", 2)).labels.fingerprint
+    assert tune != scoring_labels(read_labels(S / "labels.tsv")).labels.fingerprint
     header = page.locator('[data-testid="stMarkdown"]').filter(has_text="Labels").first
-    expect(header).to_contain_text(f"labels#{saved.fingerprint}")
+    expect(header).to_contain_text(f"labels:tune#{tune}")
     assert page.locator('[data-testid="stException"]').count() == 0
     shoot(page, "overview-saved-version")
 
     open_page(page, f"{server}/overview?data={key}")  # a copied link
     expect(page.locator('[data-testid="stMarkdown"]').filter(has_text="Labels").first).to_contain_text(
-        f"labels#{saved.fingerprint}")
+        f"labels:tune#{tune}")
     open_page(page, f"{server}/overview")  # the old data set is still the sample's
     expect(page.locator('[data-testid="stMarkdown"]').filter(has_text="Labels").first).to_contain_text(
-        f"labels#{read_labels(S / 'labels.tsv').fingerprint}")
+        f"labels:tune#{scoring_labels(read_labels(S / 'labels.tsv')).labels.fingerprint}")

@@ -62,7 +62,7 @@ def test_hash_split_fraction_must_be_strictly_between_0_and_1(fraction) -> None:
 def test_file_split_tune_is_open_and_holdout_sealed() -> None:
     labels = read_labels(SAMPLE / "labels.tsv")
     tune = select_split(labels, "tune")
-    assert (tune.n_queries, tune.n_other, tune.n_unassigned) == (96, 224, 0)
+    assert (tune.n_queries, tune.n_other, tune.n_unassigned) == (224, 96, 0)
     assert set(tune.labels.field("split")) == {"tune"}
     assert "exploratory" in tune.note
     with pytest.raises(HoldoutSealed, match="sealed"):
@@ -99,7 +99,7 @@ def test_a_reveal_is_recorded_counted_and_unseals_only_its_own_labels(tmp_path) 
     seen = ws.reveals("labels")
     assert list(seen["who"]) == ["ana", "bo"] and list(seen["version"]) == [1, 1]
     view = select_split(labels, "holdout", reveal=second)
-    assert view.n_queries == 224 and "viewed 2 times" in view.note
+    assert view.n_queries == 96 and "viewed 2 times" in view.note
     with pytest.raises(HoldoutSealed):  # a reveal of the file split does not unseal a hash split
         select_split(labels, "holdout", SplitRule(0.3), reveal=second)
     other = read_labels({"x": ["d"]})
@@ -128,17 +128,17 @@ def test_scoring_labels_without_a_split_field_changes_nothing() -> None:
 def test_scoring_labels_with_a_split_field_gives_the_tune_queries_and_seals_the_holdout(tmp_path) -> None:
     labels = read_labels(SAMPLE / "labels.tsv")
     scope = scoring_labels(labels)
-    assert scope.split == "tune" and scope.n_queries == 96 and scope.sealed == 224 and scope.n_holdout == 224
+    assert scope.split == "tune" and scope.n_queries == 224 and scope.sealed == 96 and scope.n_holdout == 96
     assert set(scope.labels.field("split")) == {"tune"} and scope.labels.name == "labels:tune"
     assert scope.full_fingerprint == labels.fingerprint == "109ae50aeaba"
     assert scope.label == "tune (exploratory)"
-    assert scope.headline == "tune split (exploratory) · 224 holdout queries sealed"
+    assert scope.headline == "tune split (exploratory) · 96 holdout queries sealed"
     for split in ("holdout", "all"):
         with pytest.raises(HoldoutSealed, match="sealed"):
             scoring_labels(labels, split=split)
     runs = [SAMPLE / "base.trec"]
     tuned = scope.evaluate(runs, [1, 5])
-    assert tuned.split is scope and tuned.results[0].n_queries == 96
+    assert tuned.split is scope and tuned.results[0].n_queries == 224
     whole = evaluate_runs(runs, labels, [1, 5]).results[0].per_query().set_index("query")
     assert tuned.results[0]["recall@5"] == pytest.approx(whole.loc[list(scope.labels.queries), "recall@5"].mean())
     from evalcore.curves import warnings_at
@@ -150,7 +150,7 @@ def test_scoring_labels_with_a_split_field_gives_the_tune_queries_and_seals_the_
     ws = Workspace(tmp_path / "ws")
     reveal = ws.record_reveal(labels, rule="file", runs=[("base", "acme-embed-base-v2")], who="ana")
     held = scoring_labels(labels, reveal=reveal, split="holdout")
-    assert held.split == "holdout" and held.n_queries == 224 and held.labels.name == "labels:holdout"
+    assert held.split == "holdout" and held.n_queries == 96 and held.labels.name == "labels:holdout"
     assert held.label.startswith("holdout (revealed ") and held.label.endswith("viewed once)")
     assert held.sealed == 0 and held.to_dict()["reveal"]["who"] == "ana"
     whole_view = scoring_labels(labels, reveal=reveal, split="all")
@@ -213,7 +213,7 @@ def test_evaluate_split_scores_one_side_and_does_not_call_the_other_side_unlabel
     runs = [SAMPLE / "base.trec"]
     whole = evaluate_runs(runs, SAMPLE / "labels.tsv", [1])
     evaluation, view = evaluate_split(runs, SAMPLE / "labels.tsv", "tune", k=[1])
-    assert evaluation.results[0].n_queries == 96
+    assert evaluation.results[0].n_queries == 224
     tune_queries = set(view.labels.queries)
     per_query = whole.results[0].per_query().set_index("query")
     expected = per_query.loc[sorted(tune_queries), "recall@1"].mean()
@@ -407,6 +407,6 @@ def test_whole_set_numbers_over_a_tune_holdout_split_carry_a_warning() -> None:
 
     whole = evaluate_runs([SAMPLE / "base.trec"], SAMPLE / "labels.tsv", [1])
     [mixed] = [w for w in whole.all_warnings if w.code == "holdout_mixed_in"]
-    assert mixed.count == 224 and "96 tune and 224 holdout" in mixed.message
+    assert mixed.count == 96 and "224 tune and 96 holdout" in mixed.message
     tune, _ = evaluate_split([SAMPLE / "base.trec"], SAMPLE / "labels.tsv", "tune", k=[1])
     assert not [w for w in tune.all_warnings if w.code == "holdout_mixed_in"]

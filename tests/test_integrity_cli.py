@@ -33,7 +33,7 @@ def test_holdout_is_sealed_until_revealed_and_every_reveal_is_counted(tmp_path) 
     assert first.returncode == 0, first.stderr
     data = json.loads(first.stdout)
     assert data["split"]["split"] == "holdout" and data["split"]["reveal"]["views"] == 1
-    assert data["runs"][0]["n_queries"] == 224
+    assert data["runs"][0]["n_queries"] == 96
     assert all(m["split"] == "holdout" for r in data["runs"] for m in r["metrics"].values())
     assert "viewed once" in first.stderr and "by ana" in first.stderr
     second = cli("evaluate", *LABELS, *RUNS, "--k", "1", "--split", "holdout", "--reveal", workspace=ws)
@@ -47,7 +47,7 @@ def test_tune_numbers_are_labelled_exploratory_and_name_their_split(tmp_path) ->
     assert table.returncode == 0, table.stderr
     assert "exploratory" in table.stdout
     rows = [line for line in table.stdout.splitlines() if line.startswith("recall@1")]
-    assert len(rows) == 2 and all(" tune" in row and " 96 " in row for row in rows)
+    assert len(rows) == 2 and all(" tune" in row and " 224 " in row for row in rows)
     out = cli("evaluate", *LABELS, *RUNS, "--k", "1", "--split", "tune", "--hash-split", "0.5", "--format", "csv")
     records = list(csv.DictReader(io.StringIO(out.stdout)))
     assert {r["split"] for r in records} == {"tune"} and 120 < int(records[0]["n"]) < 200
@@ -72,35 +72,35 @@ def test_audit_prints_blind_share_pooling_coverage_and_labels_to_check() -> None
     out = cli("audit", *LABELS, *RUNS, "--run", str(S / "tuned-256d.trec"), "--k", "1,5")
     assert out.returncode == 0, out.stderr
     first, blank, text = out.stdout.partition("\n\n")
-    assert first.startswith("tune split (exploratory, file split field): 96 of 320 labeled queries scored; 224 "
+    assert first.startswith("tune split (exploratory, file split field): 224 of 320 labeled queries scored; 96 "
                             "holdout queries sealed")  # the audit covers the tune split, like every command
-    assert text.startswith("audit of labels labels:tune#22389d948558 on tune split (exploratory) · 224 holdout "
-                           "queries sealed (n = 96 evaluated queries)")
-    assert "blind labels behind each run's numbers" in text and "0.8750" in text  # 84 of the 96 tune queries blind
+    assert text.startswith("audit of labels labels:tune#75455c70275d on tune split (exploratory) · 96 holdout "
+                           "queries sealed (n = 224 evaluated queries)")
+    assert "blind labels behind each run's numbers" in text and "0.8304" in text  # 186 of the 224 tune queries blind
     assert "metrics on blind-judged queries only" in text
     assert "[pooled_from_one_run]" in text and "run base:" in text
     assert "[judged_depth_exceeded]" in text and "deeper than judged" in text
-    assert "check the label" in text and "q052" in text and "q006" not in text  # q006 is a holdout query
+    assert "check the label" in text and "q006" in text and "q052" not in text  # q052 is a holdout query
     data = json.loads(cli("audit", *LABELS, *RUNS, "--k", "5", "--format", "json").stdout)
     assert {"blind_share", "blind_metrics", "pooling", "coverage", "suspects", "warnings"} <= set(data)
-    assert data["split"]["split"] == "tune" and data["split"]["n_holdout_sealed"] == 224
+    assert data["split"]["split"] == "tune" and data["split"]["n_holdout_sealed"] == 96
     assert all(row["high"] >= row["low"] for row in data["coverage"])
 
 
 def test_flag_judge_and_save_a_blind_version(tmp_path) -> None:
     ws = tmp_path / "ws"
-    sealed = cli("audit", *LABELS, *RUNS, "--k", "5", "--flag", "q006", workspace=ws)
+    sealed = cli("audit", *LABELS, *RUNS, "--k", "5", "--flag", "q052", workspace=ws)
     assert sealed.returncode == 2 and "no such query in the labels 'labels:tune'" in sealed.stderr  # a holdout query
-    flagged = cli("audit", *LABELS, *RUNS, "--k", "5", "--split", "all", "--reveal", "--flag", "q006", workspace=ws)
+    flagged = cli("audit", *LABELS, *RUNS, "--k", "5", "--split", "all", "--reveal", "--flag", "q052", workspace=ws)
     assert flagged.returncode == 0, flagged.stderr
-    assert "queued q006" in flagged.stderr and "labels are unchanged" in flagged.stderr
+    assert "queued q052" in flagged.stderr and "labels are unchanged" in flagged.stderr
     assert "holdout revealed and recorded" in flagged.stderr
     queue = cli("judge", "queue", "--format", "json", workspace=ws)
     entries = json.loads(queue.stdout)["queue"]
-    assert [e["query"] for e in entries] == ["q006"] and entries[0]["doc_id"] == "integrations-calendar-01"
+    assert [e["query"] for e in entries] == ["q052"] and entries[0]["doc_id"] == "notifications-push-03"
 
     pool_file = tmp_path / "pool.csv"
-    made = cli("judge", "pool", *LABELS, *RUNS, "--query", "q006", "--depth", "3", "--docs", str(S / "docs.jsonl"),
+    made = cli("judge", "pool", *LABELS, *RUNS, "--query", "q052", "--depth", "3", "--docs", str(S / "docs.jsonl"),
                "--output", str(pool_file), workspace=ws)
     assert made.returncode == 0, made.stderr
     rows = list(csv.DictReader(pool_file.open(encoding="utf-8")))
@@ -109,7 +109,7 @@ def test_flag_judge_and_save_a_blind_version(tmp_path) -> None:
     incomplete = cli("judge", "save", "labels", str(pool_file), workspace=ws)
     assert incomplete.returncode == 2 and "expected a mark" in incomplete.stderr
     for row in rows:
-        row["relevant"] = "yes" if row["doc_id"] == "integrations-calendar-01" else "no"
+        row["relevant"] = "yes" if row["doc_id"] == "notifications-push-03" else "no"
     with pool_file.open("w", encoding="utf-8", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
         writer.writeheader()
@@ -119,7 +119,7 @@ def test_flag_judge_and_save_a_blind_version(tmp_path) -> None:
     assert "labels v2" in saved.stderr and "earlier versions are unchanged" in saved.stderr
     state = json.loads(cli("judge", "queue", "--all", "--format", "json", workspace=ws).stdout)
     assert state["queue"][0]["resolved_version"] == 2
-    assert [(r["query"], r["depth"], r["judge"]) for r in state["judging rounds"]] == [("q006", 3, "bo")]
+    assert [(r["query"], r["depth"], r["judge"]) for r in state["judging rounds"]] == [("q052", 3, "bo")]
 
 
 def test_pool_ids_that_look_like_formulas_round_trip(tmp_path) -> None:
@@ -152,34 +152,34 @@ def test_pool_ids_that_look_like_formulas_round_trip(tmp_path) -> None:
 
 
 def test_every_scoring_command_scores_the_tune_split_by_default_and_names_it(tmp_path) -> None:
-    """evaluate, compare, budget, audit and report: tune numbers (n = 96) by default, never the 224 holdout queries."""
+    """evaluate, compare, budget, audit and report: tune numbers (n = 224) by default, never the 96 holdout queries."""
     evaluate = cli("evaluate", *LABELS, *RUNS, "--k", "1")
     assert evaluate.returncode == 0, evaluate.stderr
     first = evaluate.stdout.splitlines()[0]
-    assert first.startswith("tune split (exploratory, file split field): 96 of 320 labeled queries scored; 224 "
+    assert first.startswith("tune split (exploratory, file split field): 224 of 320 labeled queries scored; 96 "
                             "holdout queries sealed: see them with --split holdout --reveal")
     rows = [line for line in evaluate.stdout.splitlines() if line.startswith("recall@1")]
-    assert len(rows) == 2 and all(" 96 " in r and "labels:tune#22389d948558" in r and " tune" in r for r in rows)
+    assert len(rows) == 2 and all(" 224 " in r and "labels:tune#75455c70275d" in r and " tune" in r for r in rows)
     assert "holdout_mixed_in" not in evaluate.stdout
 
     data = json.loads(cli("evaluate", *LABELS, *RUNS, "--k", "1", "--format", "json", "--per-query").stdout)
-    assert data["split"]["split"] == "tune" and data["split"]["n_holdout_sealed"] == 224
-    assert data["labels"] == {"name": "labels:tune", "fingerprint": "22389d948558", "n_queries": 96}
+    assert data["split"]["split"] == "tune" and data["split"]["n_holdout_sealed"] == 96
+    assert data["labels"] == {"name": "labels:tune", "fingerprint": "75455c70275d", "n_queries": 224}
     assert all(m["split"] == "tune" for r in data["runs"] for m in r["metrics"].values())
-    assert all(q["split"] == "tune" for r in data["runs"] for q in r["per_query"]) and len(data["runs"][0]["per_query"]) == 96
+    assert all(q["split"] == "tune" for r in data["runs"] for q in r["per_query"]) and len(data["runs"][0]["per_query"]) == 224
 
     compare = cli("compare", *LABELS, *RUNS)
     assert compare.returncode == 0, compare.stderr
-    assert "224 holdout queries sealed" in compare.stdout and "n = 96" in compare.stdout and "n = 320" not in compare.stdout
-    assert "labels labels:tune#22389d948558" in compare.stdout
+    assert "96 holdout queries sealed" in compare.stdout and "n = 224" in compare.stdout and "n = 320" not in compare.stdout
+    assert "labels labels:tune#75455c70275d" in compare.stdout
     compared = json.loads(cli("compare", *LABELS, *RUNS, "--format", "json").stdout)
     assert compared["split"]["split"] == "tune" and compared["labels"]["name"] == "labels:tune"
 
     budget = cli("budget", *LABELS, *RUNS, "--chunk-tokens", "100", "--max-k", "5", "--format", "csv")
     assert budget.returncode == 0, budget.stderr
     records = list(csv.DictReader(io.StringIO(budget.stdout)))
-    assert {r["labels"] for r in records} == {"labels:tune"} and {r["n"] for r in records} == {"96"}
-    assert "224 holdout queries sealed" in budget.stderr
+    assert {r["labels"] for r in records} == {"labels:tune"} and {r["n"] for r in records} == {"224"}
+    assert "96 holdout queries sealed" in budget.stderr
     budgeted = json.loads(cli("budget", *LABELS, *RUNS, "--chunk-tokens", "100", "--max-k", "5",
                               "--format", "json").stdout)
     assert budgeted["split"]["split"] == "tune"
@@ -187,8 +187,8 @@ def test_every_scoring_command_scores_the_tune_split_by_default_and_names_it(tmp
     report = cli("report", *LABELS, *RUNS, "--no-charts")
     assert report.returncode == 0, report.stderr
     assert report.stdout.startswith("# Retrieval quality: labels:tune, k = 10")
-    assert "Split: tune split \\(exploratory\\)" in report.stdout and "224 holdout queries sealed" in report.stdout
-    assert "224 holdout queries sealed" in report.stderr
+    assert "Split: tune split \\(exploratory\\)" in report.stdout and "96 holdout queries sealed" in report.stdout
+    assert "96 holdout queries sealed" in report.stderr
 
 
 def test_every_scoring_command_keeps_the_holdout_sealed_without_a_recorded_reveal(tmp_path) -> None:
@@ -207,7 +207,7 @@ def test_every_scoring_command_keeps_the_holdout_sealed_without_a_recorded_revea
         out = cli(command, *LABELS, *RUNS, *extra, "--split", "holdout", "--reveal", "--who", "ana", workspace=ws)
         assert out.returncode == 0, (command, out.stderr)
         assert "holdout revealed and recorded" in out.stderr
-        assert "labels:holdout" in out.stdout and "224" in out.stdout and "labels:tune" not in out.stdout
+        assert "labels:holdout" in out.stdout and "96" in out.stdout and "labels:tune" not in out.stdout
         views.append(out)
     assert "holdout of labels viewed 4 times" in views[-1].stderr
     assert len(Workspace(ws).reveals("labels")) == 4
@@ -223,18 +223,18 @@ def test_save_keeps_the_tune_numbers_under_their_own_label_set(tmp_path) -> None
     ws = tmp_path / "ws"
     saved = cli("evaluate", *LABELS, *RUNS, "--k", "1,5", "--save", workspace=ws)
     assert saved.returncode == 0, saved.stderr
-    assert "saved evaluation 1: labels labels:tune v1 #22389d948558, n = 96" in saved.stderr
+    assert "saved evaluation 1: labels labels:tune v1 #75455c70275d, n = 224" in saved.stderr
     workspace = Workspace(ws)
     evaluation = workspace.evaluation(1)
-    assert evaluation.note.startswith("tune split (exploratory) · 224 holdout queries sealed: 96 of 320 queries of "
+    assert evaluation.note.startswith("tune split (exploratory) · 96 holdout queries sealed: 224 of 320 queries of "
                                       "labels#109ae50aeaba")
-    assert workspace.label_version("labels:tune").n_queries == 96
+    assert workspace.label_version("labels:tune").n_queries == 224
     assert set(workspace.evaluations()["labels"]) == {"labels:tune"}  # no version of the whole set was stored
     named = cli("evaluate", *LABELS, *RUNS, "--k", "1,5", "--save", "--label-set", "support", workspace=ws)
     assert named.returncode == 0 and "labels support:tune v1" in named.stderr
     report = cli("report", "--no-charts", workspace=ws)
     assert report.returncode == 0 and report.stdout.startswith("# Retrieval quality: support:tune v1, k = 5")
-    assert "n = 96 evaluated queries" in report.stdout
+    assert "n = 224 evaluated queries" in report.stdout
 
 
 def test_labels_without_a_split_field_are_scored_whole_as_before(tmp_path) -> None:

@@ -10,36 +10,33 @@ PAGE = "views/sources.py"
 
 
 def test_sources_page_splits_every_metric_and_states_the_gap() -> None:
-    # The sample labels carry a tune/holdout split: the page scores the 96 tune queries (18 of them team-written),
-    # so the minimum n is lowered to 10 here to rank and compare them.
-    at = app(PAGE, minn="10")
+    at = app(PAGE)  # the sample's 224 tune queries (its holdout is sealed)
     assert at.title[0].value == "Sources"
     table = at.dataframe[0].value
     assert {"run", "model", "source", "n", "status", "recall@10", "recall@10 95% CI", "recall@1", "hit@10",
             "precision@10", "ndcg@10", "judged@10", "mrr", "k", "labels"} <= set(table.columns)
     per_run = table.groupby("run")["n"].sum()
-    assert (per_run == 96).all() and sorted(per_run.index) == ["base", "tuned", "tuned-256d"]
+    assert (per_run == 224).all() and sorted(per_run.index) == ["base", "tuned", "tuned-256d"]
     base = table[table["run"] == "base"].set_index("source")
-    assert base.at["team_written", "n"] == 18 and base.at["team_written", "status"] == "rank 1 of 4 on recall@10"
+    assert base.at["team_written", "n"] == 42 and base.at["team_written", "status"] == "rank 1 of 4 on recall@10"
     assert base.at["failed_search", "status"] == "rank 4 of 4 on recall@10"
     words = texts(at)
     assert "The gap on recall@10" in words
-    assert "base: customers' queries score 20.5 points lower on recall@10 than team-written ones (95% CI" in words
+    assert "base: customers' queries score 11.7 points lower on recall@10 than team-written ones (95% CI" in words
     assert "customers' queries = failed_search, search_log, support_ticket" in words
-    assert "k = 10 · n = 96 queries · models: base = acme-embed-base-v2" in words
-    assert "labels labels:tune#22389d948558 · tune split (exploratory) · 224 holdout queries sealed" in words
+    assert "k = 10 · n = 224 queries · models: base = acme-embed-base-v2" in words
+    assert "labels labels:tune#75455c70275d · tune split (exploratory) · 96 holdout queries sealed" in words
     gaps = at.dataframe[1].value
-    assert set(gaps["n_a"]) == {78} and set(gaps["n_b"]) == {18}
-    assert (gaps[gaps["metric"].str.startswith("recall@")]["gap"] < 0).all()
+    assert (gaps["gap"] < 0).all() and set(gaps["n_a"]) == {182} and set(gaps["n_b"]) == {42}
     chart = json.loads(charts(at)[0].proto.spec)
     assert len(chart["hconcat"]) == 3  # one panel per run
     assert chart["title"]["text"] == "recall@10 by source, with 95% intervals"
-    assert chart["title"]["subtitle"][0].startswith("k = 10 · n = 96 queries · labels labels:tune#")
-    assert chart["hconcat"][0]["title"]["subtitle"][0].startswith("gap -20.5 points (95% CI -29.5 to -11.5): lower")
+    assert chart["title"]["subtitle"][0].startswith("k = 10 · n = 224 queries · labels labels:tune#")
+    assert chart["hconcat"][0]["title"]["subtitle"][0].startswith("gap -11.7 points (95% CI -18.6 to -4.7): lower")
 
 
 def test_changing_k_metric_and_minimum_n_updates_the_page_and_the_url() -> None:
-    at = app(PAGE, minn="10")  # the 96 tune queries of the sample (see above)
+    at = app(PAGE)
     at.number_input(key="sources.k").set_value(5).run()
     no_exceptions(at)
     assert at.query_params["k"] == "5"
@@ -49,18 +46,18 @@ def test_changing_k_metric_and_minimum_n_updates_the_page_and_the_url() -> None:
     at.selectbox(key="sources.metric").set_value("mrr").run()
     no_exceptions(at)
     assert at.query_params["metric"] == "mrr"
-    assert "base: customers' queries score 0.357 lower on mrr than team-written ones" in texts(at)
+    assert "base: customers' queries score 0.249 lower on mrr than team-written ones" in texts(at)
 
-    at.number_input(key="sources.minn").set_value(20).run()
+    at.number_input(key="sources.minn").set_value(50).run()
     no_exceptions(at)
-    assert at.query_params["minn"] == "20"
+    assert at.query_params["minn"] == "50"
     table = at.dataframe[0].value
     small = table[table["status"] == "too few to rank"]
-    assert set(small["source"]) == {"team_written", "failed_search"} and (small["n"] < 20).all()
+    assert set(small["source"]) == {"team_written", "failed_search"} and (small["n"] < 50).all()
     assert table[table["run"] == "base"]["status"].tolist()[:2] == ["rank 1 of 2 on mrr", "rank 2 of 2 on mrr"]
     words = texts(at)
-    assert "base: too few queries to compare customers' queries with team-written ones on mrr (n = 78 vs 18; " \
-           "each side needs at least 20)." in words
+    assert "base: too few queries to compare customers' queries with team-written ones on mrr (n = 182 vs 42; " \
+           "each side needs at least 50)." in words
     assert set(at.dataframe[1].value["verdict"]) == {"too few"}
 
 

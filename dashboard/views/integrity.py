@@ -179,7 +179,9 @@ with check_tab:
                                 key=f"{PAGE}.flag")
         if st.button("Flag for blind re-judging", disabled=not chosen, key=f"{PAGE}.flag_button"):
             try:
-                base = ws.save_labels(labels, name=labels.name)
+                # The whole label set as read (not only the scored split): judgments made on the flagged
+                # queries become a version of the set every page loads.
+                base = ws.save_labels(data.labels(v.dataset.labels).value)
                 for q in chosen:
                     row = suspects[suspects["query"] == q].iloc[0]
                     ws.flag_for_rejudging(base.name, q, doc_id=row["doc_id"],
