@@ -61,8 +61,6 @@ def _body(v: layout.View, more: bool) -> None:
                    "price $/M tokens": st.column_config.NumberColumn(format="$%.3f")})
     st.dataframe(table, hide_index=True, column_config=config, width="stretch")
     layout.context(v, k=k, extra="95% intervals: Wilson for 0/1 scores, else BCa bootstrap (10,000 resamples, seed 0)")
-    if data.curves(v.dataset, more, wait=False) is None:
-        st.caption(CURVES_PENDING)
 
     export = summary[summary["metric"].isin(metrics)][
         ["run", "model", "metric", "k", "mean", "ci_low", "ci_high", "n", "labels", "fingerprint", "ci_method", "level"]]
@@ -74,6 +72,8 @@ def _body(v: layout.View, more: bool) -> None:
         title="Recall@1, recall@k and MRR with 95% intervals",  # the panels name k: the spec is the same for every k
         subtitle=f"n = {v.n:,} queries · labels {v.labels_ref} · " + "; ".join(f"{r} = {v.model(r)}" for r in v.runs))
     st.vega_lite_chart(spec=chart, width="content")
+    if data.curves(v.dataset, more, wait=False) is None:  # starts them, after the first chart
+        st.caption(CURVES_PENDING)
 
     # ---------------------------------------------------------------- paired comparison
     st.subheader("Is the difference real?")
