@@ -107,7 +107,8 @@ def at_k(v: layout.View) -> None:
     })
     st.caption(md_text(f"k = {k} · {context} · models: " + "; ".join(f"{r.name} = {r.model}" for r in shown)))
     built = chart_spec(v.dataset, settings, tuple(shown_v.runs), tuple(v.all_runs), context, price_text, money)
-    st.download_button(f"Download the chart below (PNG, k = {k} marked)",
+    st.caption(md_text(f"The PNG download marks k = {k} on the chart below with a dashed line."))
+    st.download_button("Download the chart (PNG)",
                        data=lambda: charts.to_png(charts.set_k(built, k)), file_name=f"choose_k_k{k}.png",
                        mime="image/png", on_click="ignore", icon=":material/image:", key="choose_k.png")
 
