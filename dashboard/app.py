@@ -7,6 +7,7 @@ and a fresh server's first visitor would get its sidebar and a "Page not found" 
 """
 
 import sys
+import threading
 from pathlib import Path
 
 import streamlit as st
@@ -14,6 +15,9 @@ import streamlit as st
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # `streamlit run` puts only this folder on the path; pages import `dashboard.*`
     sys.path.insert(0, str(ROOT))
+
+if "altair" not in sys.modules:  # the Choose k chart needs Altair (~0.5 s to import): not on a page's first visit
+    threading.Thread(target=__import__, args=("altair",), name="evalcore-import-altair", daemon=True).start()
 
 st.set_page_config(page_title="evalcore", page_icon=":material/troubleshoot:", layout="wide")
 

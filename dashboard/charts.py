@@ -7,10 +7,12 @@ pasted into a slide still says what it measures. Runs keep one colour across eve
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
-import altair as alt
 import pandas as pd
+
+if TYPE_CHECKING:  # Altair is imported where an Altair chart is built: importing it costs ~0.5 s, and the
+    import altair as alt  # Overview's charts (plain specs) should not wait for it after an upload.
 
 K_DATA = "chosen_k"
 """The chosen k is a named dataset of one row (k, label), filled in by `set_k`. A built spec is reused for
@@ -20,12 +22,17 @@ PALETTE = ["#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2", "#f
            "#eeca3b"]
 
 
-RUN_LEGEND = alt.Legend(title="run", orient="top", symbolType="stroke", symbolStrokeWidth=3, symbolOpacity=1)
-"""One legend definition for every chart that colours by run, so stacked charts merge them into one."""
+def _run_legend() -> alt.Legend:
+    """One legend definition for every chart that colours by run, so stacked charts merge them into one."""
+    import altair as alt
+
+    return alt.Legend(title="run", orient="top", symbolType="stroke", symbolStrokeWidth=3, symbolOpacity=1)
 
 
 def run_colors(runs: Sequence[str]) -> alt.Scale:
     """One colour per run, stable across charts (the order of the data set's runs)."""
+    import altair as alt
+
     return alt.Scale(domain=list(runs), range=[PALETTE[i % len(PALETTE)] for i in range(len(runs))])
 
 
@@ -52,15 +59,24 @@ SCHEMA = "https://vega.github.io/schema/vega-lite/v6.json"
 
 # The two Overview charts are written as Vega-Lite dicts rather than built with Altair: they change
 # with k, and building and validating an Altair chart costs more than the rest of that page's rerun.
+# Their specs hold no k: the numbers (and the metric names, "recall@12") are named datasets, so for a
+# new k only the data change and the browser swaps them into the drawn chart instead of drawing anew.
+
+INTERVALS_DATA = "intervals"
+POINTS_DATA = {"price_per_mtok": "points_by_price", "index_mb": "points_by_size"}
+
 
 def metric_intervals(summary: pd.DataFrame, runs: Sequence[str], *, title: str, subtitle: str | list[str]) -> dict:
     """Each run's mean and 95% interval, one panel per metric (recall@1, recall@k, mrr, ...), as a Vega-Lite spec.
 
     ``summary`` has the columns of `Evaluation.summary`: run, model, metric, mean, ci_low, ci_high, n.
+    The panels keep the order of the metrics in ``summary`` (an ``order`` column of the data), and
+    the data are the named dataset `INTERVALS_DATA`, so the spec is the same for every k.
     """
     frame = summary[["run", "model", "metric", "mean", "ci_low", "ci_high", "n"]].copy()
     frame["interval"] = [f"{lo:.3f} to {hi:.3f}" for lo, hi in zip(frame["ci_low"], frame["ci_high"])]
     metrics = list(dict.fromkeys(frame["metric"]))
+    frame["order"] = [metrics.index(m) for m in frame["metric"]]
     y = {"field": "run", "type": "nominal", "sort": list(runs), "title": None}
     color = _color(runs, None)
     tooltip = [{"field": "run", "type": "nominal"}, {"field": "model", "type": "nominal"},
@@ -78,9 +94,9 @@ def metric_intervals(summary: pd.DataFrame, runs: Sequence[str], *, title: str, 
                       "text": {"field": "mean", "type": "quantitative", "format": ".3f"}}},
     ]
     return {
-        "$schema": SCHEMA, "data": {"values": _records(frame)},
-        "facet": {"column": {"field": "metric", "type": "nominal", "title": None, "sort": metrics,
-                             "header": {"labelFontSize": 13}}},
+        "$schema": SCHEMA, "data": {"name": INTERVALS_DATA}, "datasets": {INTERVALS_DATA: _records(frame)},
+        "facet": {"column": {"field": "metric", "type": "nominal", "title": None,
+                             "sort": {"field": "order", "op": "min"}, "header": {"labelFontSize": 13}}},
         "spec": {"layer": layers, "width": 260, "height": max(60, 34 * len(runs))},
         "resolve": {"scale": {"x": "independent"}}, "spacing": 36, "title": _title(title, subtitle),
     }
@@ -89,19 +105,26 @@ def metric_intervals(summary: pd.DataFrame, runs: Sequence[str], *, title: str, 
 def tradeoff(points: pd.DataFrame, runs: Sequence[str], *, metric: str, title: str, subtitle: str | list[str]) -> dict:
     """Quality against price and against index size, one point per run with its interval (Vega-Lite spec).
 
-    ``points`` has run, model, mean, ci_low, ci_high, price_per_mtok, index_mb, dims. A run
-    without a price (or a size) is left out of that panel, and the panel says so.
+    ``points`` has run, model, mean, ci_low, ci_high, price_per_mtok, index_mb, dims, and may have
+    ``metric`` (what ``mean`` is, e.g. "recall@12", shown in the tooltip). ``metric`` titles the
+    y axis: pass one without the k ("recall@k") to keep the spec the same for every k (the points
+    are the named datasets `POINTS_DATA`). A run without a price (or a size) is left out of that
+    panel, and the panel says so.
     """
     frame = points.copy()
+    if "metric" not in frame:
+        frame["metric"] = metric
     frame["interval"] = [f"{lo:.3f} to {hi:.3f}" for lo, hi in zip(frame["ci_low"], frame["ci_high"])]
     tooltip = [{"field": "run", "type": "nominal"}, {"field": "model", "type": "nominal"},
-               {"field": "mean", "type": "quantitative", "title": metric, "format": ".3f"},
+               {"field": "metric", "type": "nominal"},
+               {"field": "mean", "type": "quantitative", "title": "mean", "format": ".3f"},
                {"field": "interval", "type": "nominal", "title": "95% CI"},
                {"field": "price_per_mtok", "type": "quantitative", "title": "$ per M tokens"},
                {"field": "index_mb", "type": "quantitative", "title": "index MB", "format": ",.2f"},
                {"field": "dims", "type": "quantitative"}]
     y = {"field": "mean", "type": "quantitative", "title": metric, "scale": {"zero": False, "padding": 12}}
     color = _color(runs, {"title": "run", "orient": "bottom"})
+    datasets = {}
 
     def panel(x_field: str, x_title: str, missing_note: str) -> dict:
         have = frame[frame[x_field].notna()]
@@ -109,8 +132,9 @@ def tradeoff(points: pd.DataFrame, runs: Sequence[str], *, metric: str, title: s
         sub = f"not shown (no value): {', '.join(left_out)}" if left_out else ""
         x = {"field": x_field, "type": "quantitative", "title": x_title, "scale": {"zero": False, "padding": 30}}
         common = {"x": x, "color": color, "tooltip": tooltip}
+        datasets[POINTS_DATA[x_field]] = _records(have)
         return {
-            "data": {"values": _records(have)}, "width": 330, "height": 260,
+            "data": {"name": POINTS_DATA[x_field]}, "width": 330, "height": 260,
             "title": {"text": x_title, "subtitle": sub or missing_note, "fontSize": 13},
             "layer": [
                 {"mark": {"type": "rule", "strokeWidth": 2},
@@ -122,12 +146,10 @@ def tradeoff(points: pd.DataFrame, runs: Sequence[str], *, metric: str, title: s
             ],
         }
 
-    return {
-        "$schema": SCHEMA,
-        "hconcat": [panel("price_per_mtok", "price per million tokens ($)", "cheaper is left"),
-                    panel("index_mb", "index size (MB)", "smaller is left")],
-        "resolve": {"scale": {"y": "shared"}}, "title": _title(title, subtitle),
-    }
+    panels = [panel("price_per_mtok", "price per million tokens ($)", "cheaper is left"),
+              panel("index_mb", "index size (MB)", "smaller is left")]
+    return {"$schema": SCHEMA, "datasets": datasets, "hconcat": panels, "resolve": {"scale": {"y": "shared"}},
+            "title": _title(title, subtitle)}
 
 
 def recall_curve(table: pd.DataFrame, runs: Sequence[str], *, title: str, subtitle: str | list[str],
@@ -137,13 +159,15 @@ def recall_curve(table: pd.DataFrame, runs: Sequence[str], *, title: str, subtit
     ``table`` has run, k, recall, recall_ci_low, recall_ci_high (one row per run and k).
     ``marks`` (run, k, recall, label) marks chosen points such as each run's recommended k.
     """
+    import altair as alt
+
     colors = run_colors(runs)
     base = alt.Chart(table).encode(x=alt.X("k:Q", title="k (chunks retrieved)", scale=alt.Scale(domainMin=1)))
     band = base.mark_area(opacity=0.18).encode(
         y=alt.Y("recall_ci_low:Q", title="recall@k", scale=alt.Scale(domain=[0, 1])), y2="recall_ci_high:Q",
-        color=alt.Color("run:N", scale=colors, legend=RUN_LEGEND))
+        color=alt.Color("run:N", scale=colors, legend=_run_legend()))
     line = base.mark_line(strokeWidth=2.5).encode(
-        y="recall:Q", color=alt.Color("run:N", scale=colors, legend=RUN_LEGEND),
+        y="recall:Q", color=alt.Color("run:N", scale=colors, legend=_run_legend()),
         tooltip=[alt.Tooltip("run:N"), alt.Tooltip("k:Q"), alt.Tooltip("recall:Q", format=".3f"),
                  alt.Tooltip("recall_ci_low:Q", title="95% CI low", format=".3f"),
                  alt.Tooltip("recall_ci_high:Q", title="95% CI high", format=".3f")])
@@ -151,7 +175,7 @@ def recall_curve(table: pd.DataFrame, runs: Sequence[str], *, title: str, subtit
     layers = [band, line, rule, rule_text]
     if marks is not None and not marks.empty:
         mark_base = alt.Chart(marks).encode(x="k:Q", y="recall:Q", color=alt.Color("run:N", scale=colors,
-                                                                                   legend=RUN_LEGEND))
+                                                                                   legend=_run_legend()))
         layers.append(mark_base.mark_point(shape="diamond", size=160, filled=True, stroke="#222", strokeWidth=1)
                       .encode(tooltip=[alt.Tooltip("run:N"), alt.Tooltip("label:N", title="mark"),
                                        alt.Tooltip("k:Q"), alt.Tooltip("recall:Q", format=".3f")]))
@@ -177,6 +201,8 @@ def tokens_curve(table: pd.DataFrame, runs: Sequence[str], *, title: str, subtit
 
     ``table`` has run, k, tokens_mean, tokens_p90.
     """
+    import altair as alt
+
     colors = run_colors(runs)
     long = table.melt(id_vars=["run", "k"], value_vars=["tokens_mean", "tokens_p90"], var_name="statistic",
                       value_name="tokens")
@@ -184,7 +210,7 @@ def tokens_curve(table: pd.DataFrame, runs: Sequence[str], *, title: str, subtit
     lines = alt.Chart(long).mark_line(strokeWidth=2).encode(
         x=alt.X("k:Q", title="k (chunks retrieved)", scale=alt.Scale(domainMin=1)),
         y=alt.Y("tokens:Q", title="prompt tokens per request"),
-        color=alt.Color("run:N", scale=colors, legend=RUN_LEGEND),
+        color=alt.Color("run:N", scale=colors, legend=_run_legend()),
         strokeDash=alt.StrokeDash("statistic:N", scale=alt.Scale(domain=["mean", "90th percentile"],
                                                                   range=[[1, 0], [5, 3]]),
                                   legend=alt.Legend(title=None, orient="top")),
@@ -197,30 +223,40 @@ def tokens_curve(table: pd.DataFrame, runs: Sequence[str], *, title: str, subtit
 def cost_curve(table: pd.DataFrame, runs: Sequence[str], *, title: str, subtitle: str | list[str],
                width: int = 860) -> alt.LayerChart:
     """What the chunks cost per month at each k (mean tokens x price x requests). ``table``: run, k, cost_per_month."""
+    import altair as alt
+
     line = alt.Chart(table).mark_line(strokeWidth=2).encode(
         x=alt.X("k:Q", title="k (chunks retrieved)", scale=alt.Scale(domainMin=1)),
         y=alt.Y("cost_per_month:Q", title="cost per month", axis=alt.Axis(format="$,.0f")),
-        color=alt.Color("run:N", scale=run_colors(runs), legend=RUN_LEGEND),
+        color=alt.Color("run:N", scale=run_colors(runs), legend=_run_legend()),
         tooltip=[alt.Tooltip("run:N"), alt.Tooltip("k:Q"), alt.Tooltip("cost_per_month:Q", format="$,.2f")])
     return alt.layer(line, _k_rule()).properties(
         width=width, height=150, title=alt.TitleParams(title, subtitle=subtitle, anchor="start"))
 
 
 def _k_point() -> alt.Chart:
+    import altair as alt
+
     return alt.Chart(alt.Data(name=K_DATA))
 
 
 def _k_rule() -> alt.Chart:
+    import altair as alt
+
     return _k_point().mark_rule(strokeDash=[5, 4], color="#333", strokeWidth=1.5).encode(x="k:Q")
 
 
 def _k_label() -> alt.Chart:
+    import altair as alt
+
     return _k_point().mark_text(align="left", dx=5, y=8, fontWeight="bold", color="#333").encode(
         x="k:Q", text="label:N")
 
 
 def stacked(*charts: alt.TopLevelMixin) -> alt.VConcatChart:
     """Charts over the same k axis, one above the other (the Choose k view and its PNG)."""
+    import altair as alt
+
     return alt.vconcat(*charts, spacing=18).resolve_scale(color="shared")
 
 

@@ -192,6 +192,10 @@ def test_failures_filters_modes_and_runs_compared() -> None:
     at.text_input(key="failures.search").set_value("PASSWORD").run()
     no_exceptions(at)
     assert at.dataframe[0].value["query_text"].str.lower().str.contains("password").all()
+    assert len(at.dataframe) == 1  # the comparison is computed when its tab is opened
+    at.session_state["failures.tab"] = "Runs compared"
+    at.run()
+    no_exceptions(at)
     compared = at.dataframe[1].value
     assert {"gets", "misses", "ranks_gets", "ranks_misses"} <= set(compared.columns)
 

@@ -20,9 +20,23 @@ def _summary() -> pd.DataFrame:
 def test_metric_intervals_spec_renders_one_panel_per_metric_in_order():
     spec = charts.metric_intervals(_summary(), ["base", "tuned"], title="Recall@1, recall@7 and MRR",
                                    subtitle="n = 320 queries")
-    assert spec["facet"]["column"]["sort"] == ["recall@1", "recall@7", "mrr"]
-    assert {row["interval"] for row in spec["data"]["values"]} >= {"0.450 to 0.550", "0.750 to 0.850"}
+    rows = spec["datasets"][spec["data"]["name"]]
+    panels = sorted({(row["order"], row["metric"]) for row in rows})
+    assert [metric for _, metric in panels] == ["recall@1", "recall@7", "mrr"]
+    assert spec["facet"]["column"]["sort"] == {"field": "order", "op": "min"}
+    assert {row["interval"] for row in rows} >= {"0.450 to 0.550", "0.750 to 0.850"}
     assert charts.to_png(spec)[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_metric_intervals_spec_is_the_same_for_every_k_only_the_data_change():
+    """The browser then swaps the data into the drawn chart instead of drawing it again."""
+    at_7 = charts.metric_intervals(_summary(), ["base", "tuned"], title="t", subtitle="s")
+    other = _summary()
+    other["metric"] = other["metric"].replace({"recall@7": "recall@12"})
+    other["mean"] += 0.01
+    at_12 = charts.metric_intervals(other, ["base", "tuned"], title="t", subtitle="s")
+    assert {k: v for k, v in at_7.items() if k != "datasets"} == {k: v for k, v in at_12.items() if k != "datasets"}
+    assert at_7["datasets"] != at_12["datasets"]
 
 
 def test_tradeoff_spec_leaves_out_runs_without_a_value_and_says_so():
@@ -31,7 +45,7 @@ def test_tradeoff_spec_leaves_out_runs_without_a_value_and_says_so():
                            "dims": [768, 256]})
     spec = charts.tradeoff(points, ["base", "tuned"], metric="recall@7", title="t", subtitle="s")
     price, size = spec["hconcat"]
-    assert [r["run"] for r in price["data"]["values"]] == ["base"]
+    assert [r["run"] for r in spec["datasets"][price["data"]["name"]]] == ["base"]
     assert price["title"]["subtitle"] == "not shown (no value): tuned"
-    assert len(size["data"]["values"]) == 2
+    assert len(spec["datasets"][size["data"]["name"]]) == 2
     assert charts.to_png(spec)[:8] == b"\x89PNG\r\n\x1a\n"

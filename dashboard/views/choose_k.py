@@ -1,4 +1,8 @@
-"""Choose k: recall@k against k with its band, what k chunks cost in prompt tokens, and the recommended k."""
+"""Choose k: recall@k against k with its band, what k chunks cost in prompt tokens, and the recommended k.
+
+The k control, the numbers at k and the PNG download (which marks k) are one fragment (`at_k`):
+changing k reruns only them. The chart, the settings and the recommendation do not depend on k.
+"""
 
 import pandas as pd
 import streamlit as st
@@ -6,14 +10,12 @@ import streamlit as st
 from evalcore.budget import DEFAULT_LAMBDA, DEFAULT_PRICE_PER_MTOK
 from evalcore.export import md_text
 
-from dashboard import charts, data, layout, state
+from dashboard import charts, data, fragments, layout, state
 
 PAGE = "choose_k"
 v = layout.view(PAGE, own=("price", "rpm", "overhead", "lam", "chunk"))
 layout.header("Choose k", v, "How many chunks to retrieve: recall gained against prompt tokens paid, for every k "
                              f"from 1 to {data.DEPTH}.")
-v = layout.controls(PAGE, v)
-k = v.k
 
 
 def number(name: str, kind=float):
@@ -23,6 +25,95 @@ def number(name: str, kind=float):
         return None
     return value if value >= 0 else None
 
+
+def settings_now(v: layout.View) -> data.BudgetSettings:
+    """The settings as the widgets below hold them (they write each change to the URL)."""
+    rpm = number("rpm", int)
+    chunk = None if data.has_chunk_sizes(v.dataset) else (number("chunk", int) or 300)
+    return data.BudgetSettings(price_per_mtok=number("price"), requests_per_month=float(rpm) if rpm else None,
+                               overhead_tokens=int(number("overhead", int) or 0), lam=number("lam"),
+                               chunk_tokens=int(chunk) if chunk else None)
+
+
+def describe(v: layout.View, settings: data.BudgetSettings, report) -> tuple[str, str]:
+    """The context every number of the page carries, and the price it assumes."""
+    price_text = f"${report.settings['price_per_mtok']:g} per million input tokens" + (
+        " (placeholder: set your LLM's price below)" if report.settings["price_source"] == "default" else "")
+    context = (f"n = {v.n:,} queries · labels {v.labels_ref} · tokens: {report[v.runs[0]].tokenizer} · {price_text}"
+               + (f" · {settings.requests_per_month:,.0f} requests per month"
+                  if settings.requests_per_month is not None else ""))
+    return context, price_text
+
+
+# ---------------------------------------------------------------- the chart
+CHART_COLUMNS = ["run", "k", "recall", "recall_ci_low", "recall_ci_high", "tokens_mean", "tokens_p90", "cost_per_month"]
+
+
+@st.cache_data(max_entries=32, show_spinner=False, hash_funcs={**data.HASH, data.BudgetSettings: repr})
+def chart_spec(dataset, settings, runs: tuple[str, ...], all_runs: tuple[str, ...], context: str, price_text: str,
+               money: bool) -> dict:
+    """The Choose k chart, built once per data set, settings and runs; k only moves its rule (`charts.set_k`),
+    which is drawn in the PNG download only."""
+    budgets = [data.budget(dataset, settings).value[name] for name in runs]
+    frame = pd.concat([r.table.assign(run=r.name) for r in budgets], ignore_index=True)[CHART_COLUMNS]
+    marks = pd.DataFrame([{"run": r.name, "k": r.recommended_k, "recall": r.row(r.recommended_k)["recall"],
+                           "label": f"recommended k = {r.recommended_k}"} for r in budgets])
+    models = "models: " + "; ".join(f"{r.name} = {r.model}" for r in budgets)
+    parts = [charts.recall_curve(frame, all_runs, marks=marks, title="Recall@k against k, with 95% bands",
+                                 subtitle=[f"◆ recommended k per run · {context}",
+                                           models]),
+             charts.tokens_curve(frame, all_runs, title="Prompt tokens of the first k chunks",
+                                 subtitle="solid: mean over queries · dashed: 90th percentile")]
+    if money:
+        parts.append(charts.cost_curve(frame, all_runs, title="Cost per month of those tokens", subtitle=price_text))
+    return charts.stacked(*parts).to_dict()
+
+
+@st.fragment
+def at_k(v: layout.View) -> None:
+    """The k control (with the runs shown), the numbers at k and the chart's PNG marking k."""
+    shown_v = layout.controls(PAGE, fragments.current(v))
+    fragments.rerun_page_if(shown_v.runs != v.runs)  # the header, the chart and the recommendation show them too
+    k = shown_v.k
+    settings = settings_now(v)
+    loaded = data.budget(v.dataset, settings)
+    if not loaded.ok:
+        layout.error(loaded.error)
+        st.stop()
+    report = loaded.value
+    shown = [report[name] for name in shown_v.runs]
+    money = settings.requests_per_month is not None
+    context, price_text = describe(shown_v, settings, report)
+    st.subheader(f"At k = {k}")
+    rows = []
+    for run in shown:
+        at = run.row(k)
+        rows.append({
+            "run": run.name, "model": run.model, f"recall@{k}": at["recall"],
+            "recall 95% CI": f"{at['recall_ci_low']:.3f} – {at['recall_ci_high']:.3f}", f"hit@{k}": at["hit"],
+            "hit 95% CI": f"{at['hit_ci_low']:.3f} – {at['hit_ci_high']:.3f}", "tokens (mean)": at["tokens_mean"],
+            "tokens (p90)": at["tokens_p90"], "$ per 1,000 requests": at["cost_per_1k_requests"],
+            **({"$ per month": at["cost_per_month"]} if money else {}), "recommended k": run.recommended_k,
+            "n": run.n_queries,
+        })
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", column_config={
+        f"recall@{k}": st.column_config.NumberColumn(format="%.3f"),
+        f"hit@{k}": st.column_config.NumberColumn(format="%.3f",
+                                                  help="Share of queries with any relevant doc in the top k."),
+        "tokens (mean)": st.column_config.NumberColumn(format="%.0f"),
+        "tokens (p90)": st.column_config.NumberColumn(format="%.0f"),
+        "$ per 1,000 requests": st.column_config.NumberColumn(format="$%.4f"),
+        "$ per month": st.column_config.NumberColumn(format="$%.2f"),
+    })
+    st.caption(md_text(f"k = {k} · {context} · models: " + "; ".join(f"{r.name} = {r.model}" for r in shown)))
+    built = chart_spec(v.dataset, settings, tuple(shown_v.runs), tuple(v.all_runs), context, price_text, money)
+    st.caption(md_text(f"The PNG download marks k = {k} on the chart below with a dashed line."))
+    st.download_button("Download the chart (PNG)",
+                       data=lambda: charts.to_png(charts.set_k(built, k)), file_name=f"choose_k_k{k}.png",
+                       mime="image/png", on_click="ignore", icon=":material/image:", key="choose_k.png")
+
+
+at_k(v)
 
 with st.expander("What a chunk costs, and what recall is worth", expanded=True):
     cols = st.columns(4)
@@ -53,70 +144,14 @@ settings = data.BudgetSettings(price_per_mtok=price, requests_per_month=float(rp
                                overhead_tokens=int(overhead or 0), lam=lam, chunk_tokens=int(chunk) if chunk else None)
 loaded = data.budget(v.dataset, settings)
 if not loaded.ok:
-    layout.error(loaded.error)
-    st.stop()
+    st.stop()  # the fragment above says why
 report = loaded.value
 shown = [report[name] for name in v.runs]
 money = settings.requests_per_month is not None
-price_text = f"${report.settings['price_per_mtok']:g} per million input tokens" + (
-    " (placeholder: set your LLM's price above)" if report.settings["price_source"] == "default" else "")
-context = (f"n = {v.n:,} queries · labels {v.labels_ref} · tokens: {shown[0].tokenizer} · {price_text}"
-           + (f" · {settings.requests_per_month:,.0f} requests per month" if money else ""))
-
-# ---------------------------------------------------------------- the numbers at k
-st.subheader(f"At k = {k}")
-rows = []
-for run in shown:
-    at = run.row(k)
-    rows.append({
-        "run": run.name, "model": run.model, f"recall@{k}": at["recall"],
-        "recall 95% CI": f"{at['recall_ci_low']:.3f} – {at['recall_ci_high']:.3f}", f"hit@{k}": at["hit"],
-        "hit 95% CI": f"{at['hit_ci_low']:.3f} – {at['hit_ci_high']:.3f}", "tokens (mean)": at["tokens_mean"],
-        "tokens (p90)": at["tokens_p90"], "$ per 1,000 requests": at["cost_per_1k_requests"],
-        **({"$ per month": at["cost_per_month"]} if money else {}), "recommended k": run.recommended_k,
-        "n": run.n_queries,
-    })
-st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", column_config={
-    f"recall@{k}": st.column_config.NumberColumn(format="%.3f"),
-    f"hit@{k}": st.column_config.NumberColumn(format="%.3f", help="Share of queries with any relevant doc in the top k."),
-    "tokens (mean)": st.column_config.NumberColumn(format="%.0f"),
-    "tokens (p90)": st.column_config.NumberColumn(format="%.0f"),
-    "$ per 1,000 requests": st.column_config.NumberColumn(format="$%.4f"),
-    "$ per month": st.column_config.NumberColumn(format="$%.2f"),
-})
-st.caption(md_text(f"k = {k} · {context} · models: " + "; ".join(f"{r.name} = {r.model}" for r in shown)))
-
-# ---------------------------------------------------------------- the chart
-CHART_COLUMNS = ["run", "k", "recall", "recall_ci_low", "recall_ci_high", "tokens_mean", "tokens_p90", "cost_per_month"]
-
-
-@st.cache_data(max_entries=32, show_spinner=False, hash_funcs={**data.HASH, data.BudgetSettings: repr})
-def chart_spec(dataset, settings, runs: tuple[str, ...], all_runs: tuple[str, ...], context: str, price_text: str,
-               money: bool) -> dict:
-    """The Choose k chart, built once per data set, settings and runs; k only moves its rule (`charts.set_k`),
-    which is drawn in the PNG download only."""
-    budgets = [data.budget(dataset, settings).value[name] for name in runs]
-    frame = pd.concat([r.table.assign(run=r.name) for r in budgets], ignore_index=True)[CHART_COLUMNS]
-    marks = pd.DataFrame([{"run": r.name, "k": r.recommended_k, "recall": r.row(r.recommended_k)["recall"],
-                           "label": f"recommended k = {r.recommended_k}"} for r in budgets])
-    models = "models: " + "; ".join(f"{r.name} = {r.model}" for r in budgets)
-    parts = [charts.recall_curve(frame, all_runs, marks=marks, title="Recall@k against k, with 95% bands",
-                                 subtitle=[f"◆ recommended k per run · {context}",
-                                           models]),
-             charts.tokens_curve(frame, all_runs, title="Prompt tokens of the first k chunks",
-                                 subtitle="solid: mean over queries · dashed: 90th percentile")]
-    if money:
-        parts.append(charts.cost_curve(frame, all_runs, title="Cost per month of those tokens", subtitle=price_text))
-    return charts.stacked(*parts).to_dict()
-
-
+context, price_text = describe(v, settings, report)
 # On screen the chart is the same for every k (the table above gives the numbers at k); the PNG marks k.
 built = chart_spec(v.dataset, settings, tuple(v.runs), tuple(v.all_runs), context, price_text, money)
 st.vega_lite_chart(spec=charts.set_k(built, None), width="content")
-st.caption(md_text(f"The PNG download marks k = {k} on the chart with a dashed line."))
-st.download_button("Download the chart (PNG)", data=lambda: charts.to_png(charts.set_k(built, k)),
-                   file_name=f"choose_k_k{k}.png",
-                   mime="image/png", on_click="ignore", icon=":material/image:", key="choose_k.png")
 
 # ---------------------------------------------------------------- the recommendation
 st.subheader("Recommended k")

@@ -80,7 +80,8 @@ def picked(table_key: str, rows_key: str) -> None:
         open_query(shown[selection[0]])
 
 
-missed_tab, compare_tab = st.tabs(["Missed at k", "Runs compared"])
+# The comparison is computed only while its tab is open (a new k costs as much again as the list).
+missed_tab, compare_tab = st.tabs(["Missed at k", "Runs compared"], key="failures.tab", on_change="rerun")
 
 # ---------------------------------------------------------------- the list
 with missed_tab:
@@ -115,6 +116,8 @@ with missed_tab:
 with compare_tab:
     if len(v.all_runs) < 2:
         st.info("Load a second run to see which queries one run gets and another misses.")
+    elif not compare_tab.open:
+        pass
     else:
         pair = st.columns(2)
         with pair[0]:

@@ -1,0 +1,44 @@
+"""The k-dependent part of a page as an `st.fragment`: changing k reruns only that part.
+
+A fragment rerun calls the fragment with the arguments of the last full run, so the view it was
+given is stale: `current` reads the shared selections (k, runs, baseline) again from the session
+and the URL, as `layout.view` does at the top of a full run. A widget in the fragment that changes
+what is drawn outside it (the runs shown, which the header names) asks for a full rerun
+(`rerun_page_if`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import streamlit as st
+
+from dashboard import layout, state
+
+
+def current(v: layout.View) -> layout.View:
+    """``v`` with k, the runs shown and the baseline as they are now, validated like `layout.view` does."""
+    names = v.all_runs
+    wanted = state.get("runs", [])
+    runs = [r for r in names if r in wanted] or list(names)
+    baseline = state.get("baseline")
+    if baseline not in names:
+        baseline = names[0] if names else None
+    return replace(v, runs=runs, baseline=baseline, k=layout._valid_k(state.get("k")))
+
+
+def in_fragment_run() -> bool:
+    """Whether this script run reruns only a fragment, not the whole page."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    return bool(ctx is not None and getattr(ctx, "fragment_ids_this_run", None))
+
+
+def rerun_page_if(changed: bool) -> None:
+    """Rerun the whole page when a fragment's widget changed something drawn outside the fragment.
+
+    Only from a fragment rerun: in a full run everything is drawn afresh anyway (and asking again
+    would loop)."""
+    if changed and in_fragment_run():
+        st.rerun(scope="app")
