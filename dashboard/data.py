@@ -737,12 +737,14 @@ def caveat_cells(frame: pd.DataFrame, run: str, k: int) -> dict:
     if rows.empty:
         return {}
     row = rows.iloc[0]
+    covered = None if pd.isna(row["covered_k"]) else int(row["covered_k"])
+    reach = "under 90% judged even at k = 1" if covered == 0 else f"covered to k = {covered}"
     if row["flagged"]:
-        depth = f"deeper than judged (covered to k = {int(row['covered_k'])})"
-    elif pd.isna(row["covered_k"]):
+        depth = f"deeper than judged ({reach})"
+    elif covered is None:
         depth = "unknown: labels list only relevant docs"
     else:
-        depth = f"within judged depth (covered to k = {int(row['covered_k'])})"
+        depth = f"within judged depth ({reach})"
     return {"blind share": float(row["blind_share"]) if row["blind_known"] else None,
             f"recall@{k} judged depth": depth,
             f"recall@{k} bounds": f"{row['low']:.3f} – {row['high']:.3f}" if row["flagged"] else None}
