@@ -709,14 +709,22 @@ def has_chunk_sizes(dataset: Dataset) -> bool:
 # ----------------------------------------------------------------------------- caveats beside each number
 
 
-@st.cache_data(max_entries=64, show_spinner=False, hash_funcs=_HASH)
-def caveats(dataset: Dataset, k: int) -> pd.DataFrame:
-    """Per run, what to know about its recall@k: the share of blind labels behind it, and whether k goes deeper
-    than the judgments cover, with bounds (`evalcore.coverage.number_caveats` on the scored evaluation)."""
+@st.cache_data(max_entries=8, show_spinner=False, hash_funcs=_HASH)
+def _caveats_every_k(dataset: Dataset) -> pd.DataFrame:
+    """`evalcore.coverage.number_caveats` for every k 1..DEPTH at once (about the cost of one k), per data set."""
     from evalcore.coverage import CAVEAT_COLUMNS, number_caveats
 
     loaded = evaluation(dataset)
-    return number_caveats(loaded.value, int(k)) if loaded.ok else pd.DataFrame(columns=CAVEAT_COLUMNS)
+    if not loaded.ok:
+        return pd.DataFrame(columns=CAVEAT_COLUMNS)
+    return number_caveats(loaded.value, range(1, min(r.depth for r in loaded.value.results) + 1))
+
+
+def caveats(dataset: Dataset, k: int) -> pd.DataFrame:
+    """Per run, what to know about its recall@k: the share of blind labels behind it, and whether k goes deeper
+    than the judgments cover, with bounds (`evalcore.coverage.number_caveats` on the scored evaluation)."""
+    every = _caveats_every_k(dataset)
+    return every[every["k"] == int(k)].reset_index(drop=True)
 
 
 CAVEAT_HELP = {

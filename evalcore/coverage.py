@@ -43,39 +43,52 @@ COVERAGE_COLUMNS = ["run", "model", "metric", "k", "mean", "low", "high", "judge
 DEPTH_UNKNOWN = "judged depth unknown: labels list only relevant docs"
 
 
-def bound_scores(result: RunResult, ks: Sequence[int]) -> dict[str, np.ndarray]:
-    """Per-query scores at each of ``ks`` with the unjudged top-k docs counted as relevant: (n_queries, len(ks))."""
+def bound_scores(result: RunResult, ks: Sequence[int], metrics: Sequence[str] = BOUND_METRICS,
+                 ) -> dict[str, np.ndarray]:
+    """Per-query scores at each of ``ks`` with the unjudged top-k docs counted as relevant: (n_queries, len(ks))
+    for each of ``metrics``."""
     ranked = result.ranked
-    depth = ranked.depth
+    depth = max(ks)  # the columns past the deepest quoted k change nothing below it
     ranks = np.arange(1, depth + 1, dtype=np.float64)
-    unjudged = ranked.returned & np.isnan(ranked.grades)
-    relevant = ranked.relevant
-    found = np.cumsum(relevant | unjudged, axis=1, dtype=np.int64)
+    grades = ranked.grades[:, :depth]
+    unjudged = ranked.returned[:, :depth] & np.isnan(grades)
+    relevant = ranked.relevant[:, :depth]
+    cols = np.asarray(ks, dtype=np.int64) - 1
+    found = np.cumsum(relevant | unjudged, axis=1, dtype=np.int64)[:, cols]
     extra = np.cumsum(unjudged, axis=1, dtype=np.int64)
-    n_rel = ranked.index.n_relevant.astype(np.float64)[:, None]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        recall = np.where(n_rel + extra > 0, found / (n_rel + extra), 0.0)
-    hit = (found > 0).astype(np.float64)
-    precision = found / ranks
+    out = {}
+    if "recall" in metrics:
+        n_rel = ranked.index.n_relevant.astype(np.float64)[:, None]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out["recall"] = np.where(n_rel + extra[:, cols] > 0, found / (n_rel + extra[:, cols]), 0.0)
+    if "hit" in metrics:
+        out["hit"] = (found > 0).astype(np.float64)
+    if "precision" in metrics:
+        out["precision"] = found / ranks[cols]
+    if "ndcg" in metrics:
+        out["ndcg"] = _bound_ndcg(ranked, grades, unjudged, extra, ks)
+    return out
 
+
+def _bound_ndcg(ranked, grades: np.ndarray, unjudged: np.ndarray, extra: np.ndarray, ks: Sequence[int]) -> np.ndarray:
+    """nDCG@k with the unjudged top-k docs given the relevance threshold's gain, in the ranking and in the ideal."""
+    depth = grades.shape[1]
     gain = max(float(ranked.index.min_grade), 1.0) if ranked.index.min_grade > 0 else 1.0
-    grades = ranked.grades
     gains = np.where(unjudged, gain, np.where(grades > 0, grades, 0.0))
-    discount = 1.0 / np.log2(ranks + 1.0)
+    discount = 1.0 / np.log2(np.arange(1, depth + 1, dtype=np.float64) + 1.0)
     dcg = np.cumsum(gains * discount, axis=1)
     ideal = ranked.index.gains_sorted
     if ideal.shape[1] < depth:
         ideal = np.pad(ideal, ((0, 0), (0, depth - ideal.shape[1])))
     ideal = ideal[:, :depth]
-    cols = np.asarray(ks, dtype=np.int64) - 1
-    ndcg = np.zeros((len(dcg), len(cols)))
+    ndcg = np.zeros((len(dcg), len(ks)))
     for j, k in enumerate(ks):  # one pass per quoted cutoff over whole columns
         added = np.where(np.arange(k)[None, :] < extra[:, k - 1:k], gain, 0.0)
         merged = -np.sort(-np.concatenate([ideal[:, :k], added], axis=1), axis=1)[:, :k]
         idcg = merged @ discount[:k]
         with np.errstate(divide="ignore", invalid="ignore"):
             ndcg[:, j] = np.where(idcg > 0, dcg[:, k - 1] / idcg, 0.0)
-    return {"recall": recall[:, cols], "hit": hit[:, cols], "precision": precision[:, cols], "ndcg": ndcg}
+    return ndcg
 
 
 def depth_known(result: RunResult, judged_depths: Mapping[str, int] | None = None) -> np.ndarray:
@@ -115,25 +128,29 @@ def _depth_note(n_known: int, n: int) -> str:
 
 def coverage_bounds(evaluation: Evaluation, ks: int | str | Sequence[int] | None = None, *,
                     min_judged: float = DEFAULT_MIN_JUDGED,
-                    judged_depths: Mapping[str, int] | None = None) -> pd.DataFrame:
+                    judged_depths: Mapping[str, int] | None = None,
+                    metrics: Sequence[str] = BOUND_METRICS) -> pd.DataFrame:
     """One row per run, bounded metric and k: reported mean, low/high bounds, judged coverage (all queries, and
     the ``n_known`` queries whose judged depth is known), covered depth, flag, note, context."""
     if isinstance(min_judged, bool) or not 0 < float(min_judged) <= 1:
         raise invalid_parameter("min_judged", "a number in (0, 1]", min_judged)
+    unknown = [m for m in metrics if m not in BOUND_METRICS]
+    if unknown:
+        raise invalid_parameter("metrics", f"names from {', '.join(BOUND_METRICS)}", unknown[0])
     chosen = parse_ks(ks) if ks is not None else evaluation.ks
     records = []
     for result in evaluation.results:
         too_deep = [k for k in chosen if k > result.depth]
         if too_deep:
             raise invalid_parameter("k", f"at most the evaluated depth {result.depth}", too_deep[0])
-        high = bound_scores(result, chosen)
+        high = bound_scores(result, chosen, metrics)
         known = depth_known(result, judged_depths)
         n_known = int(known.sum())
         covered = covered_depth(result, min_judged, known=known)
         judged = result.scores.judged.mean(axis=0)
         judged_known = result.scores.judged[known].mean(axis=0) if n_known else np.full(len(judged), np.nan)
         note = _depth_note(n_known, result.n_queries)
-        for name in BOUND_METRICS:
+        for name in metrics:
             reported = getattr(result.scores, name).mean(axis=0)
             upper = high[name].mean(axis=0)
             for j, k in enumerate(chosen):
@@ -193,19 +210,20 @@ CAVEAT_COLUMNS = ["run", "model", "metric", "k", "n", "blind_share", "blind_know
                   "n_known", "covered_k", "flagged", "note", "low", "high", "labels", "fingerprint"]
 
 
-def number_caveats(evaluation: Evaluation, k: int, metric: str = "recall", *,
+def number_caveats(evaluation: Evaluation, k: int | Sequence[int], metric: str = "recall", *,
                    min_judged: float = DEFAULT_MIN_JUDGED,
                    judged_depths: Mapping[str, int] | None = None) -> pd.DataFrame:
-    """One row per run, to show beside its ``metric@k``: the share of blind-judged queries behind it
-    (``blind_known`` False when the labels have no ``blind`` field) and whether k goes deeper than the judgments
-    cover, with the bounds (unjudged top-k docs as non-relevant, and as relevant)."""
+    """One row per run (and per k, when several are given), to show beside its ``metric@k``: the share of
+    blind-judged queries behind it (``blind_known`` False when the labels have no ``blind`` field) and whether k
+    goes deeper than the judgments cover, with the bounds (unjudged top-k docs as non-relevant, and as relevant).
+    Every k 1..depth at once costs about what one does: a dashboard computes them once per data set."""
     from .blindness import blind_share
 
     if metric not in BOUND_METRICS:
         raise invalid_parameter("metric", f"one of {', '.join(BOUND_METRICS)}", metric)
-    bounds = coverage_bounds(evaluation, [int(k)], min_judged=min_judged, judged_depths=judged_depths)
-    bounds = bounds[bounds["metric"] == f"{metric}@{int(k)}"].set_index("run")
-    share = blind_share(evaluation).set_index("run")
-    frame = bounds.join(share[["blind_share", "n_unknown"]])
+    ks = [int(k)] if isinstance(k, (int, np.integer)) else [int(x) for x in k]
+    bounds = coverage_bounds(evaluation, ks, min_judged=min_judged, judged_depths=judged_depths, metrics=(metric,))
+    share = blind_share(evaluation).set_index("run")[["blind_share", "n_unknown"]]
+    frame = bounds.join(share, on="run")
     frame["blind_known"] = frame["n_unknown"] < frame["n"]
-    return frame.reset_index()[CAVEAT_COLUMNS]
+    return frame.reset_index(drop=True)[CAVEAT_COLUMNS]

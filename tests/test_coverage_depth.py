@@ -4,6 +4,8 @@ depth (a blind judging round) do."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -73,3 +75,20 @@ def test_json_of_an_unknown_depth_has_no_nan() -> None:
     data = audit(ev).to_dict()
     assert all(row["covered_k"] is None and row["flagged"] is False for row in data["coverage"])
     assert pd.isna(coverage_bounds(ev)["judged_known"]).all()
+
+
+def test_caveats_for_every_k_at_once_equal_one_k_at_a_time() -> None:
+    """The dashboard computes the Overview's caveats for every k once per data set; each k must read the same as
+    asking for that k alone (and the recall-only bounds the same as the four-metric table's)."""
+    from evalcore.coverage import coverage_bounds, number_caveats
+
+    sample = Path(__file__).resolve().parents[1] / "sample_data"
+    evaluation = evaluate_runs([sample / "base.trec", sample / "tuned.trec"], sample / "labels.tsv", k=(1, 20))
+    every = number_caveats(evaluation, range(1, 21))
+    assert len(every) == 2 * 20
+    for k in (1, 7, 20):
+        alone = number_caveats(evaluation, k)
+        pd.testing.assert_frame_equal(every[every["k"] == k].reset_index(drop=True), alone)
+        full = coverage_bounds(evaluation, [k]).set_index(["run", "metric"])
+        for row in alone.itertuples():
+            assert (row.low, row.high) == tuple(full.loc[(row.run, f"recall@{k}"), ["low", "high"]])
