@@ -27,6 +27,7 @@ import tempfile
 import threading
 from collections import OrderedDict
 from dataclasses import asdict, dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Callable
 
@@ -77,8 +78,9 @@ class Dataset:
     sample: bool = False
     notes: tuple[str, ...] = field(default=(), compare=False)
 
-    @property
+    @cached_property
     def key(self) -> str:
+        """12 hex digits of SHA-256 over the manifest (computed once: every cached view hashes it)."""
         text = json.dumps(self.manifest(), sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
