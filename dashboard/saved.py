@@ -3,11 +3,13 @@ ledger, read a line's history, build the meeting report, delete with a plan firs
 
 Thin over `evalcore.workspace` and `evalcore.archive`: every number and every rule lives there.
 Workspace reads are quick SQLite queries and are not cached (another session may have just
-written); errors come back as `Loaded` with the message, never as a traceback.
+written), except `saved_runs`, read on every rerun of the Failures page, which is kept until the
+workspace's `change_marker` moves; errors come back as `Loaded` with the message, never as a traceback.
 """
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
@@ -54,13 +56,32 @@ def labels_name(dataset: Dataset) -> str | None:
     return loaded.value.labels.name if loaded.ok else None
 
 
+_SAVED_RUNS: dict[tuple, dict[str, "SavedRun"]] = {}
+_SAVED_RUNS_KEPT = 32
+_SAVED_RUNS_LOCK = threading.Lock()  # sessions rerun on threads of one server
+
+
 def saved_runs(dataset: Dataset) -> dict[str, SavedRun]:
     """The runs of ``dataset`` that a saved evaluation holds (same file, name and model; same label set),
-    by run name, each with the model line it was saved under (the latest such save)."""
+    by run name, each with the model line it was saved under (the latest such save). Kept per data set until
+    the workspace's runs or evaluations change (`Workspace.change_marker`, one query instead of several)."""
     ws = workspace()
     name = labels_name(dataset)
     if ws is None or name is None:
         return {}
+    key = (str(ws.path), dataset.key, name, ws.change_marker())
+    with _SAVED_RUNS_LOCK:
+        kept = _SAVED_RUNS.get(key)
+    if kept is None:
+        kept = _find_saved_runs(ws, dataset, name)
+        with _SAVED_RUNS_LOCK:
+            if len(_SAVED_RUNS) >= _SAVED_RUNS_KEPT:
+                _SAVED_RUNS.pop(next(iter(_SAVED_RUNS)))
+            _SAVED_RUNS[key] = kept
+    return dict(kept)
+
+
+def _find_saved_runs(ws: Workspace, dataset: Dataset, name: str) -> dict[str, SavedRun]:
     stored = ws.runs()
     if stored.empty:
         return {}

@@ -857,6 +857,14 @@ class Workspace:
     def run(self, run_id: int) -> StoredRun:
         return self.read(lambda conn: _run_by_id(conn, int(run_id)))
 
+    def change_marker(self) -> tuple:
+        """Counts and last ids of stored runs, evaluations and their links: a cheap value (one query) that
+        changes whenever any of them is added or deleted, by this process or another, for callers that keep
+        what they read from those tables."""
+        return self.read(lambda conn: tuple(conn.execute(
+            "SELECT (SELECT COUNT(*) FROM runs), (SELECT MAX(id) FROM runs), (SELECT COUNT(*) FROM evaluations), "
+            "(SELECT MAX(id) FROM evaluations), (SELECT COUNT(*) FROM evaluation_runs)").fetchone()))
+
     def runs(self, line: str | None = None) -> pd.DataFrame:
         """Stored runs (of one model line, or all), oldest first."""
         where, params = ("WHERE r.line = ?", (line,)) if line is not None else ("", ())

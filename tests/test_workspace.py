@@ -428,3 +428,16 @@ def test_cli_reports_a_damaged_workspace_in_one_line(tmp_path) -> None:
     out = run_cli("workspace", "list", env={ENV_VAR: str(folder)})
     assert out.returncode == 1
     assert "damaged" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_the_change_marker_moves_with_every_saved_or_deleted_evaluation(tmp_path) -> None:
+    """The dashboard keeps which runs are saved until this marker moves: a save or delete by any process must
+    move it, and nothing else may."""
+    ws = Workspace(tmp_path)
+    empty = ws.change_marker()
+    assert ws.change_marker() == empty  # reading changes nothing
+    first = ws.save_evaluation(seed_evaluation(), k=1, label_set="support")
+    after_save = Workspace(tmp_path).change_marker()  # another process sees it too
+    assert after_save != empty
+    ws.delete("evaluation", str(first.id))
+    assert ws.change_marker() not in (after_save, empty)
