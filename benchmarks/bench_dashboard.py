@@ -457,13 +457,19 @@ def _serve(app: Path) -> tuple[subprocess.Popen, str]:
     return server, url
 
 
-def _load_files(page, url: str, paths: dict) -> None:
+def _load_labels(page, url: str, paths: dict):
+    """Open the Data page and upload the labels; returns the page's file inputs (labels, runs, documents)."""
     page.goto(f"{url}/data")
     _idle(page)
     inputs = page.locator('[data-testid="stFileUploader"] input[type="file"]')
     inputs.nth(0).set_input_files(str(paths["labels"]))
     page.get_by_text("Labels: labels.tsv · 10,000 queries").wait_for()
     _idle(page)
+    return inputs
+
+
+def _load_files(page, url: str, paths: dict) -> None:
+    inputs = _load_labels(page, url, paths)
     inputs.nth(2).set_input_files(str(paths["docs"]))
     page.get_by_text("Documents: docs.csv").wait_for()
     _idle(page)
@@ -494,12 +500,7 @@ def browser(paths: dict, *, upload: bool = True, floor: bool = True, pages: tupl
             page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: sent_log.append(len(payload))))
 
             if upload:
-                page.goto(f"{url}/data")
-                _idle(page)
-                inputs = page.locator('[data-testid="stFileUploader"] input[type="file"]')
-                inputs.nth(0).set_input_files(str(paths["labels"]))
-                page.get_by_text("Labels: labels.tsv · 10,000 queries").wait_for()
-                _idle(page)
+                inputs = _load_labels(page, url, paths)
                 on_data = _in_page(page, lambda: inputs.nth(1).set_input_files(str(paths["big"])),
                                    text=f"Runs: {paths['big'].stem}")
                 _idle(page)

@@ -13,18 +13,13 @@ from dataclasses import replace
 
 import streamlit as st
 
-from dashboard import layout, state
+from dashboard import layout
 
 
 def current(v: layout.View) -> layout.View:
-    """``v`` with k, the runs shown and the baseline as they are now, validated like `layout.view` does."""
-    names = v.all_runs
-    wanted = state.get("runs", [])
-    runs = [r for r in names if r in wanted] or list(names)
-    baseline = state.get("baseline")
-    if baseline not in names:
-        baseline = names[0] if names else None
-    return replace(v, runs=runs, baseline=baseline, k=layout._valid_k(state.get("k")))
+    """``v`` with k, the runs shown and the baseline as they are now (`layout.selections`)."""
+    runs, baseline, k = layout.selections(v.all_runs)
+    return replace(v, runs=runs, baseline=baseline, k=k)
 
 
 def in_fragment_run() -> bool:

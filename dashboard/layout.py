@@ -8,7 +8,7 @@ or into elements that show plain text (``st.text``, ``st.code``, ``st.dataframe`
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Sequence
 
 import streamlit as st
 
@@ -78,14 +78,20 @@ def view(page: str, own: tuple[str, ...] = ()) -> View:
     loaded = data.evaluation(dataset)
     names = dataset.run_names
     wanted = state.get("runs", [])
-    runs = [r for r in names if r in wanted] or list(names)
+    runs, baseline, k = selections(names)
     if wanted and (set(runs) != set(wanted) or len(runs) == len(names)):
         state.set("runs", runs if len(runs) < len(names) else None)  # all runs: no parameter
+    return View(dataset, loaded.value if loaded.ok else None, loaded.error, runs, baseline, k)
+
+
+def selections(names: Sequence[str]) -> tuple[list[str], str | None, int]:
+    """The shared selections as they are now (runs shown, baseline, k), each checked against ``names``."""
+    wanted = state.get("runs", [])
+    runs = [r for r in names if r in wanted] or list(names)
     baseline = state.get("baseline")
     if baseline not in names:
         baseline = names[0] if names else None
-    k = _valid_k(state.get("k"))
-    return View(dataset, loaded.value if loaded.ok else None, loaded.error, runs, baseline, k)
+    return runs, baseline, _valid_k(state.get("k"))
 
 
 def _valid_k(value: Any) -> int:
