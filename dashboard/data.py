@@ -473,12 +473,13 @@ def landed(dataset: Dataset) -> core_failures.Landed | None:
     return core_failures.landed(loaded.value) if loaded.ok else None
 
 
-@st.cache_data(max_entries=64, show_spinner=False, hash_funcs=_HASH)
-def missed(dataset: Dataset, k: int, mode: str) -> pd.DataFrame:
+@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=_HASH)
+def missed(dataset: Dataset, k: int, mode: str) -> core_failures.FailureList | None:
+    """The (run, query) pairs missed at k, as positions (`evalcore.failures.FailureList`; shared, never changed)."""
     loaded = evaluation(dataset)
     if not loaded.ok:
-        return pd.DataFrame(columns=core_failures.FAILURE_COLUMNS)
-    return core_failures.missed_queries(loaded.value, k, mode=mode, where=landed(dataset))
+        return None
+    return core_failures.failure_list(loaded.value, k, mode=mode, where=landed(dataset))
 
 
 @st.cache_data(max_entries=64, show_spinner=False, hash_funcs=_HASH)
@@ -640,13 +641,13 @@ def unique_name(stem: str, taken: Sequence[str]) -> str:
     return f"{stem} ({i})"
 
 
-@st.cache_data(max_entries=128, show_spinner=False, hash_funcs=_HASH)
+@st.cache_resource(max_entries=128, show_spinner=False, hash_funcs=_HASH)
 def failure_list(dataset: Dataset, k: int, mode: str, runs: tuple[str, ...], sources: tuple[str, ...], text: str,
-                 order: str) -> pd.DataFrame:
-    """The Failures page's list: missed at k, for the runs shown, filtered and in the chosen order."""
-    table = missed(dataset, k, mode)
-    table = core_failures.filter_failures(table, runs=list(runs), sources=list(sources), text=text)
-    return core_failures.sort_failures(table, order)
+                 order: str) -> core_failures.FailureList | None:
+    """The Failures page's list: missed at k, for the runs shown, filtered and in the chosen order (positions: the
+    page builds a table only for the rows it shows)."""
+    rows = missed(dataset, k, mode)
+    return None if rows is None else rows.filtered(runs=list(runs), sources=list(sources), text=text).ordered(order)
 
 
 @st.cache_data(max_entries=64, show_spinner=False, hash_funcs=_HASH)

@@ -27,7 +27,8 @@ evaluated), and the label set's ``labels`` name and ``fingerprint``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Iterable, Sequence
 
 import numpy as np
@@ -121,6 +122,11 @@ class RunLanded:
         """Relevant docs each query has in the top k."""
         return np.bincount(self.query_index, weights=self.rank <= k, minlength=len(self.n_relevant)).astype(np.int64)
 
+    @cached_property
+    def first_depth(self) -> np.ndarray:
+        """``first_rank`` as floats, inf where no relevant doc was returned (for sorting and gathering)."""
+        return self.first_rank.to_numpy(dtype=np.float64, na_value=np.inf)
+
 
 @dataclass(frozen=True)
 class Landed:
@@ -132,6 +138,22 @@ class Landed:
     frame: pd.DataFrame
     runs: dict[str, RunLanded]
     query_fields: dict[str, np.ndarray] = field(default_factory=dict)  # query_text, source, ... per evaluated query
+    queries: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=object))  # the evaluated queries
+
+    @cached_property
+    def n_relevant(self) -> np.ndarray:
+        """Relevant docs per evaluated query (the labels' count, the same for every run)."""
+        return next(iter(self.runs.values())).n_relevant if self.runs else np.zeros(len(self.queries), dtype=np.int64)
+
+    @cached_property
+    def query_order(self) -> np.ndarray:
+        """Each evaluated query's position among the query ids sorted."""
+        return pd.factorize(self.queries, sort=True)[0]
+
+    @cached_property
+    def source_order(self) -> np.ndarray:
+        """Each evaluated query's position among the sources sorted, queries without one last."""
+        return _source_key(pd.Series(self.query_fields["source"], dtype=object))
 
     def run(self, name: str) -> RunLanded:
         if name not in self.runs:
@@ -186,7 +208,7 @@ def landed(evaluation: Evaluation, runs: Iterable[str] | None = None) -> Landed:
         }))
     frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame({c: [] for c in RANK_COLUMNS})
     queries = evaluation.results[0].queries if evaluation.results else np.zeros(0, dtype=object)
-    return Landed(frame, per_run, _query_fields(evaluation, queries))
+    return Landed(frame, per_run, _query_fields(evaluation, queries), np.asarray(queries, dtype=object))
 
 
 def relevant_ranks(evaluation: Evaluation, runs: Iterable[str] | None = None) -> pd.DataFrame:
@@ -229,6 +251,132 @@ def _query_fields(evaluation: Evaluation, queries: np.ndarray) -> dict[str, np.n
 # ----------------------------------------------------------------------------- the failure list
 
 
+@dataclass(frozen=True)
+class FailureList:
+    """The failure list as positions: which (run, query) pairs are missed at k, and in which order.
+
+    Narrowing (`filtered`), ordering (`ordered`), counting and walking (`queries`) work on integer
+    arrays; a table is built only for the rows asked for (`frame`), so a page that shows the
+    first 200 of 30,000 misses pays for 200. `missed_queries` is ``failure_list(...).frame()``.
+    """
+
+    evaluation: Evaluation
+    where: Landed
+    k: int
+    mode: str
+    results: tuple[RunResult, ...]  # the runs the rows can come from, in evaluation order
+    run: np.ndarray  # per row: position in ``results``
+    query: np.ndarray  # per row: the evaluated query (index into the evaluation's queries)
+    found: np.ndarray  # per row: relevant docs in the top k
+    recall: np.ndarray  # per row: recall@k
+
+    def __len__(self) -> int:
+        return len(self.run)
+
+    def take(self, rows: np.ndarray) -> "FailureList":
+        """These rows (positions or a boolean mask), in this order."""
+        return replace(self, run=self.run[rows], query=self.query[rows], found=self.found[rows],
+                       recall=self.recall[rows])
+
+    def filtered(self, *, runs: Sequence[str] | None = None, sources: Sequence[str] | None = None,
+                 text: str | None = None) -> "FailureList":
+        """`filter_failures` on positions: some runs, some sources, a literal case-insensitive text."""
+        keep = np.ones(len(self), dtype=bool)
+        if runs:
+            wanted = np.isin(np.array([r.name for r in self.results], dtype=object), list(runs))
+            keep &= wanted[self.run]
+        per_query = np.ones(len(self.where.queries), dtype=bool)
+        if sources:
+            per_query &= _source_matches(pd.Series(self.where.query_fields["source"], dtype=object), sources)
+        if text and text.strip():
+            per_query &= _text_matches(pd.Series(self.where.queries, dtype=object),
+                                       pd.Series(self.where.query_fields["query_text"], dtype=object), text)
+        keep &= per_query[self.query]
+        return self.take(keep)
+
+    def ordered(self, order: str = "worst") -> "FailureList":
+        """These rows in one of `SORT_ORDERS` (as `sort_failures`), runs in evaluation order."""
+        first = np.stack([self.where.run(r.name).first_depth for r in self.results]) if self.results \
+            else np.zeros((0, 0))
+        depth = -first[self.run, self.query] if len(self) else np.zeros(0)
+        source_key = self.where.source_order[self.query] if order == "source" else None
+        return self.take(_sort_index(order, self.run, self.recall, depth, self.where.query_order[self.query],
+                                     source_key))
+
+    def queries(self) -> list[str]:
+        """The distinct queries in the order shown: what next / previous walk through."""
+        return self.where.queries[pd.unique(self.query)].tolist()
+
+    def frame(self, limit: int | None = None) -> pd.DataFrame:
+        """The first ``limit`` rows (all by default) as the table `missed_queries` returns."""
+        run, query = self.run[:limit], self.query[:limit]
+        if not len(run):
+            return pd.DataFrame({c: [] for c in FAILURE_COLUMNS})
+        names = np.array([r.name for r in self.results], dtype=object)
+        first = np.zeros(len(run), dtype=np.float64)
+        words = np.empty(len(run), dtype=object)
+        for position, result in enumerate(self.results):
+            rows = run == position
+            if rows.any():
+                mine = self.where.run(result.name)
+                first[rows] = mine.first_depth[query[rows]]
+                words[rows] = mine.words[query[rows]]
+        first_rank = pd.array(np.where(np.isfinite(first), first, 0).astype(np.int64), dtype="Int64")
+        first_rank[~np.isfinite(first)] = pd.NA
+        fields = self.where.query_fields
+        return pd.DataFrame({
+            "run": names[run], "model": np.array([r.model for r in self.results], dtype=object)[run],
+            "query": self.where.queries[query], "query_text": fields["query_text"][query],
+            "source": fields["source"][query], "n_relevant": self.where.n_relevant[query],
+            "found": self.found[:limit], "recall": self.recall[:limit], "first_rank": first_rank, "ranks": words,
+            "k": self.k, "n": np.array([r.n_queries for r in self.results])[run],
+            "labels": self.evaluation.labels.name, "fingerprint": self.evaluation.labels.fingerprint,
+        })[FAILURE_COLUMNS]
+
+    def query_texts(self, queries: Sequence[str]) -> dict[str, str | None]:
+        """What the customer typed for each of ``queries`` (evaluated or not; None when unknown)."""
+        at = pd.Index(self.where.queries, dtype=object).get_indexer(list(queries))
+        texts = self.where.query_fields["query_text"]
+        return {q: (texts[i] if i >= 0 else None) for q, i in zip(queries, at)}
+
+
+def failure_list(
+    evaluation: Evaluation,
+    k: int,
+    *,
+    mode: str = "any",
+    runs: Iterable[str] | None = None,
+    where: Landed | None = None,
+) -> FailureList:
+    """The (run, query) pairs missed at k as a `FailureList`, worst first within each run.
+
+    ``mode="any"``: some relevant doc is outside the top k (recall@k < 1); ``mode="none"``: no
+    relevant doc is in the top k at all (hit@k = 0). Pass ``where`` (from `landed`) to reuse the
+    k-independent part across calls.
+    """
+    k = _check_k(evaluation, k)
+    mode = _check_mode(mode)
+    chosen = _chosen_results(evaluation, runs)
+    if where is None:
+        where = landed(evaluation, [r.name for r in chosen])
+    run_rows, query_rows, found_rows, recall_rows = [], [], [], []
+    for position, result in enumerate(chosen):
+        mine = where.run(result.name)
+        found = mine.found_at(k)
+        keep = np.flatnonzero((found < mine.n_relevant) if mode == "any" else (found == 0))
+        run_rows.append(np.full(len(keep), position, dtype=np.int64))
+        query_rows.append(keep)
+        found_rows.append(found[keep])
+        recall_rows.append(result.score(f"recall@{k}")[keep])
+
+    def joined(parts: list[np.ndarray], dtype: type) -> np.ndarray:
+        return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
+
+    rows = FailureList(evaluation, where, k, mode, tuple(chosen), joined(run_rows, np.int64),
+                       joined(query_rows, np.int64), joined(found_rows, np.int64), joined(recall_rows, np.float64))
+    return rows.ordered("worst")
+
+
 def missed_queries(
     evaluation: Evaluation,
     k: int,
@@ -245,32 +393,9 @@ def missed_queries(
     ``recall`` (recall@k), ``first_rank`` (rank of the first relevant doc at any depth, <NA> if
     none was returned), ``ranks`` (where every relevant doc landed: "2, 14, not in top 100"),
     then the context ``k``, ``n``, ``labels``, ``fingerprint``. Pass ``where`` (from `landed`)
-    to reuse the k-independent part across calls.
+    to reuse the k-independent part across calls. The same rows as `failure_list`, as a table.
     """
-    k = _check_k(evaluation, k)
-    mode = _check_mode(mode)
-    chosen = _chosen_results(evaluation, runs)
-    if where is None:
-        where = landed(evaluation, [r.name for r in chosen])
-    frames = []
-    for result in chosen:
-        mine = where.run(result.name)
-        found = mine.found_at(k)
-        missed = (found < mine.n_relevant) if mode == "any" else (found == 0)
-        keep = np.flatnonzero(missed)
-        queries = result.queries[keep]
-        fields = _fields_at(evaluation, where, queries, keep)
-        table = pd.DataFrame({
-            "run": result.name, "model": result.model, "query": queries, "query_text": fields["query_text"],
-            "source": fields["source"], "n_relevant": mine.n_relevant[keep], "found": found[keep],
-            "recall": result.score(f"recall@{k}")[keep], "first_rank": mine.first_rank[keep],
-            "ranks": mine.words[keep], "k": k, "n": result.n_queries, "labels": evaluation.labels.name,
-            "fingerprint": evaluation.labels.fingerprint,
-        })
-        frames.append(table[FAILURE_COLUMNS])
-    if not frames:
-        return pd.DataFrame({c: [] for c in FAILURE_COLUMNS})
-    return sort_failures(pd.concat(frames, ignore_index=True), "worst")
+    return failure_list(evaluation, k, mode=mode, runs=runs, where=where).frame()
 
 
 def _fields_at(evaluation: Evaluation, where: Landed, queries: np.ndarray, rows: np.ndarray) -> dict[str, np.ndarray]:
@@ -278,6 +403,40 @@ def _fields_at(evaluation: Evaluation, where: Landed, queries: np.ndarray, rows:
     if where.query_fields:
         return {name: values[rows] for name, values in where.query_fields.items()}
     return _query_fields(evaluation, queries)
+
+
+def _sort_index(order: str, run_key: np.ndarray, recall: np.ndarray, depth_key: np.ndarray, query_key: np.ndarray,
+                source_key: np.ndarray | None) -> np.ndarray:
+    """Row positions in one of `SORT_ORDERS`: runs first, then the order's keys, query id last."""
+    if order not in SORT_ORDERS:
+        raise invalid_parameter("order", "one of " + ", ".join(SORT_ORDERS), order)
+    if order == "worst":
+        keys = [run_key, recall, depth_key, query_key]
+    elif order == "query":
+        keys = [run_key, query_key]
+    elif order == "first_rank":
+        keys = [run_key, depth_key, query_key]
+    else:
+        keys = [run_key, source_key, recall, depth_key, query_key]
+    return np.lexsort(keys[::-1])
+
+
+def _source_key(source: pd.Series) -> np.ndarray:
+    """Sort positions of sources, queries without one last."""
+    return pd.factorize(source.astype(object).where(source.notna(), "\uffff").to_numpy(dtype=object), sort=True)[0]
+
+
+def _source_matches(source: pd.Series, sources: Sequence[str]) -> np.ndarray:
+    """Whether each source is one of ``sources`` (None matches ``(not set)``)."""
+    return source.astype(object).where(source.notna(), "(not set)").isin(list(sources)).to_numpy()
+
+
+def _text_matches(ids: pd.Series, texts: pd.Series, text: str) -> np.ndarray:
+    """Whether ``text`` is in each query id or text: literal, ignoring case."""
+    needle = text.strip().lower()
+    in_id = ids.astype(str).str.lower().str.contains(needle, regex=False)
+    in_text = texts.fillna("").astype(str).str.lower().str.contains(needle, regex=False)
+    return (in_id | in_text).to_numpy()
 
 
 def sort_failures(frame: pd.DataFrame, order: str = "worst") -> pd.DataFrame:
@@ -294,17 +453,8 @@ def sort_failures(frame: pd.DataFrame, order: str = "worst") -> pd.DataFrame:
     depth_key = -frame["first_rank"].to_numpy(dtype=np.float64, na_value=np.inf)
     query_key = pd.factorize(frame["query"].to_numpy(dtype=object), sort=True)[0]
     recall = frame["recall"].to_numpy(dtype=np.float64)
-    if order == "worst":
-        keys = [run_order, recall, depth_key, query_key]
-    elif order == "query":
-        keys = [run_order, query_key]
-    elif order == "first_rank":
-        keys = [run_order, depth_key, query_key]
-    else:
-        source = frame["source"].astype(object).where(frame["source"].notna(), "\uffff").to_numpy(dtype=object)
-        keys = [run_order, pd.factorize(source, sort=True)[0], recall, depth_key, query_key]
-    order_idx = np.lexsort(keys[::-1])
-    return frame.iloc[order_idx].reset_index(drop=True)
+    source_key = _source_key(frame["source"]) if order == "source" else None
+    return frame.iloc[_sort_index(order, run_order, recall, depth_key, query_key, source_key)].reset_index(drop=True)
 
 
 def filter_failures(
@@ -319,18 +469,14 @@ def filter_failures(
     ``text`` is matched literally and case-insensitively (no patterns); an empty selection
     means "no filter". A source of None matches the value ``(not set)``.
     """
-    keep = pd.Series(True, index=frame.index)
+    keep = np.ones(len(frame), dtype=bool)
     if runs:
-        keep &= frame["run"].isin(list(runs))
+        keep &= frame["run"].isin(list(runs)).to_numpy()
     if sources:
-        source = frame["source"].astype(object).where(frame["source"].notna(), "(not set)")
-        keep &= source.isin(list(sources))
+        keep &= _source_matches(frame["source"], sources)
     if text and text.strip():
-        needle = text.strip().lower()
-        in_id = frame["query"].astype(str).str.lower().str.contains(needle, regex=False)
-        in_text = frame["query_text"].fillna("").astype(str).str.lower().str.contains(needle, regex=False)
-        keep &= in_id | in_text
-    return frame[keep.to_numpy()].reset_index(drop=True)
+        keep &= _text_matches(frame["query"], frame["query_text"], text)
+    return frame[keep].reset_index(drop=True)
 
 
 def query_sequence(frame: pd.DataFrame) -> list[str]:

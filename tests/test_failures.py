@@ -12,7 +12,7 @@ import evalcore
 from evalcore import UsageError
 from evalcore.export import to_csv
 from evalcore.failures import (
-    FAILURE_COLUMNS, MARK_NON_RELEVANT, MARK_RELEVANT, MARK_UNJUDGED, disagreements, drill_down,
+    FAILURE_COLUMNS, MARK_NON_RELEVANT, MARK_RELEVANT, MARK_UNJUDGED, SORT_ORDERS, disagreements, drill_down,
     filter_failures, landed, landed_text, missed_queries, neighbours, query_sequence, relevant_ranks, sort_failures,
 )
 
@@ -258,3 +258,34 @@ def test_a_run_that_answers_none_of_the_labeled_queries_still_has_a_failure_list
     where = landed(ev)
     assert len(where.frame) == 4 and where.frame["rank"].isna().all()
     assert set(missed_queries(ev, 5, where=where)["query"]) == set(SEED_LABELS)
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_failure_list_positions_agree_with_the_table(seed: int) -> None:
+    """The dashboard narrows, orders and walks the list as positions (`FailureList`): every view of it must be the
+    table the frame functions give, row for row, whatever the filters and order."""
+    from evalcore.failures import failure_list
+
+    labels, runs = random_case(seed, n_queries=60)
+    labels["query_text"] = labels["query"].map(lambda q: f"How do I {q.upper()} (again)?")
+    labels["source"] = labels["query"].map(lambda q: None if q.endswith("3") else ("chat" if len(q) % 2 else "log"))
+    ev = evalcore.evaluate_runs([evalcore.read_run(r, name=n) for n, r in runs.items()], labels, k=12)
+    where = landed(ev)
+    for mode in ("any", "none"):
+        rows = failure_list(ev, 4, mode=mode, where=where)
+        table = missed_queries(ev, 4, mode=mode, where=where)
+        pd.testing.assert_frame_equal(rows.frame(), table)
+        pd.testing.assert_frame_equal(rows.frame(limit=5), table.head(5))
+        for filters in ({}, {"runs": ["b"]}, {"sources": ["chat", "(not set)"]}, {"text": "q1"},
+                        {"text": " (AGAIN) "}, {"runs": ["a"], "sources": ["log"], "text": "how"}):
+            for order in SORT_ORDERS:
+                mine = rows.filtered(**filters).ordered(order)
+                expected = sort_failures(filter_failures(table, **filters), order)
+                pd.testing.assert_frame_equal(mine.frame(), expected)
+                assert len(mine) == len(expected)
+                assert mine.queries() == query_sequence(expected)
+    opened = failure_list(ev, 4, where=where)
+    asked = ["q1", "no such query"]
+    assert opened.query_texts(asked) == {"q1": "How do I Q1 (again)?", "no such query": None}
+    with pytest.raises(UsageError):
+        opened.ordered("best")

@@ -12,7 +12,7 @@ import streamlit as st
 
 from evalcore.archive import CAUSE_TAGS, STATUS_LABELS, STATUSES
 from evalcore.export import md_text, to_csv
-from evalcore.failures import MARK_NON_RELEVANT, MARK_RELEVANT, SORT_ORDERS, neighbours, query_sequence
+from evalcore.failures import MARK_NON_RELEVANT, MARK_RELEVANT, SORT_ORDERS, neighbours
 
 from dashboard import data, layout, saved, state
 
@@ -57,7 +57,9 @@ with cols[3]:
                          **state.bind(PAGE, "sort", order))
 
 table = data.failure_list(v.dataset, k, mode, tuple(v.runs), tuple(sources), search or "", order)
-sequence = query_sequence(table)
+if table is None:  # the header has said why the files cannot be scored
+    st.stop()
+sequence = table.queries()
 evaluated = set(data.evaluated_queries(v.dataset))
 query = state.get("query")
 if query is not None and query not in evaluated:
@@ -89,7 +91,7 @@ with missed_tab:
     st.caption(md_text(f"{len(table):,} misses ({len(sequence):,} distinct queries) with {described} · "
                        f"k = {k} · n = {v.n:,} queries per run · labels {v.labels_ref} · "
                        + "; ".join(f"{r} = {v.model(r)}" for r in v.runs)))
-    shown = table.head(MAX_ROWS)
+    shown = table.frame(limit=MAX_ROWS)
     shown = shown.assign(found=shown["found"].astype(str) + " of " + shown["n_relevant"].astype(str))[LIST_COLUMNS]
     if len(table) > MAX_ROWS:
         st.caption(md_text(f"Showing the first {MAX_ROWS:,} of {len(table):,} rows in this order; narrow the list with "
@@ -109,7 +111,7 @@ with missed_tab:
             "first_rank": st.column_config.NumberColumn("first relevant rank", help="Any depth; empty: none returned"),
             "ranks": st.column_config.TextColumn("where each relevant doc landed", width="medium"),
         })
-    st.download_button("Download this list (CSV)", data=lambda: to_csv(table), file_name=f"failures_k{k}.csv",
+    st.download_button("Download this list (CSV)", data=lambda: to_csv(table.frame()), file_name=f"failures_k{k}.csv",
                        mime="text/csv", on_click="ignore", icon=":material/download:", key="failures.csv")
 
 # ---------------------------------------------------------------- runs compared
@@ -231,7 +233,7 @@ with nav[0]:
     st.button("Previous", on_click=open_query, args=(previous_q,), disabled=previous_q is None, shortcut="P",
               icon=":material/arrow_back:", key="failures.previous", width="stretch")
 with nav[1]:
-    texts = dict(zip(table["query"].to_numpy(dtype=object).tolist(), table["query_text"].to_numpy(dtype=object).tolist()))
+    texts = table.query_texts(options)
 
     def describe(q: str) -> str:
         text = texts.get(q)
