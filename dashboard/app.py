@@ -21,15 +21,25 @@ if "altair" not in sys.modules:  # the Choose k chart needs Altair (~0.5 s to im
 
 st.set_page_config(page_title="evalcore", page_icon=":material/troubleshoot:", layout="wide")
 
+OVERVIEW = st.Page("views/overview.py", title="Overview", icon=":material/leaderboard:", url_path="home", default=True)
+
+
+def _overview_by_name() -> None:
+    """``/overview`` (a link typed or kept by name): the Overview, at the root where Streamlit serves it, same
+    selections. Streamlit answers the default page's own path with "Page not found"."""
+    st.switch_page(OVERVIEW, query_params=st.query_params.to_dict())
+
+
 PAGES = [
     st.Page("views/data.py", title="Data", icon=":material/upload_file:", url_path="data"),
-    st.Page("views/overview.py", title="Overview", icon=":material/leaderboard:", url_path="overview", default=True),
+    OVERVIEW,
     st.Page("views/choose_k.py", title="Choose k", icon=":material/tune:", url_path="choose-k"),
     st.Page("views/failures.py", title="Failures", icon=":material/search_insights:", url_path="failures"),
     st.Page("views/history.py", title="History", icon=":material/history:", url_path="history"),
     st.Page("views/sources.py", title="Sources", icon=":material/record_voice_over:", url_path="sources"),
     st.Page("views/integrity.py", title="Integrity", icon=":material/verified:", url_path="integrity"),
     st.Page("views/judge.py", title="Blind judging", icon=":material/gavel:", url_path="judge"),
+    st.Page(_overview_by_name, title="Overview", url_path="overview", visibility="hidden"),
 ]
 
 st.navigation(PAGES, position="top").run()

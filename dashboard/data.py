@@ -411,9 +411,9 @@ def curves_if_ready(dataset: Dataset, more: bool = False) -> Loaded | None:
     return future.result() if future is not None and future.done() else None
 
 
-@st.cache_data(max_entries=64, show_spinner=False, hash_funcs=_HASH)
+@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=_HASH)
 def summary(dataset: Dataset, k: int, more: bool = False) -> pd.DataFrame:
-    """`Evaluation.summary` at ``--k 1,k`` (recall and MRR rows only unless ``more``).
+    """`Evaluation.summary` at ``--k 1,k`` (recall and MRR rows only unless ``more``; shared, never changed).
 
     Looked up in `curves` once they are ready; until then computed for this k alone from the
     deep evaluation (the same numbers: one bootstrap draw per seed, whatever the columns).
@@ -710,22 +710,26 @@ def has_chunk_sizes(dataset: Dataset) -> bool:
 # ----------------------------------------------------------------------------- caveats beside each number
 
 
-@st.cache_data(max_entries=8, show_spinner=False, hash_funcs=_HASH)
-def _caveats_every_k(dataset: Dataset) -> pd.DataFrame:
-    """`evalcore.coverage.number_caveats` for every k 1..DEPTH at once (about the cost of one k), per data set."""
-    from evalcore.coverage import CAVEAT_COLUMNS, number_caveats
+@st.cache_resource(max_entries=8, show_spinner=False, hash_funcs=_HASH)
+def _caveats_every_k(dataset: Dataset) -> dict[int, dict[str, dict]]:
+    """`evalcore.coverage.number_caveats` for every k 1..DEPTH at once (about the cost of one k), per data set:
+    k -> run -> its row (a k change is a lookup; shared, never changed)."""
+    from evalcore.coverage import number_caveats
 
     loaded = evaluation(dataset)
     if not loaded.ok:
-        return pd.DataFrame(columns=CAVEAT_COLUMNS)
-    return number_caveats(loaded.value, range(1, min(r.depth for r in loaded.value.results) + 1))
+        return {}
+    every = number_caveats(loaded.value, range(1, min(r.depth for r in loaded.value.results) + 1))
+    out: dict[int, dict[str, dict]] = {}
+    for row in every.to_dict("records"):
+        out.setdefault(int(row["k"]), {})[row["run"]] = row
+    return out
 
 
-def caveats(dataset: Dataset, k: int) -> pd.DataFrame:
+def caveats(dataset: Dataset, k: int) -> dict[str, dict]:
     """Per run, what to know about its recall@k: the share of blind labels behind it, and whether k goes deeper
     than the judgments cover, with bounds (`evalcore.coverage.number_caveats` on the scored evaluation)."""
-    every = _caveats_every_k(dataset)
-    return every[every["k"] == int(k)].reset_index(drop=True)
+    return _caveats_every_k(dataset).get(int(k), {})
 
 
 CAVEAT_HELP = {
@@ -740,12 +744,10 @@ CAVEAT_HELP = {
 }
 
 
-def caveat_cells(frame: pd.DataFrame, run: str, k: int) -> dict:
-    """The Overview's cells for ``run`` from `caveats`: blind share, judged depth at k, bounds when flagged."""
-    rows = frame[frame["run"] == run]
-    if rows.empty:
+def caveat_cells(row: dict | None, k: int) -> dict:
+    """The Overview's cells for one run's row of `caveats`: blind share, judged depth at k, bounds when flagged."""
+    if row is None:
         return {}
-    row = rows.iloc[0]
     covered = None if pd.isna(row["covered_k"]) else int(row["covered_k"])
     reach = "under 90% judged even at k = 1" if covered == 0 else f"covered to k = {covered}"
     if row["flagged"]:

@@ -33,9 +33,9 @@ import pandas as pd
 from .compare import ComparisonReport, plan_for
 from .errors import UsageError, invalid_parameter
 from .evaluation import Evaluation, _run_warnings
-from .intervals import ExactProducts, column_kinds, deviations_from_sums, interval_columns, on_grid, resample_sums
+from .intervals import ExactProducts, Interval, column_kinds, deviations_from_sums, interval_columns, on_grid, resample_sums
 from .measures import CUTOFF_MEASURES, Measure, default_measures
-from .paired import ZERO_TOLERANCE, build_comparisons, closed_form_p_values, flip_p_values, flip_sums
+from .paired import ZERO_TOLERANCE, build_comparisons, closed_form_p_values, flip_p_values, flip_sums, paired_t_p
 from .warning_log import EvalWarning
 
 SUMMARY_COLUMNS = ["run", "model", "metric", "k", "mean", "ci_low", "ci_high", "n", "labels", "fingerprint",
@@ -52,6 +52,17 @@ class _Paired:
 
 
 @dataclass(frozen=True)
+class _Tested:
+    """One run against the baseline on one column, before the Holm correction across the comparisons shown."""
+
+    diff: np.ndarray  # per query, run minus baseline, exact zeros where within ZERO_TOLERANCE
+    interval: Interval
+    p_value: float
+    test: str
+    t_test_p: float
+
+
+@dataclass(frozen=True)
 class IntervalCurves:
     """Means and intervals of every run at every k, and paired comparisons on recall and MRR at any k."""
 
@@ -60,6 +71,7 @@ class IntervalCurves:
     metrics: tuple[str, ...]
     table: pd.DataFrame  # one row per run, metric and k (then mrr), columns SUMMARY_COLUMNS
     paired: dict[str, _Paired] = field(repr=False)
+    _tests: dict[tuple[str, str, int], _Tested] = field(default_factory=dict, repr=False, compare=False)
 
     def _position(self, run: int, measure: Measure) -> int:
         block = len(self.metrics) * self.max_k + 1
@@ -81,6 +93,27 @@ class IntervalCurves:
         frame["k"] = frame["k"].astype("Int64")
         return frame
 
+    def _tested(self, baseline: str, pairs: list[tuple[str, int]]) -> list[_Tested]:
+        """Each (run, column) against ``baseline`` before Holm: kept, since recall@1 and MRR are the same at every k
+        and a column's interval and p-value do not depend on the others (a new k computes its recall@k alone)."""
+        missing = [(run, col) for run, col in dict.fromkeys(pairs) if (baseline, run, col) not in self._tests]
+        if missing:
+            ev, base = self.evaluation, self.paired[baseline]
+            d = np.column_stack([self.paired[run].gridded[:, col] - base.gridded[:, col] for run, col in missing])
+            d[np.abs(d) <= ZERO_TOLERANCE] = 0.0
+            sums = np.column_stack([self.paired[run].sums[:, col] - base.sums[:, col] for run, col in missing])
+            intervals = interval_columns(d, deviations_from_sums(sums, d), ev.level, ev.n_resamples, ev.seed,
+                                         wilson=False)
+            p_values, tests, monte_carlo = closed_form_p_values(d)
+            if monte_carlo:
+                flips = np.column_stack([self.paired[run].flips[:, col] - base.flips[:, col]
+                                         for run, col in (missing[j] for j in monte_carlo)])
+                p_values[monte_carlo] = flip_p_values(d[:, monte_carlo], flips)
+            for j, (run, col) in enumerate(missing):
+                self._tests[(baseline, run, col)] = _Tested(d[:, j], intervals[j], float(p_values[j]), tests[j],
+                                                            paired_t_p(d[:, j]))
+        return [self._tests[(baseline, run, col)] for run, col in pairs]
+
     def comparison(self, k: int, baseline: str, *, alpha: float = 0.05) -> ComparisonReport:
         """`compare_evaluation(evaluate(..., k=[1, k]), ["recall@1", f"recall@{k}", "mrr"], baseline)`."""
         ev = self.evaluation
@@ -93,22 +126,11 @@ class IntervalCurves:
         metrics = list(dict.fromkeys(["recall@1", f"recall@{k}", "mrr"]))
         columns = {"recall@1": 0, f"recall@{k}": k - 1, "mrr": self.max_k}
         jobs = [(baseline, run, m) for run in ev.run_names if run != baseline for m in metrics]
-        base = self.paired[baseline]
-        diffs, sums, flips = [], [], []
-        for _, run, m in jobs:
-            mine, col = self.paired[run], columns[m]
-            diffs.append(mine.gridded[:, col] - base.gridded[:, col])
-            sums.append(mine.sums[:, col] - base.sums[:, col])
-            flips.append(mine.flips[:, col] - base.flips[:, col])
-        d = np.column_stack(diffs)
-        d[np.abs(d) <= ZERO_TOLERANCE] = 0.0
-        deviations = deviations_from_sums(np.column_stack(sums), d)
-        intervals = interval_columns(d, deviations, ev.level, ev.n_resamples, ev.seed, wilson=False)
-        p_values, tests, monte_carlo = closed_form_p_values(d)
-        if monte_carlo:
-            p_values[monte_carlo] = flip_p_values(d[:, monte_carlo], np.column_stack(flips)[:, monte_carlo])
-        comparisons = build_comparisons(jobs, d, intervals, p_values, tests, level=ev.level, alpha=alpha,
-                                        n_resamples=ev.n_resamples, seed=ev.seed)
+        tested = self._tested(baseline, [(run, columns[m]) for _, run, m in jobs])
+        comparisons = build_comparisons(
+            jobs, np.column_stack([t.diff for t in tested]), [t.interval for t in tested],
+            np.array([t.p_value for t in tested]), [t.test for t in tested], level=ev.level, alpha=alpha,
+            n_resamples=ev.n_resamples, seed=ev.seed, t_test_p=[t.t_test_p for t in tested])
         scores = {r.name: {m: r.score(m) for m in metrics} for r in ev.results}
         planner, pair = plan_for(ev, comparisons, scores, alpha=alpha)
         return ComparisonReport(ev, tuple(comparisons), planner, pair)

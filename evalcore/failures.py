@@ -146,6 +146,11 @@ class Landed:
         return next(iter(self.runs.values())).n_relevant if self.runs else np.zeros(len(self.queries), dtype=np.int64)
 
     @cached_property
+    def query_lookup(self) -> pd.Index:
+        """The evaluated queries as an index: a query id's position."""
+        return pd.Index(self.queries, dtype=object)
+
+    @cached_property
     def query_order(self) -> np.ndarray:
         """Each evaluated query's position among the query ids sorted."""
         return pd.factorize(self.queries, sort=True)[0]
@@ -335,7 +340,7 @@ class FailureList:
 
     def query_texts(self, queries: Sequence[str]) -> dict[str, str | None]:
         """What the customer typed for each of ``queries`` (evaluated or not; None when unknown)."""
-        at = pd.Index(self.where.queries, dtype=object).get_indexer(list(queries))
+        at = self.where.query_lookup.get_indexer(list(queries))
         texts = self.where.query_fields["query_text"]
         return {q: (texts[i] if i >= 0 else None) for q, i in zip(queries, at)}
 

@@ -443,8 +443,11 @@ def closed_form_p_values(diffs: np.ndarray) -> tuple[np.ndarray, list[str], list
 def build_comparisons(
     jobs: Sequence[tuple[str, str, str]], diffs: np.ndarray, intervals: Sequence[Interval], p_values: np.ndarray,
     tests: Sequence[str], *, level: float, alpha: float, n_resamples: int, seed: int | None,
+    t_test_p: Sequence[float] | None = None,
 ) -> list[Comparison]:
-    """`Comparison` objects from the per-job differences, intervals and raw p-values (Holm applied here)."""
+    """`Comparison` objects from the per-job differences, intervals and raw p-values (Holm applied here).
+
+    ``t_test_p``: each job's paired t-test p-value when already known (else computed from ``diffs``)."""
     n = diffs.shape[0]
     adjusted = holm(p_values) if len(jobs) > 1 else np.asarray(p_values, dtype=np.float64).copy()
     out = []
@@ -467,7 +470,8 @@ def build_comparisons(
                 baseline=base, run=run, metric=metric, diff=ci.point, ci_low=ci.low,
                 ci_high=ci.high, p_value=float(p_values[j]), p_adjusted=float(adjusted[j]),
                 significant=significant, wins=wins, ties=n - wins - losses, losses=losses,
-                n=n, verdict=verdict, test=tests[j], t_test_p=paired_t_p(d), level=level,
+                n=n, verdict=verdict, test=tests[j], level=level,
+                t_test_p=paired_t_p(d) if t_test_p is None else t_test_p[j],
                 alpha=alpha, reliable=reliable, n_comparisons=len(jobs),
                 n_resamples=n_resamples, seed=seed,
             )

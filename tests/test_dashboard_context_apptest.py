@@ -62,7 +62,7 @@ def test_overview_cells_for_relevant_only_labels_say_the_depth_is_unknown() -> N
     run = read_run({q: ["a", "x", "y"] for q in labels}, name="r")
     frame = number_caveats(evaluate_runs([run], labels, [1, 3]), 3)
     assert frame["note"].tolist() == [DEPTH_UNKNOWN]
-    cells = caveat_cells(frame, "r", 3)
+    cells = caveat_cells(frame[frame["run"] == "r"].to_dict("records")[0], 3)
     assert cells == {"blind share": None, "recall@3 judged depth": "unknown: labels list only relevant docs",
                      "recall@3 bounds": None}
 

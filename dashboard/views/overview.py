@@ -34,7 +34,8 @@ def body(v: layout.View) -> None:
 def _body(v: layout.View, more: bool) -> None:
     k = v.k
     summary = data.summary(v.dataset, k, more)
-    summary = summary[summary["run"].isin(v.runs)]
+    if len(v.runs) < len(v.all_runs):
+        summary = summary[summary["run"].isin(v.runs)]
     main_metrics = list(dict.fromkeys(["recall@1", f"recall@{k}", "mrr"]))
     extra_metrics = [f"hit@{k}", f"precision@{k}", f"ndcg@{k}", f"judged@{k}"] + (
         ["hit@1", "precision@1", "ndcg@1", "judged@1"] if k != 1 else [])
@@ -42,18 +43,20 @@ def _body(v: layout.View, more: bool) -> None:
 
     # ---------------------------------------------------------------- the table: one row per run
     runs_meta = {r.name: r.run.metadata() for r in v.evaluation.results}
-    rows = []
+    cells = {(run, m): (mean, low, high, n) for run, m, mean, low, high, n in zip(
+        *(summary[c].tolist() for c in ("run", "metric", "mean", "ci_low", "ci_high", "n")))}
     caveats = data.caveats(v.dataset, k)  # blind share and judged depth beside each run's numbers
+    rows = []
     for run in v.runs:
-        mine = summary[summary["run"] == run].set_index("metric")
         meta = runs_meta[run]
         row = {"run": run, "model": meta["model"]}
         for m in metrics:
-            if m in mine.index:
-                row[m] = mine.at[m, "mean"]
-                row[f"{m} 95% CI"] = f"{mine.at[m, 'ci_low']:.3f} – {mine.at[m, 'ci_high']:.3f}"
-        row.update(data.caveat_cells(caveats, run, k))
-        row.update({"n": int(mine["n"].iloc[0]), "k": k, "price $/M tokens": meta["price_per_mtok"],
+            if (run, m) in cells:
+                mean, low, high, _ = cells[run, m]
+                row[m] = mean
+                row[f"{m} 95% CI"] = f"{low:.3f} – {high:.3f}"
+        row.update(data.caveat_cells(caveats.get(run), k))
+        row.update({"n": int(cells[run, "mrr"][3]), "k": k, "price $/M tokens": meta["price_per_mtok"],
                     "dims": meta["dims"], "index MB": (meta["index_bytes"] / 1e6 if meta["index_bytes"] else None),
                     "labels": v.labels_ref})
         rows.append(row)
@@ -116,11 +119,10 @@ def _body(v: layout.View, more: bool) -> None:
 
     # ---------------------------------------------------------------- trade-off
     st.subheader("Quality, price and index size")
-    recall_k = summary[summary["metric"] == f"recall@{k}"].set_index("run")
     points = pd.DataFrame([{
         "run": run, "model": runs_meta[run]["model"], "metric": f"recall@{k}",
-        "mean": float(recall_k.at[run, "mean"]), "ci_low": float(recall_k.at[run, "ci_low"]),
-        "ci_high": float(recall_k.at[run, "ci_high"]),
+        "mean": float(cells[run, f"recall@{k}"][0]), "ci_low": float(cells[run, f"recall@{k}"][1]),
+        "ci_high": float(cells[run, f"recall@{k}"][2]),
         "price_per_mtok": runs_meta[run]["price_per_mtok"],
         "index_mb": runs_meta[run]["index_bytes"] / 1e6 if runs_meta[run]["index_bytes"] else None,
         "dims": runs_meta[run]["dims"],
