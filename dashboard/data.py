@@ -631,16 +631,6 @@ def _cell(value: Any, kind: type) -> Any:
     return int(number) if kind is int and number.is_integer() else number
 
 
-def unique_name(stem: str, taken: Sequence[str]) -> str:
-    """``base``, then ``base (2)``, ``base (3)``: run names must be distinct."""
-    if stem not in taken:
-        return stem
-    i = 2
-    while f"{stem} ({i})" in taken:
-        i += 1
-    return f"{stem} ({i})"
-
-
 @st.cache_resource(max_entries=128, show_spinner=False, hash_funcs=_HASH)
 def failure_list(dataset: Dataset, k: int, mode: str, runs: tuple[str, ...], sources: tuple[str, ...], text: str,
                  order: str) -> core_failures.FailureList | None:

@@ -29,7 +29,7 @@ from collections import OrderedDict
 from dataclasses import asdict, dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 from evalcore.workspace import NotInWorkspace, StoredFile, Workspace, WorkspaceError
 
@@ -115,6 +115,40 @@ class Dataset:
 
     def with_documents(self, ref: FileRef | None) -> "Dataset":
         return replace(self, documents=ref, sample=False)
+
+    def spec_for_upload(self, ref: FileRef, name: str, sidecar: dict | None = None) -> RunSpec:
+        """How an uploaded run file is read: the same file under the same name keeps the metadata edited for it
+        (model, price, dims), unless a sidecar came along with it."""
+        existing = next((r for r in self.runs if r.file.sha256 == ref.sha256 and r.name == name), None)
+        if existing is not None and sidecar is None:
+            return existing
+        return RunSpec(file=ref, name=name, **(sidecar or {}))
+
+    def with_uploaded_runs(self, specs: Sequence[RunSpec], sample: "Dataset") -> "Dataset":
+        """These runs added to the ones loaded: a run of the same name is replaced, and the sample's runs make way
+        for the first runs of the user's own (comparing them with made-up runs means nothing)."""
+        sample_files = {r.file.sha256 for r in sample.runs}
+        kept = [] if all(r.file.sha256 in sample_files for r in self.runs) else list(self.runs)
+        names = {s.name for s in specs}
+        return self.with_runs(tuple([r for r in kept if r.name not in names] + list(specs)))
+
+    def fitted_to(self, sample: "Dataset") -> "Dataset":
+        """Without the sample's documents once a run is the user's own: the sample's chunk texts and token counts
+        say nothing about the user's docs."""
+        own_runs = not {r.file.sha256 for r in self.runs} <= {r.file.sha256 for r in sample.runs}
+        if self.documents is not None and self.documents == sample.documents and own_runs:
+            return self.with_documents(None)
+        return self
+
+
+def unique_name(stem: str, taken: Sequence[str]) -> str:
+    """``base``, then ``base (2)``, ``base (3)``: run names must be distinct."""
+    if stem not in taken:
+        return stem
+    i = 2
+    while f"{stem} ({i})" in taken:
+        i += 1
+    return f"{stem} ({i})"
 
 
 class DatasetStore:

@@ -258,6 +258,32 @@ def test_store_without_a_workspace_keeps_files_in_memory() -> None:
     assert store.file(labels) == LABELS
 
 
+def test_uploaded_runs_join_the_data_set_by_these_rules() -> None:
+    """What the Data page does with run uploads: the sample's runs make way for the user's first run, later runs
+    are added, a run of the same name is replaced, re-uploading the same file keeps its edited metadata unless a
+    sidecar came along, names stay distinct, and the sample's documents go once a run is the user's own."""
+    from dashboard.store import Dataset, FileRef, RunSpec, unique_name
+
+    def ref(name: str) -> FileRef:
+        return FileRef(name, hashlib.sha256(name.encode()).hexdigest(), 10)
+
+    sample = Dataset(labels=ref("labels"), runs=(RunSpec(ref("base.trec"), "base"), RunSpec(ref("tuned.trec"), "tuned")),
+                     documents=ref("docs"), sample=True)
+    mine = sample.with_uploaded_runs([sample.spec_for_upload(ref("v1.trec"), "v1")], sample)
+    assert mine.run_names == ["v1"] and not mine.sample
+    assert mine.fitted_to(sample).documents is None
+    assert sample.fitted_to(sample).documents == ref("docs")  # the sample as it is keeps its chunks
+
+    edited = mine.with_runs((RunSpec(ref("v1.trec"), "v1", model="acme-m", price_per_mtok=0.5),))
+    assert edited.spec_for_upload(ref("v1.trec"), "v1").model == "acme-m"  # the same file again: edits kept
+    assert edited.spec_for_upload(ref("v1.trec"), "v1", {"model": "from-sidecar"}).model == "from-sidecar"
+    assert edited.spec_for_upload(ref("v1-new.trec"), "v1").model is None  # new content under the name: fresh
+
+    more = edited.with_uploaded_runs([RunSpec(ref("v2.trec"), "v2"), RunSpec(ref("v1-new.trec"), "v1")], sample)
+    assert more.run_names == ["v2", "v1"] and more.runs[1].file == ref("v1-new.trec")
+    assert unique_name("v1", ["v1", "v1 (2)"]) == "v1 (3)" and unique_name("v3", ["v1"]) == "v3"
+
+
 def test_two_sessions_storing_at_once_lose_nothing(tmp_path: Path) -> None:
     """Two writers at once (one shared store, as two browser sessions on one server, and a second
     server process's own store on the same folder): every file and data set is kept."""

@@ -7,7 +7,7 @@ from evalcore.export import md_text
 from evalcore.sources import Source
 
 from dashboard import data, layout, saved, state
-from dashboard.store import RunSpec
+from dashboard.store import unique_name
 
 PAGE = "data"
 LABEL_FORMATS = ("TREC qrels, BEIR qrels TSV, CSV / TSV / Parquet (query, doc_id, optional grade, query_text, "
@@ -103,25 +103,17 @@ with right:
                     layout.error(meta.error)
             else:
                 run_files.append(f)
-        sample_shas = {r.file.sha256 for r in data.sample_dataset().runs}
-        keep = [] if all(r.file.sha256 in sample_shas for r in candidate.runs) else list(candidate.runs)
         good = []
         for f in run_files:
-            ref = data.upload_ref(f)
-            stem = data.unique_name(Source(f.name, b"").stem, [s.name for s in good])
-            # The same file under the same name keeps the metadata edited for it, unless a sidecar came along.
-            existing = next((r for r in candidate.runs if r.file.sha256 == ref.sha256 and r.name == stem), None)
-            spec = existing if existing is not None and stem not in sidecars else \
-                RunSpec(file=ref, name=stem, **sidecars.get(stem, {}))
+            stem = unique_name(Source(f.name, b"").stem, [s.name for s in good])
+            spec = candidate.spec_for_upload(data.upload_ref(f), stem, sidecars.get(stem))
             loaded = data.run(spec)
             if loaded.ok:
                 good.append(spec)
             else:
                 layout.error(loaded.error)
         if good and new_files("runs", uploads):
-            names = {s.name for s in good}
-            merged = [r for r in keep if r.name not in names] + good
-            candidate = candidate.with_runs(tuple(merged))
+            candidate = candidate.with_uploaded_runs(good, data.sample_dataset())
     st.markdown(md_text(f"Runs: {', '.join(candidate.run_names)}"))
 
 # ---------------------------------------------------------------- documents
@@ -145,11 +137,7 @@ with right:
         st.caption("Optional: chunk text for drill-downs and token counts for choosing k.")
 
 if candidate.key != dataset.key:
-    sample = data.sample_dataset()
-    sample_files = {r.file.sha256 for r in sample.runs}
-    if candidate.documents == sample.documents and not {r.file.sha256 for r in candidate.runs} <= sample_files:
-        # The sample's chunks say nothing about the user's own runs (their texts and token counts).
-        candidate = candidate.with_documents(None)
+    candidate = candidate.fitted_to(data.sample_dataset())
     state.forget(*PER_DATA_SET)
     state.set("data", data.register(candidate))
     st.rerun()
