@@ -108,7 +108,8 @@ with missed_tab:
             "query_text": st.column_config.TextColumn("what the customer typed", width="large"),
             "found": st.column_config.TextColumn(f"relevant in top {k}"),
             "recall": st.column_config.NumberColumn(f"recall@{k}", format="%.2f"),
-            "first_rank": st.column_config.NumberColumn("first relevant rank", help="Any depth; empty: none returned"),
+            "first_rank": st.column_config.NumberColumn("first relevant rank",
+                                                        help="Any depth; None: the run returned no relevant doc"),
             "ranks": st.column_config.TextColumn("where each relevant doc landed", width="medium"),
         })
     st.download_button("Download this list (CSV)", data=lambda: to_csv(table.frame()), file_name=f"failures_k{k}.csv",
