@@ -27,7 +27,7 @@ OVERVIEW = st.Page("views/overview.py", title="Overview", icon=":material/leader
 def _overview_by_name() -> None:
     """``/overview`` (a link typed or kept by name): the Overview, at the root where Streamlit serves it, same
     selections. Streamlit answers the default page's own path with "Page not found"."""
-    st.switch_page(OVERVIEW, query_params=st.query_params.to_dict())
+    st.switch_page(OVERVIEW, query_params={name: st.query_params.get_all(name) for name in st.query_params})
 
 
 PAGES = [

@@ -94,9 +94,11 @@ class IntervalCurves:
         return frame
 
     def _tested(self, baseline: str, pairs: list[tuple[str, int]]) -> list[_Tested]:
-        """Each (run, column) against ``baseline`` before Holm: kept, since recall@1 and MRR are the same at every k
-        and a column's interval and p-value do not depend on the others (a new k computes its recall@k alone)."""
-        missing = [(run, col) for run, col in dict.fromkeys(pairs) if (baseline, run, col) not in self._tests]
+        """Each (run, column) against ``baseline`` before Holm. A column's interval and p-value do not depend on the
+        others, and recall@1 and MRR are the same at every k: those are kept (per baseline, a few MB at most), so a
+        new k computes its recall@k column alone."""
+        found = {pair: self._tests[(baseline, *pair)] for pair in pairs if (baseline, *pair) in self._tests}
+        missing = [pair for pair in dict.fromkeys(pairs) if pair not in found]
         if missing:
             ev, base = self.evaluation, self.paired[baseline]
             d = np.column_stack([self.paired[run].gridded[:, col] - base.gridded[:, col] for run, col in missing])
@@ -110,9 +112,11 @@ class IntervalCurves:
                                          for run, col in (missing[j] for j in monte_carlo)])
                 p_values[monte_carlo] = flip_p_values(d[:, monte_carlo], flips)
             for j, (run, col) in enumerate(missing):
-                self._tests[(baseline, run, col)] = _Tested(d[:, j], intervals[j], float(p_values[j]), tests[j],
-                                                            paired_t_p(d[:, j]))
-        return [self._tests[(baseline, run, col)] for run, col in pairs]
+                tested = _Tested(d[:, j].copy(), intervals[j], float(p_values[j]), tests[j], paired_t_p(d[:, j]))
+                found[(run, col)] = tested
+                if col in (0, self.max_k):  # recall@1, MRR
+                    self._tests[(baseline, run, col)] = tested
+        return [found[pair] for pair in pairs]
 
     def comparison(self, k: int, baseline: str, *, alpha: float = 0.05) -> ComparisonReport:
         """`compare_evaluation(evaluate(..., k=[1, k]), ["recall@1", f"recall@{k}", "mrr"], baseline)`."""

@@ -315,8 +315,6 @@ class FailureList:
     def frame(self, limit: int | None = None) -> pd.DataFrame:
         """The first ``limit`` rows (all by default) as the table `missed_queries` returns."""
         run, query = self.run[:limit], self.query[:limit]
-        if not len(run):
-            return pd.DataFrame({c: [] for c in FAILURE_COLUMNS})
         names = np.array([r.name for r in self.results], dtype=object)
         first = np.zeros(len(run), dtype=np.float64)
         words = np.empty(len(run), dtype=object)

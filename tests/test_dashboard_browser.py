@@ -260,9 +260,12 @@ def test_failure_drill_down_from_the_list_and_from_a_copied_url(page: Page, serv
 
 def test_the_overview_by_name_opens_with_its_selections(page: Page, server: str) -> None:
     """A link written by page name (``/overview?k=7``) opens the Overview at that k, not "Page not found"."""
-    open_page(page, f"{server}/overview?k=7&baseline=tuned")
+    open_page(page, f"{server}/overview?k=7&baseline=tuned&runs=tuned&runs=tuned-256d")
     expect(page.get_by_role("heading", name="Overview")).to_be_visible()
     expect(page.get_by_text("k = 7 · n = ").first).to_be_visible()
     assert page.get_by_text("Page not found").count() == 0
-    assert params(page)["k"] == ["7"] and params(page)["baseline"] == ["tuned"]
+    shown = params(page)
+    assert shown["k"] == ["7"] and shown["baseline"] == ["tuned"] and shown["runs"] == ["tuned", "tuned-256d"]
+    # Both runs shown (the header names them), not only the last of the repeated parameter.
+    expect(page.get_by_text("runs tuned (acme-embed-large-v2-kestrel-ft), tuned-256d (").first).to_be_visible()
     no_exceptions(page)

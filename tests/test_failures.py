@@ -260,10 +260,29 @@ def test_a_run_that_answers_none_of_the_labeled_queries_still_has_a_failure_list
     assert set(missed_queries(ev, 5, where=where)["query"]) == set(SEED_LABELS)
 
 
+def _slow_view(table: pd.DataFrame, runs=None, sources=None, text=None, order: str = "worst") -> list[tuple]:
+    """(run, query) pairs of ``table`` narrowed and ordered by hand, from the words of SORT_ORDERS and the page."""
+    run_position = {r: i for i, r in enumerate(dict.fromkeys(table["run"]))}
+    rows = []
+    for row in table.itertuples():
+        source = row.source if isinstance(row.source, str) else "(not set)"
+        needle = (text or "").strip().lower()
+        if runs and row.run not in runs or sources and source not in sources:
+            continue
+        if needle and needle not in row.query.lower() and needle not in (row.query_text or "").lower():
+            continue
+        depth = -np.inf if pd.isna(row.first_rank) else -float(row.first_rank)  # none returned: deepest of all
+        by_source = row.source if isinstance(row.source, str) else "\uffff"  # no source: last
+        keys = {"worst": (row.recall, depth, row.query), "query": (row.query,), "first_rank": (depth, row.query),
+                "source": (by_source, row.recall, depth, row.query)}[order]
+        rows.append(((run_position[row.run], *keys), (row.run, row.query)))
+    return [pair for _, pair in sorted(rows)]
+
+
 @pytest.mark.parametrize("seed", [3, 4])
 def test_failure_list_positions_agree_with_the_table(seed: int) -> None:
     """The dashboard narrows, orders and walks the list as positions (`FailureList`): every view of it must be the
-    table the frame functions give, row for row, whatever the filters and order."""
+    table the frame functions give, row for row, and the order a person reads in SORT_ORDERS (checked by hand)."""
     from evalcore.failures import failure_list
 
     labels, runs = random_case(seed, n_queries=60)
@@ -282,6 +301,7 @@ def test_failure_list_positions_agree_with_the_table(seed: int) -> None:
                 mine = rows.filtered(**filters).ordered(order)
                 expected = sort_failures(filter_failures(table, **filters), order)
                 pd.testing.assert_frame_equal(mine.frame(), expected)
+                assert list(zip(expected["run"], expected["query"])) == _slow_view(table, **filters, order=order)
                 assert len(mine) == len(expected)
                 assert mine.queries() == query_sequence(expected)
     opened = failure_list(ev, 4, where=where)
@@ -289,3 +309,10 @@ def test_failure_list_positions_agree_with_the_table(seed: int) -> None:
     assert opened.query_texts(asked) == {"q1": "How do I Q1 (again)?", "no such query": None}
     with pytest.raises(UsageError):
         opened.ordered("best")
+    # Nothing left after a filter, or nothing missed: the same columns, the numbers typed as in a list with rows.
+    numbers = ["n_relevant", "found", "recall", "first_rank", "k", "n"]
+    seed = seed_evaluation()
+    for empty, full in ((opened.filtered(text="no query has this").frame(), table),
+                        (missed_queries(seed, 3), missed_queries(seed, 1))):
+        assert list(empty.columns) == FAILURE_COLUMNS and empty.empty and not full.empty
+        assert empty[numbers].dtypes.astype(str).tolist() == full[numbers].dtypes.astype(str).tolist()
