@@ -268,7 +268,6 @@ class FailureList:
     evaluation: Evaluation
     where: Landed
     k: int
-    mode: str
     results: tuple[RunResult, ...]  # the runs the rows can come from, in evaluation order
     run: np.ndarray  # per row: position in ``results``
     query: np.ndarray  # per row: the evaluated query (index into the evaluation's queries)
@@ -375,7 +374,7 @@ def failure_list(
     def joined(parts: list[np.ndarray], dtype: type) -> np.ndarray:
         return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
 
-    rows = FailureList(evaluation, where, k, mode, tuple(chosen), joined(run_rows, np.int64),
+    rows = FailureList(evaluation, where, k, tuple(chosen), joined(run_rows, np.int64),
                        joined(query_rows, np.int64), joined(found_rows, np.int64), joined(recall_rows, np.float64))
     return rows.ordered("worst")
 
