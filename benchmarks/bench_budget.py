@@ -24,10 +24,10 @@ import time
 import numpy as np
 import pandas as pd
 
-from evalcore.budget import k_budget
-from evalcore.documents import read_documents
-from evalcore.evaluation import evaluate_runs
-from evalcore.tokens import get_tokenizer
+from evalcore.analyses.budget import k_budget
+from evalcore.readers.documents import read_documents
+from evalcore.metrics.evaluation import evaluate_runs
+from evalcore.analyses.tokens import get_tokenizer
 
 
 def make_data(n_queries: int, depth: int, n_docs: int, seed: int = 0):

@@ -37,7 +37,7 @@ Measured two ways:
 "Changing k" means a k this session has not used yet (the + button: k, k+1, ...; the first of
 six changes warms the browser up and is left out, the median of the other five is reported). The
 Overview's first visit computes the k it shows, then its intervals and paired tests for every k
-(`evalcore.curves`) in a background thread; the benchmark waits for those before changing k
+(`evalcore.analyses.curves`) in a background thread; the benchmark waits for those before changing k
 there (a new k is then a lookup plus rebuilding the page) and reports how long they took. In
 Chromium it also reports, per k change, the bytes the server sent over the websocket and the
 browser's own main-thread work (tasks over 50 ms), to tell the server's time from the
@@ -225,7 +225,7 @@ def core_breakdown(paths: dict) -> dict:
     start = time.perf_counter()
     evaluation.summary  # noqa: B018
     out["core: summary with 95% intervals (s)"] = time.perf_counter() - start
-    from evalcore.curves import interval_curves
+    from evalcore.analyses.curves import interval_curves
 
     deep = evalcore.evaluate_runs([run], labels, k=100)
     start = time.perf_counter()

@@ -461,7 +461,7 @@ def report(results: list[Result], args: argparse.Namespace, meter: str) -> dict:
 
 
 def profile_evalcore(qrels: Path, run: Path, top: int, out: Path) -> None:
-    from evalcore.cli import main as evalcore_main
+    from evalcore.cli.main import main as evalcore_main
 
     argv = tool_command("evalcore", qrels, run)[1:]
     prof = cProfile.Profile()

@@ -13,7 +13,7 @@ import time
 
 import numpy as np
 
-from evalcore.intervals import mean_intervals
+from evalcore.stats.intervals import mean_intervals
 
 N_QUERIES = 10_000
 N_RUNS = 5

@@ -33,12 +33,12 @@ import pandas as pd
 import streamlit as st
 
 import evalcore
-from evalcore import failures as core_failures
-from evalcore.compare import ComparisonReport
+from evalcore.analyses import failures as core_failures
+from evalcore.analyses.compare import ComparisonReport
 from evalcore.errors import EvalcoreError, InputError
-from evalcore.runs import META_FIELDS, sidecar_path
-from evalcore.sources import Source, open_source
-from evalcore.workspace import Workspace, default_location
+from evalcore.readers.runs import META_FIELDS, sidecar_path
+from evalcore.readers.sources import Source, open_source
+from evalcore.store.workspace import Workspace, default_location
 
 from dashboard.store import DEFAULT_MAX_BYTES, Dataset, DatasetStore, FileRef, RunSpec
 
@@ -320,9 +320,9 @@ def runs_of(dataset: Dataset) -> list[Loaded]:
 
 @st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=_HASH)
 def scope(dataset: Dataset) -> Loaded:
-    """The labels every page scores (`evalcore.holdout.scoring_labels`): with a tune/holdout split, the tune
+    """The labels every page scores (`evalcore.metrics.split.scoring_labels`): with a tune/holdout split, the tune
     queries only, the holdout sealed (the Integrity page reveals it, recorded in the workspace)."""
-    from evalcore.holdout import scoring_labels
+    from evalcore.metrics.split import scoring_labels
 
     label_set = labels(dataset.labels)
     return _load(scoring_labels, label_set.value) if label_set.ok else label_set
@@ -361,7 +361,7 @@ _CURVES_KEPT = 4
 
 def _curves_future(dataset: Dataset, more: bool) -> Future | None:
     """The all-k computation for ``dataset``, started once in a background thread (keyed by content)."""
-    from evalcore.curves import interval_curves
+    from evalcore.analyses.curves import interval_curves
 
     key = (dataset.key, bool(more))
     with _CURVES_LOCK:
@@ -384,7 +384,7 @@ def _curves_future(dataset: Dataset, more: bool) -> Future | None:
 
 
 def curves(dataset: Dataset, more: bool = False, *, wait: bool = True) -> Loaded | None:
-    """`evalcore.curves.interval_curves` once per data set: intervals and comparisons at every k 1..`DEPTH`.
+    """`evalcore.analyses.curves.interval_curves` once per data set: intervals and comparisons at every k 1..`DEPTH`.
 
     Changing k then only looks numbers up; they equal ``evalcore evaluate --k 1,k`` and
     ``evalcore compare`` at that k exactly. ``more`` adds hit, precision, nDCG and judged
@@ -448,7 +448,7 @@ def comparison(dataset: Dataset, k: int, baseline: str) -> ComparisonReport | No
 
 def _warnings_at(dataset: Dataset, k: int) -> tuple[Any, ...] | None:
     """The warnings ``evaluate --k 1,k`` prints, from the evaluation scored to `DEPTH` (no re-scoring)."""
-    from evalcore.curves import warnings_at
+    from evalcore.analyses.curves import warnings_at
 
     loaded = evaluation(dataset)
     return warnings_at(loaded.value, (1, int(k))) if loaded.ok else None
@@ -475,7 +475,7 @@ def landed(dataset: Dataset) -> core_failures.Landed | None:
 
 @st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=_HASH)
 def missed(dataset: Dataset, k: int, mode: str) -> core_failures.FailureList | None:
-    """The (run, query) pairs missed at k, as positions (`evalcore.failures.FailureList`; shared, never changed)."""
+    """The (run, query) pairs missed at k, as positions (`evalcore.analyses.failures.FailureList`; shared, never changed)."""
     loaded = evaluation(dataset)
     if not loaded.ok:
         return None
@@ -676,8 +676,8 @@ class BudgetSettings:
 @st.cache_resource(max_entries=32, show_spinner="Counting prompt tokens and resampling the recall curves…",
                    hash_funcs={**_HASH, BudgetSettings: repr})
 def budget(dataset: Dataset, settings: BudgetSettings) -> Loaded:
-    """`evalcore.budget.k_budget` for every run, k = 1..`DEPTH` (k-independent: the k control only reads it)."""
-    from evalcore.budget import k_budget
+    """`evalcore.analyses.budget.k_budget` for every run, k = 1..`DEPTH` (k-independent: the k control only reads it)."""
+    from evalcore.analyses.budget import k_budget
 
     loaded = evaluation(dataset)
     if not loaded.ok:
@@ -702,9 +702,9 @@ def has_chunk_sizes(dataset: Dataset) -> bool:
 
 @st.cache_resource(max_entries=8, show_spinner=False, hash_funcs=_HASH)
 def _caveats_every_k(dataset: Dataset) -> dict[int, dict[str, dict]]:
-    """`evalcore.coverage.number_caveats` for every k 1..DEPTH at once (about the cost of one k), per data set:
+    """`evalcore.analyses.coverage.number_caveats` for every k 1..DEPTH at once (about the cost of one k), per data set:
     k -> run -> its row (a k change is a lookup; shared, never changed)."""
-    from evalcore.coverage import number_caveats
+    from evalcore.analyses.coverage import number_caveats
 
     loaded = evaluation(dataset)
     if not loaded.ok:
@@ -718,7 +718,7 @@ def _caveats_every_k(dataset: Dataset) -> dict[int, dict[str, dict]]:
 
 def caveats(dataset: Dataset, k: int) -> dict[str, dict]:
     """Per run, what to know about its recall@k: the share of blind labels behind it, and whether k goes deeper
-    than the judgments cover, with bounds (`evalcore.coverage.number_caveats` on the scored evaluation)."""
+    than the judgments cover, with bounds (`evalcore.analyses.coverage.number_caveats` on the scored evaluation)."""
     return _caveats_every_k(dataset).get(int(k), {})
 
 

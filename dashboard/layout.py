@@ -1,7 +1,7 @@
 """What every page shows around its content: the data set it is about, the shared controls, errors.
 
 Text from users' files (names, models, query text, messages quoting a bad line) is never
-given to Markdown as is: it goes through `evalcore.export.md_text` (special characters escaped)
+given to Markdown as is: it goes through `evalcore.safe_text.md_text` (special characters escaped)
 or into elements that show plain text (``st.text``, ``st.code``, ``st.dataframe``).
 """
 
@@ -12,7 +12,7 @@ from typing import Any, Sequence
 
 import streamlit as st
 
-from evalcore.export import md_text
+from evalcore.safe_text import md_text
 
 from dashboard import data, state
 from dashboard.store import Dataset

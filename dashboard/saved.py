@@ -1,7 +1,7 @@
 """The workspace side of the dashboard: save an evaluation, find a run's model line, edit the failure
 ledger, read a line's history, build the meeting report, delete with a plan first.
 
-Thin over `evalcore.workspace` and `evalcore.archive`: every number and every rule lives there.
+Thin over `evalcore.store.workspace` and `evalcore.store.ledger`: every number and every rule lives there.
 Workspace reads are quick SQLite queries and are not cached (another session may have just
 written), except `saved_runs`, read on every rerun of the Failures page, which is kept until the
 workspace's `change_marker` moves; errors come back as `Loaded` with the message, never as a traceback.
@@ -15,9 +15,9 @@ from typing import Any, Callable, Sequence
 
 import pandas as pd
 
-from evalcore.archive import Archive, LedgerEntry, LineChanges, normalise_tag
+from evalcore.store.ledger import Archive, LedgerEntry, LineChanges, normalise_tag
 from evalcore.errors import EvalcoreError
-from evalcore.workspace import SavedEvaluation, Workspace
+from evalcore.store.workspace import SavedEvaluation, Workspace
 
 from dashboard import data
 from dashboard.store import Dataset, FileRef
@@ -194,9 +194,9 @@ def evaluations(line: str | None = None) -> pd.DataFrame:
 
 
 def report(evaluation_id: int, k: int | None, docs: Any = None) -> data.Loaded:
-    """The meeting report (`evalcore.report.report_from_workspace`) of a saved evaluation, with the cost of
+    """The meeting report (`evalcore.report.meeting.report_from_workspace`) of a saved evaluation, with the cost of
     k when the documents are given."""
-    from evalcore.report import report_from_workspace
+    from evalcore.report.meeting import report_from_workspace
 
     ws = workspace()
     if ws is None:

@@ -2,7 +2,7 @@
 
 Keyed on content hashes exactly as `dashboard.data` is (a data set by its manifest's key),
 over the same all-k evaluation (`data.evaluation`), so changing k or the page never re-reads
-or re-scores a file. The numbers come from `evalcore.segments`; nothing is computed here.
+or re-scores a file. The numbers come from `evalcore.analyses.segments`; nothing is computed here.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from __future__ import annotations
 import streamlit as st
 
 from evalcore.errors import EvalcoreError
-from evalcore.segments import segment_gaps
-from evalcore.slices import DEFAULT_MIN_SLICE_N, slice_metrics
+from evalcore.analyses.segments import segment_gaps
+from evalcore.analyses.slices import DEFAULT_MIN_SLICE_N, slice_metrics
 
 from dashboard import data
 from dashboard.store import Dataset
@@ -52,7 +52,7 @@ def _slices(dataset: Dataset, k: int) -> data.Loaded:
 
 @st.cache_data(max_entries=64, show_spinner=False, hash_funcs=data.HASH)
 def source_gaps(dataset: Dataset, k: int, min_n: int = DEFAULT_MIN_SLICE_N) -> data.Loaded:
-    """`evalcore.segments.segment_gaps` by ``source`` for every metric at ``k``, or the message why not."""
+    """`evalcore.analyses.segments.segment_gaps` by ``source`` for every metric at ``k``, or the message why not."""
     slices = _slices(dataset, k)
     if not slices.ok:
         return slices

@@ -4,7 +4,7 @@ A data set is a small manifest (which labels file, which runs with which metadat
 documents file), keyed by a short hash of that manifest. The key is what goes in the URL
 (``?data=...``), so a copied link opens the same files, on this server or after a restart.
 
-Every upload is written to the workspace (`evalcore.workspace.Workspace.put_file`: hashed once
+Every upload is written to the workspace (`evalcore.store.workspace.Workspace.put_file`: hashed once
 there, the same bytes stored once, one transaction) before anything parses it. The bytes also
 stay in memory, once per content hash, least recently used dropped first when the total passes
 a cap; a file dropped from memory is read back from the workspace. Manifests are written as
@@ -31,7 +31,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Callable, Sequence
 
-from evalcore.workspace import NotInWorkspace, StoredFile, Workspace, WorkspaceError
+from evalcore.store.workspace import NotInWorkspace, StoredFile, Workspace, WorkspaceError
 
 DEFAULT_MAX_BYTES = 2 * 1024**3
 """Bytes of user files kept in memory (2 GiB; ``EVALCORE_DASHBOARD_MAX_MB`` overrides)."""

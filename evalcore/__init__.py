@@ -5,12 +5,13 @@
     >>> r["recall@1"], r["mrr"], r.per_query()
 """
 
-from .documents import Documents, read_documents
 from .errors import EvalcoreError, InputError, UsageError
-from .evaluation import Evaluation, RunResult, evaluate, evaluate_runs
-from .labels import LabelSet, read_labels
-from .measures import Measure
-from .runs import Run, read_run
+from .metrics.evaluation import Evaluation, RunResult, evaluate, evaluate_runs
+from .metrics.measures import Measure
+from .readers.documents import Documents, read_documents
+from .readers.labels import LabelSet, read_labels
+from .readers.runs import Run, read_run
+from .version import __version__  # noqa: F401  (evalcore.__version__)
 from .warning_log import EvalWarning
 
 __all__ = [
@@ -18,16 +19,15 @@ __all__ = [
     "Run", "RunResult", "UsageError", "compare_evaluation", "evaluate", "evaluate_runs", "k_budget", "read_documents",
     "read_labels", "read_run",
 ]
-__version__ = "0.1.0"
 
 # Comparisons and k budgets pull in scipy.stats and a tokenizer; they load on first use so
 # that `evalcore evaluate` does not pay for them.
-_LAZY = {"BudgetReport": "budget", "k_budget": "budget", "compare_evaluation": "compare"}
+_LAZY = {"BudgetReport": "analyses.budget", "k_budget": "analyses.budget", "compare_evaluation": "analyses.compare"}
 
 
 def __getattr__(name: str):
     if name in _LAZY:
-        import importlib
+        import importlib  # the one deferred import: see _LAZY
 
         return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
     raise AttributeError(f"module 'evalcore' has no attribute {name!r}")

@@ -1,4 +1,4 @@
-"""Typed errors raised by the core; each front end translates them in one place.
+"""Every typed error the core raises, in one place; each front end translates them in one place.
 
 `InputError` is for anything wrong with what a user gave us (a file, an option); its
 message always names where (file and line or row), what was found and what was expected,
@@ -56,3 +56,42 @@ class UsageError(EvalcoreError):
 def invalid_parameter(name: str, must: str, got: object) -> UsageError:
     """The one message template for a bad parameter value."""
     return UsageError(f"The {name!r} parameter must be {must}. Got {got!r}.")
+
+
+# ----------------------------------------------------------------------------- the holdout
+
+
+class HoldoutSealed(UsageError):
+    """Holdout numbers were asked for without a recorded reveal."""
+
+
+# ----------------------------------------------------------------------------- the workspace
+
+
+class WorkspaceError(EvalcoreError):
+    """The workspace itself failed: cannot be opened, is busy, is damaged or was made by a newer evalcore.
+
+    ``exit_code`` is what the CLI exits with (1: not the user's input at fault).
+    """
+
+    exit_code = 1
+
+
+class WorkspaceBusy(WorkspaceError):
+    """Another process held the write lock through every retry."""
+
+
+class WorkspaceCorrupt(WorkspaceError):
+    """The workspace file is not a database, or its content fails a check."""
+
+
+class NotInWorkspace(WorkspaceError, UsageError):
+    """No label set, version, run, evaluation, line or file by that name or id."""
+
+    exit_code = 2
+
+
+class FrozenError(WorkspaceError, UsageError):
+    """An attempt to change something the workspace keeps frozen (a label-set version, a stored file)."""
+
+    exit_code = 2

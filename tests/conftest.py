@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from evalcore.workspace import ENV_VAR
+from evalcore.store.workspace import ENV_VAR
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -10,8 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from evalcore.cli import build_parser
-from evalcore.measures import DESCRIPTIONS
+from evalcore.cli.main import build_parser
+from evalcore.metrics.measures import DESCRIPTIONS
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")

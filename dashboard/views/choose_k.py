@@ -7,8 +7,8 @@ changing k reruns only them. The chart, the settings and the recommendation do n
 import pandas as pd
 import streamlit as st
 
-from evalcore.budget import DEFAULT_LAMBDA, DEFAULT_PRICE_PER_MTOK
-from evalcore.export import md_text
+from evalcore.analyses.budget import DEFAULT_LAMBDA, DEFAULT_PRICE_PER_MTOK
+from evalcore.safe_text import md_text
 
 from dashboard import charts, data, fragments, layout, state
 

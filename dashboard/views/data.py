@@ -3,8 +3,8 @@
 import pandas as pd
 import streamlit as st
 
-from evalcore.export import md_text
-from evalcore.sources import Source
+from evalcore.safe_text import md_text
+from evalcore.readers.sources import Source
 
 from dashboard import data, layout, saved, state
 from dashboard.store import unique_name

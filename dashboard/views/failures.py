@@ -10,9 +10,9 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from evalcore.archive import CAUSE_TAGS, STATUS_LABELS, STATUSES
-from evalcore.export import md_text, to_csv
-from evalcore.failures import MARK_NON_RELEVANT, MARK_RELEVANT, SORT_ORDERS, neighbours
+from evalcore.store.ledger import CAUSE_TAGS, STATUS_LABELS, STATUSES
+from evalcore.safe_text import md_text, to_csv
+from evalcore.analyses.failures import MARK_NON_RELEVANT, MARK_RELEVANT, SORT_ORDERS, neighbours
 
 from dashboard import data, layout, saved, state
 

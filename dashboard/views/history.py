@@ -5,7 +5,7 @@ import base64
 import pandas as pd
 import streamlit as st
 
-from evalcore.export import md_text, to_csv
+from evalcore.safe_text import md_text, to_csv
 
 from dashboard import data, layout, saved, state
 from dashboard.history_charts import history_chart

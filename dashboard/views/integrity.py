@@ -11,10 +11,10 @@ a link with ``split=holdout`` opens on the sealed notice and the button, so ever
 import pandas as pd
 import streamlit as st
 
-from evalcore.audit import audit
+from evalcore.analyses.audit import audit
 from evalcore.errors import EvalcoreError
-from evalcore.export import md_text, to_csv
-from evalcore.holdout import Reveal, SplitRule, scoring_labels
+from evalcore.safe_text import md_text, to_csv
+from evalcore.metrics.split import Reveal, SplitRule, scoring_labels
 
 from dashboard import data, layout, segments_data, state
 

@@ -2,14 +2,14 @@
 
 A person marks each doc relevant or not; the marks are saved in the workspace as a new version of
 the label set (the query marked blind, the judged depth recorded; earlier versions unchanged).
-Everything is computed by `evalcore.judging` and stored by `evalcore.workspace`; this page renders.
+Everything is computed by `evalcore.analyses.judging` and stored by `evalcore.store.workspace`; this page renders.
 """
 
 import streamlit as st
 
 from evalcore.errors import EvalcoreError
-from evalcore.export import md_text
-from evalcore.judging import judging_pool, marks_to_labels
+from evalcore.safe_text import md_text
+from evalcore.analyses.judging import judging_pool, marks_to_labels
 
 from dashboard import data, layout, saved, state
 

@@ -8,8 +8,8 @@ change of the runs shown reruns the page, as the header names them.
 import pandas as pd
 import streamlit as st
 
-from evalcore.export import md_text, to_csv
-from evalcore.measures import DESCRIPTIONS
+from evalcore.safe_text import md_text, to_csv
+from evalcore.metrics.measures import DESCRIPTIONS
 
 from dashboard import charts, data, fragments, layout, state
 

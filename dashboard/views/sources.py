@@ -6,10 +6,10 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from evalcore.export import md_text, to_csv
-from evalcore.measures import DESCRIPTIONS
-from evalcore.paired import format_amount
-from evalcore.slices import DEFAULT_MIN_SLICE_N, MISSING_VALUE
+from evalcore.safe_text import md_text, to_csv
+from evalcore.metrics.measures import DESCRIPTIONS
+from evalcore.stats.paired import format_amount
+from evalcore.analyses.slices import DEFAULT_MIN_SLICE_N, MISSING_VALUE
 
 from dashboard import charts, layout, segments_data, state
 

@@ -1,0 +1,114 @@
+"""The optional documents file: chunk text for drill-downs and token counts for k budgets."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping, Union
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError
+from ..warning_log import EvalWarning, agree, plural
+from .sources import Source, SourceLike, detect_format, open_source
+from .tables import (
+    DOC_ALIASES,
+    Table,
+    find_column,
+    first_empty,
+    id_strings,
+    parse_numbers,
+    read_delimited,
+    read_jsonl_records,
+    read_parquet,
+)
+
+
+@dataclass(eq=False)
+class Documents:
+    """Docs indexed by id, with ``text`` and/or ``tokens`` (a token count) columns."""
+
+    name: str
+    frame: pd.DataFrame
+    warnings: tuple[EvalWarning, ...] = ()
+    source: str | None = None
+
+    @property
+    def has_text(self) -> bool:
+        return "text" in self.frame.columns
+
+    @property
+    def has_tokens(self) -> bool:
+        return "tokens" in self.frame.columns
+
+    def text(self, doc_id: str) -> str | None:
+        if not self.has_text or doc_id not in self.frame.index:
+            return None
+        return self.frame.at[doc_id, "text"]
+
+    def __len__(self) -> int:
+        return len(self.frame)
+
+
+DocumentsLike = Union[Documents, SourceLike, pd.DataFrame, Mapping]
+
+
+def read_documents(source: DocumentsLike, *, format: str | None = None, name: str | None = None) -> Documents:
+    """Read a CSV / TSV / JSONL / Parquet documents file with ``doc_id`` and ``text`` and/or ``tokens``.
+
+    A mapping ``{doc_id: text}`` is accepted from Python.
+    """
+    if isinstance(source, Documents):
+        return source
+    if isinstance(source, Mapping):
+        frame = pd.DataFrame({"doc_id": [str(k) for k in source], "text": [str(v) for v in source.values()]})
+        return _build(Table(frame, Source(name or "<dict>", b""), 0, False, "row"), name or "documents")
+    if isinstance(source, pd.DataFrame):
+        return _build(Table(source.reset_index(drop=True), Source(name or "<DataFrame>", b""), 0, False, "row"),
+                      name or "documents")
+    src = open_source(source)
+    fmt = detect_format(src, format)
+    if fmt in ("csv", "tsv"):
+        table = read_delimited(src, "," if fmt == "csv" else "\t", "doc_id and text or tokens columns")
+    elif fmt == "parquet":
+        table = read_parquet(src)
+    elif fmt == "jsonl":
+        records = read_jsonl_records(src)
+        table = Table(pd.DataFrame([r for _, r in records]), src, 0, False, "row")
+    else:
+        raise InputError("a documents file in CSV, TSV, JSONL or Parquet with doc_id and text or tokens",
+                         source=src.name, text=f"{fmt} format")
+    docs = _build(table, name or src.stem)
+    docs.warnings = tuple(EvalWarning("file_repaired", f"{src.name}: {r}", 1) for r in src.repairs) + docs.warnings
+    docs.source = src.name
+    return docs
+
+
+def _build(table: Table, name: str) -> Documents:
+    d_col = find_column(table, DOC_ALIASES + ("id", "_id"), "doc id")
+    t_col = find_column(table, ("text", "chunk", "content", "body"), "text", required=False)
+    k_col = find_column(table, ("tokens", "token_count", "n_tokens"), "tokens", required=False)
+    if t_col is None and k_col is None:
+        raise InputError("a text or tokens column beside doc_id", source=table.source.name,
+                         text=",".join(table.column_names))
+    row = first_empty(table, d_col)
+    if row is not None:
+        raise table.error(row, f"a doc id in column {d_col!r}")
+    frame = pd.DataFrame({"doc_id": id_strings(table.frame[d_col]).to_numpy()})
+    if t_col is not None:
+        frame["text"] = table.frame[t_col].fillna("").astype(str).to_numpy()
+    if k_col is not None:
+        tokens = parse_numbers(table, k_col, f"a whole number of tokens in column {k_col!r}")
+        bad = (tokens < 0) | (tokens != np.floor(tokens))
+        if bad.any():
+            raise table.error(int(np.flatnonzero(bad)[0]), f"a whole, non-negative number of tokens in {k_col!r}")
+        frame["tokens"] = tokens.astype(np.int64)
+    warnings = []
+    dup = frame["doc_id"].duplicated()
+    if dup.any():
+        warnings.append(EvalWarning("duplicate_document",
+                                    f"{plural(int(dup.sum()), 'doc id')} {agree(int(dup.sum()), 'appears', 'appear')} more than once; "
+                                    "the first is kept",
+                                    int(dup.sum())))
+        frame = frame[~dup]
+    return Documents(name=name, frame=frame.set_index("doc_id"), warnings=tuple(warnings))

@@ -1,0 +1,135 @@
+"""The command line as a user runs it: real files, a real subprocess, exit codes and output shapes."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SEED = ROOT / "sample_data" / "seed_example"
+
+
+def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "evalcore.cli", *map(str, args)], capture_output=True, text=True,
+                          cwd=cwd or ROOT, timeout=300)
+
+
+def test_seed_example_through_the_cli() -> None:
+    out = run_cli("evaluate", "--labels", SEED / "labels.json", "--run", SEED / "run.json", "--k", "1,5",
+                  "--format", "json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    metrics = data["runs"][0]["metrics"]
+    assert round(metrics["recall@1"]["mean"], 4) == 0.1667
+    assert metrics["recall@5"]["mean"] == 1.0
+    assert round(metrics["mrr"]["mean"], 4) == 0.6111
+
+
+def test_json_shape_follows_the_spec() -> None:
+    out = run_cli("evaluate", "--labels", SEED / "labels.json", "--run", SEED / "run.json", "--k", "1,3",
+                  "--format", "json", "--per-query")
+    data = json.loads(out.stdout)
+    assert set(data) >= {"labels", "runs", "warnings"}
+    assert set(data["labels"]) >= {"name", "fingerprint", "n_queries"}
+    run = data["runs"][0]
+    assert set(run) >= {"name", "model", "n_queries", "metrics", "per_query"}
+    expected = {f"{m}@{k}" for m in ("recall", "hit", "precision", "ndcg", "judged") for k in (1, 3)} | {"mrr"}
+    assert set(run["metrics"]) == expected
+    for value in run["metrics"].values():
+        assert set(value) == {"mean", "ci_low", "ci_high"}
+        assert value["ci_low"] <= value["mean"] <= value["ci_high"]
+    assert len(run["per_query"]) == 3
+    assert set(run["per_query"][0]) == {"query", "rr"} | expected - {"mrr"}
+    for warning in data["warnings"]:
+        assert set(warning) == {"code", "message", "count"}
+
+
+def test_table_rows_carry_n_model_and_fingerprint() -> None:
+    out = run_cli("evaluate", "--labels", SEED / "labels.json", "--run", SEED / "run.json", "--k", "1,5")
+    assert out.returncode == 0, out.stderr
+    fingerprint = json.loads(run_cli("evaluate", "--labels", SEED / "labels.json", "--run", SEED / "run.json",
+                                     "--format", "json").stdout)["labels"]["fingerprint"]
+    metric_rows = [line for line in out.stdout.splitlines() if line.split() and line.split()[0] in
+                   {"recall@1", "recall@5", "hit@1", "mrr", "ndcg@5", "precision@5", "judged@5"}]
+    assert len(metric_rows) == 7
+    for line in metric_rows:
+        assert fingerprint in line and " 3 " in line and "run" in line
+
+
+def test_csv_is_parseable_and_warnings_go_to_stderr() -> None:
+    out = run_cli("evaluate", "--labels", SEED / "labels.json", "--run", SEED / "run.json", "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(out.stdout)))
+    assert {r["metric"] for r in rows} >= {"recall@1", "mrr"}
+    assert all(r["n"] == "3" and r["fingerprint"] for r in rows)
+    assert "short_ranking" in out.stderr
+
+
+def test_markdown_escapes_user_text(tmp_path) -> None:
+    (tmp_path / "l.json").write_text(json.dumps({"q": ["d"]}))
+    (tmp_path / "r*un_[x].json").write_text(json.dumps({"q": ["d"]}))
+    out = run_cli("evaluate", "--labels", tmp_path / "l.json", "--run", tmp_path / "r*un_[x].json",
+                  "--format", "markdown")
+    assert out.returncode == 0, out.stderr
+    assert "r\\*un\\_\\[x\\]" in out.stdout
+
+
+def test_bad_input_exits_2_with_one_line_and_no_traceback(tmp_path) -> None:
+    bad = tmp_path / "bad.trec"
+    bad.write_text("q1 Q0 A 1 0.5 t\nq1 Q0 B 2 oops t\n")
+    out = run_cli("evaluate", "--labels", SEED / "labels.json", "--run", bad)
+    assert out.returncode == 2
+    assert "Traceback" not in out.stderr
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1
+    assert "bad.trec, line 2" in lines[0] and "oops" in lines[0]
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--k", "0"], "'k' parameter"),
+    (["--k", "five"], "'k' parameter"),
+    (["--min-grade", "x"], "invalid float"),
+    (["--format", "xml"], "invalid choice"),
+])
+def test_bad_options_exit_2(args, needle) -> None:
+    out = run_cli("evaluate", "--labels", SEED / "labels.json", "--run", SEED / "run.json", *args)
+    assert out.returncode == 2
+    assert needle in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_missing_file_exits_2() -> None:
+    out = run_cli("evaluate", "--labels", "nope.tsv", "--run", SEED / "run.json")
+    assert out.returncode == 2
+    assert "nope.tsv" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_min_grade_changes_what_counts_as_relevant(tmp_path) -> None:
+    (tmp_path / "l.json").write_text(json.dumps({"q": {"a": 1, "b": 2}}))
+    (tmp_path / "r.json").write_text(json.dumps({"q": ["a", "b"]}))
+    base = ["evaluate", "--labels", tmp_path / "l.json", "--run", tmp_path / "r.json", "--k", "1", "--format", "json"]
+    default = json.loads(run_cli(*base).stdout)["runs"][0]["metrics"]
+    strict = json.loads(run_cli(*base, "--min-grade", "2").stdout)["runs"][0]["metrics"]
+    assert default["recall@1"]["mean"] == 0.5
+    assert strict["recall@1"]["mean"] == 0.0
+    assert strict["mrr"]["mean"] == 0.5
+
+
+def test_runs_sharing_a_file_stem_are_named_with_name_equals_file(tmp_path) -> None:
+    for folder, docs in (("bm25", '["a", "b"]'), ("dense", '["b", "a"]')):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "run.json").write_text('{"q": %s}' % docs)
+    (tmp_path / "l.json").write_text('{"q": ["a"]}')
+    clash = run_cli("evaluate", "--labels", tmp_path / "l.json", "--run", tmp_path / "bm25/run.json",
+                    "--run", tmp_path / "dense/run.json")
+    assert clash.returncode == 2 and "--run NAME=FILE" in clash.stderr
+    out = run_cli("evaluate", "--labels", tmp_path / "l.json", "--run", f"bm25={tmp_path / 'bm25/run.json'}",
+                  "--run", f"dense={tmp_path / 'dense/run.json'}", "--k", "1", "--format", "json")
+    assert out.returncode == 0, out.stderr
+    means = {r["name"]: r["metrics"]["recall@1"]["mean"] for r in json.loads(out.stdout)["runs"]}
+    assert means == {"bm25": 1.0, "dense": 0.0}

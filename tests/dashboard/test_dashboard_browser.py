@@ -1,0 +1,271 @@
+"""The dashboard in a real browser: Debian's Chromium, driven by Playwright, against `streamlit run`.
+
+One server per module (a free port on 127.0.0.1, started by a fixture and stopped after). The
+browser must be there: a missing /usr/bin/chromium fails the run (``bash scripts/test.sh``
+installs it with apt). Screenshots of every page go to ``test-output/screenshots/``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+
+from evalcore.store.workspace import ENV_VAR
+
+ROOT = Path(__file__).resolve().parents[2]
+SHOTS = ROOT / "test-output" / "screenshots"
+CHROMIUM = os.environ.get("EVALCORE_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run", "--disable-quic"]
+WAIT_MS = 90_000
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """One `streamlit run` on a free port of 127.0.0.1, stopped by `stop`.
+
+    ``workspace`` sets EVALCORE_WORKSPACE for the server; None keeps the test session's
+    temporary one (tests/conftest.py).
+    """
+
+    def __init__(self, workspace: Path | None, log: Path) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log = open(log, "w")
+        command = [sys.executable, "-m", "streamlit", "run", "dashboard/app.py", "--server.port", str(self.port),
+                   "--server.address", "127.0.0.1", "--server.headless", "true",
+                   "--browser.gatherUsageStats=false"]
+        env = dict(os.environ) if workspace is None else {**os.environ, ENV_VAR: str(workspace)}
+        self.process = subprocess.Popen(command, cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT, env=env)
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as response:
+                    if response.status == 200:
+                        return
+            except OSError:
+                pass
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"streamlit did not start:\n{log.read_text()}")
+            time.sleep(0.3)
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(timeout=15)
+        self.log.close()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    running = Server(None, tmp_path_factory.mktemp("streamlit") / "server.log")
+    yield running.url
+    running.stop()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    assert Path(CHROMIUM).is_file(), (
+        f"No browser at {CHROMIUM}: the browser tests need Debian's Chromium. Run `bash scripts/test.sh`, which "
+        "installs it (apt-get install -y chromium), or set EVALCORE_CHROMIUM.")
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser: Browser):
+    context = browser.new_context(viewport={"width": 1500, "height": 2000}, accept_downloads=True)
+    page = context.new_page()
+    page.set_default_timeout(WAIT_MS)
+    yield page
+    context.close()
+
+
+def settle(page: Page) -> None:
+    """Wait until the script run the last action started has finished and the page is drawn."""
+    page.wait_for_timeout(300)
+    page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=WAIT_MS)
+    page.wait_for_timeout(300)
+
+
+def open_page(page: Page, url: str) -> None:
+    page.goto(url)
+    page.wait_for_selector('[data-testid="stApp"]')
+    settle(page)
+
+
+def no_exceptions(page: Page) -> None:
+    assert page.locator('[data-testid="stException"]').count() == 0, page.locator('[data-testid="stException"]').all_inner_texts()
+
+
+def chart_drawn(page: Page) -> None:
+    chart = page.locator('[data-testid="stVegaLiteChart"]').first
+    expect(chart).to_be_visible()
+    drawn = chart.locator("canvas, svg").first
+    expect(drawn).to_be_visible()
+    box = drawn.bounding_box()
+    assert box is not None and box["height"] > 100 and box["width"] > 200
+
+
+def shoot(page: Page, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+def params(page: Page) -> dict[str, list[str]]:
+    return parse_qs(urlparse(page.url).query)
+
+
+def test_every_page_loads_draws_and_is_photographed(page: Page, server: str) -> None:
+    open_page(page, server)
+    expect(page.get_by_role("heading", name="Overview")).to_be_visible()
+    expect(page.get_by_text("Is the difference real?")).to_be_visible()
+    chart_drawn(page)
+    no_exceptions(page)
+    shoot(page, "overview")
+
+    page.get_by_role("link", name="Choose k").click()
+    settle(page)
+    expect(page.get_by_role("heading", name="At k = 10")).to_be_visible()
+    chart_drawn(page)
+    no_exceptions(page)
+    shoot(page, "choose_k")
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Download the chart (PNG)").click()
+    png = Path(download.value.path()).read_bytes()
+    assert png.startswith(b"\x89PNG")
+
+    page.get_by_role("link", name="Data").click()
+    settle(page)
+    expect(page.get_by_role("heading", name="Checklist")).to_be_visible()
+    no_exceptions(page)
+    shoot(page, "data")
+
+
+def test_uploads_through_the_file_inputs(page: Page, server: str, tmp_path: Path) -> None:
+    labels = tmp_path / "mine.csv"
+    labels.write_text("query,doc_id,grade,query_text,source\n"
+                      "q1,d1,1,=cmd|' /C calc'!A0,support_ticket\n"
+                      "q2,d2,1,**bold** <b>not bold</b>,search_log\n"
+                      "q3,d3,1,export data,search_log\n")
+    run_a = tmp_path / "alpha.trec"
+    run_a.write_text("q1 Q0 x 1 9 alpha\nq1 Q0 d1 2 8 alpha\nq2 Q0 d2 1 9 alpha\nq3 Q0 x 1 9 alpha\n")
+    run_b = tmp_path / "beta.jsonl"
+    run_b.write_text("\n".join(json.dumps({"query": q, "ranked": r}) for q, r in
+                               {"q1": ["d1"], "q2": ["x", "y", "d2"], "q3": ["d3"]}.items()))
+    sidecar = tmp_path / "beta.meta.json"
+    sidecar.write_text(json.dumps({"model": "beta-model", "price_per_mtok": 0.1, "dims": 128, "index_bytes": 2_000_000}))
+    broken = tmp_path / "broken.trec"
+    broken.write_text("q1 Q0 d1 1 not-a-number tag\n")
+
+    open_page(page, f"{server}/data")
+    inputs = page.locator('[data-testid="stFileUploader"] input[type="file"]')
+    expect(inputs).to_have_count(3)
+
+    # A bad run is explained beside its upload; the sample runs stay loaded.
+    inputs.nth(1).set_input_files([str(broken)])
+    settle(page)
+    expect(page.get_by_text("broken.trec, line 1: expected a number in the score column")).to_be_visible()
+    expect(page.get_by_text("Runs: base, tuned, tuned-256d", exact=True)).to_be_visible()
+    no_exceptions(page)
+    shoot(page, "data_bad_file")
+
+    inputs.nth(0).set_input_files([str(labels)])
+    settle(page)
+    expect(page.get_by_text("Labels: mine.csv · 3 queries")).to_be_visible()
+    inputs.nth(1).set_input_files([str(run_a), str(run_b), str(sidecar)])
+    settle(page)
+    expect(page.get_by_text("Runs: alpha, beta", exact=True)).to_be_visible()
+    assert "data" in params(page)
+    no_exceptions(page)
+    shoot(page, "data_uploaded")
+
+    # Every page works on the uploaded files; user text is shown as text.
+    page.get_by_role("link", name="Failures").click()
+    settle(page)
+    assert "data" in params(page)
+    expect(page.get_by_text("Runs compared")).to_be_visible()
+    page.goto(page.url.split("?")[0] + "?" + "&".join(f"{k}={v[0]}" for k, v in params(page).items()) + "&query=q2&k=1")
+    settle(page)
+    code = page.locator('[data-testid="stCode"]').first
+    expect(code).to_contain_text("**bold** <b>not bold</b>")
+    assert page.locator("b", has_text="not bold").count() == 0
+    no_exceptions(page)
+    # The list downloads as CSV with the formula-looking query text neutralised.
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Download this list (CSV)").click()
+    csv_text = Path(download.value.path()).read_text()
+    assert "'=cmd" in csv_text and ",=cmd" not in csv_text
+    shoot(page, "failures_uploaded")
+
+
+def test_failure_drill_down_from_the_list_and_from_a_copied_url(page: Page, server: str) -> None:
+    open_page(page, f"{server}/failures?k=10")
+    expect(page.get_by_text("Select a row in the list above")).to_be_visible()
+    grid = page.locator('[data-testid="stDataFrame"]').first
+    expect(grid).to_be_visible()
+    box = grid.bounding_box()
+    page.mouse.click(box["x"] + 18, box["y"] + 35 + 17)  # the selection box of the first row
+    settle(page)
+    expect(page.get_by_text("What the customer typed", exact=True)).to_be_visible()
+    first = params(page)["query"][0]
+    expect(page.get_by_text("Relevant docs, and where each run put them")).to_be_visible()
+    no_exceptions(page)
+    shoot(page, "failures_drill_down")
+
+    # Keyboard: N walks to the next failure, P back.
+    page.get_by_role("heading", name="One query up close").click()
+    page.keyboard.press("n")
+    settle(page)
+    second = params(page)["query"][0]
+    assert second != first
+    page.get_by_role("heading", name="One query up close").click()
+    page.keyboard.press("p")
+    settle(page)
+    assert params(page)["query"][0] == first
+
+    # The copied URL opens the same drill-down in a fresh session.
+    copied = page.url
+    fresh = page.context.browser.new_context(viewport={"width": 1500, "height": 2000})
+    other = fresh.new_page()
+    other.set_default_timeout(WAIT_MS)
+    open_page(other, copied)
+    expect(other.get_by_text("What the customer typed", exact=True)).to_be_visible()
+    expect(other.get_by_text(f"query id {first}")).to_be_visible()
+    no_exceptions(other)
+    shoot(other, "failures_from_url")
+    fresh.close()
+
+
+def test_the_overview_by_name_opens_with_its_selections(page: Page, server: str) -> None:
+    """A link written by page name (``/overview?k=7``) opens the Overview at that k, not "Page not found"."""
+    open_page(page, f"{server}/overview?k=7&baseline=tuned&runs=tuned&runs=tuned-256d")
+    expect(page.get_by_role("heading", name="Overview")).to_be_visible()
+    expect(page.get_by_text("k = 7 · n = ").first).to_be_visible()
+    assert page.get_by_text("Page not found").count() == 0
+    shown = params(page)
+    assert shown["k"] == ["7"] and shown["baseline"] == ["tuned"] and shown["runs"] == ["tuned", "tuned-256d"]
+    # Both runs shown (the header names them), not only the last of the repeated parameter.
+    expect(page.get_by_text("runs tuned (acme-embed-large-v2-kestrel-ft), tuned-256d (").first).to_be_visible()
+    no_exceptions(page)

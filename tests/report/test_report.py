@@ -1,0 +1,150 @@
+"""The meeting report: numbers with their context, charts embedded, user text escaped, formula-safe CSV, and
+the `evalcore report` command."""
+
+from __future__ import annotations
+
+import base64
+import csv
+import io
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import evalcore
+from evalcore.report.meeting import FAILURE_COLUMNS, build_report, report_from_workspace
+from evalcore.readers.runs import read_run
+from evalcore.store.workspace import ENV_VAR, Workspace
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE = ROOT / "sample_data"
+SEED = SAMPLE / "seed_example"
+
+
+def run_cli(*args: object, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "evalcore.cli", *map(str, args)], capture_output=True, text=True,
+                          cwd=ROOT, timeout=300, env={**os.environ, **(env or {})})
+
+
+def test_html_report_carries_every_number_with_its_context_and_embeds_charts(tmp_path) -> None:
+    ws = Workspace(tmp_path)
+    labels_file = ws.put_file(SAMPLE / "labels.tsv")
+    run_files = {name: ws.put_file(SAMPLE / f"{name}.trec") for name in ("base", "tuned")}
+    evaluation = evalcore.evaluate_runs([SAMPLE / "base.trec", SAMPLE / "tuned.trec"], SAMPLE / "labels.tsv",
+                                        k=(1, 5))
+    saved = ws.save_evaluation(evaluation, k=5, labels_file=labels_file, run_files=run_files)
+    report = report_from_workspace(ws, saved.id, docs=SAMPLE / "docs.jsonl")
+    page = report.to_html()
+
+    summary = evaluation.summary.set_index(["run", "metric"])
+    for run in ("base", "tuned"):
+        for metric in ("recall@1", "recall@5", "hit@5", "mrr"):
+            mean, low, high = summary.loc[(run, metric), ["mean", "ci_low", "ci_high"]]
+            assert f"{mean:.4f} ({low:.4f} to {high:.4f})" in page, (run, metric)
+        assert evaluation[run].model in page
+    fingerprint = evaluation.labels.fingerprint
+    assert f"labels v1 #{fingerprint}" in page
+    assert "n = 320 evaluated queries" in page and "chosen k = 5" in page and "seed 0" in page
+    assert "95% intervals" in page
+    assert labels_file.sha256[:12] in page and run_files["tuned"].sha256[:12] in page  # provenance of the inputs
+    assert "Paired comparison" in page and "tuned beats base on recall@1" in page
+    assert "Chosen k = 5 and its cost" in page and "o200k_base" in page
+    assert "Top open failures" in page
+    pngs = re.findall(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', page)
+    assert len(pngs) == 1 and base64.b64decode(pngs[0]).startswith(b"\x89PNG\r\n\x1a\n")
+    assert "<script" not in page.lower() and "http" not in page.replace(
+        "https://vega.github.io", "")  # self-contained: nothing fetched
+
+    leader = report.leaderboard
+    assert leader["run"].tolist() == ["tuned", "base"]  # best recall@5 first
+    assert (leader["fingerprint"] == fingerprint).all() and (leader["n"] == 320).all()
+
+
+def _hostile_workspace(tmp_path: Path) -> tuple[Workspace, int]:
+    labels = pd.DataFrame({
+        "query": ["q1", "q2", "q3", "q4"],
+        "doc_id": ["d1", "d2", "d3", "d4"],
+        "query_text": ["<script>alert('x')</script>", "=cmd|' /C calc'!A0", "+SUM(A1:A9)", "plain words"],
+    })
+    ws = Workspace(tmp_path)
+
+    def save(name: str, ranked: dict) -> int:
+        run = read_run(ranked, name=name, model="m<i>odel</i>")
+        return ws.save_evaluation(evalcore.evaluate_runs([run], labels, k=(1, 3), n_resamples=200), k=1).id
+
+    save("v1", {"q1": ["x", "d1"], "q2": ["x", "y", "d2"], "q3": ["d3"], "q4": ["d4"]})
+    latest = save("v2", {"q1": ["x", "d1"], "q2": ["x", "y", "d2"], "q3": ["x", "d3"], "q4": ["d4"]})
+    ws.archive.set_note("m<i>odel</i>", "q1", "<img src=x onerror=alert(1)>")
+    ws.archive.add_tag("m<i>odel</i>", "q2", "label wrong")
+    return ws, latest
+
+
+def test_user_text_is_escaped_and_regressions_come_first(tmp_path) -> None:
+    ws, latest = _hostile_workspace(tmp_path)
+    report = report_from_workspace(ws, latest)
+    page = report.to_html(charts=False)
+    assert "<script>" not in page and "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in page
+    assert "<img src=x" not in page and "&lt;img src=x onerror=alert(1)&gt;" in page
+    assert "<i>odel" not in page and "m&lt;i&gt;odel&lt;/i&gt;" in page
+    text = report.to_markdown()
+    assert not re.search(r"(?<!\\)<(script|img|i>)", text)  # every < of user text is escaped in Markdown
+    assert "\\<script\\>" in text and "\\<img src=x" in text and "m\\<i\\>odel" in text
+
+    failures = report.failures
+    assert failures["query"].tolist() == ["q3", "q2", "q1"]  # q3 regressed in v2: first
+    assert failures.iloc[0]["status"] == "regressed" and failures.iloc[0]["regressed"]
+    assert failures.iloc[1]["since"] == "#1 v1"
+    rows = text[text.index("## Top open failures"):]
+    assert rows.index("| v2 | q3 |") < rows.index("| v2 | q2 |") < rows.index("| v2 | q1 |")
+
+
+def test_failures_csv_neutralises_formulas(tmp_path) -> None:
+    ws, latest = _hostile_workspace(tmp_path)
+    rows = list(csv.DictReader(io.StringIO(report_from_workspace(ws, latest).failures_csv())))
+    assert list(rows[0]) == FAILURE_COLUMNS
+    texts = {r["query"]: r["query_text"] for r in rows}
+    assert texts["q2"] == "'=cmd|' /C calc'!A0" and texts["q3"] == "'+SUM(A1:A9)"
+    assert all(r["k"] == "1" and r["n"] == "4" and r["fingerprint"] and r["labels_version"] == "1" for r in rows)
+    assert {r["tags"] for r in rows if r["query"] == "q2"} == {"label wrong"}
+
+
+def test_report_without_a_workspace_lists_untracked_failures() -> None:
+    evaluation = evalcore.evaluate_runs([SEED / "run.json"], SEED / "labels.json", k=(1, 3), n_resamples=200)
+    report = build_report(evaluation, k=1)
+    assert set(report.failures["status"]) == {"untracked"}
+    assert set(report.failures["query"]) == {"reset my password", "enterprise sso"}
+    assert report.comparison is None and report.budget is None
+    text = report.to_markdown()
+    assert "0.1667 (" in text
+    import hashlib
+
+    assert report.provenance["labels"]["sha256"] == hashlib.sha256((SEED / "labels.json").read_bytes()).hexdigest()
+    assert hashlib.sha256((SEED / "labels.json").read_bytes()).hexdigest()[:12] in text
+    with pytest.raises(evalcore.UsageError, match="'k' parameter"):
+        build_report(evaluation, k=7)
+
+
+def test_cli_report_from_files_and_from_the_workspace(tmp_path) -> None:
+    out = run_cli("report", "--labels", SEED / "labels.json", "--run", SEED / "run.json", "--k", "1",
+                  "--output", tmp_path / "seed.md", "--failures-csv", tmp_path / "failures.csv")
+    assert out.returncode == 0, out.stderr
+    assert (tmp_path / "seed-leaderboard.png").read_bytes().startswith(b"\x89PNG")
+    markdown = (tmp_path / "seed.md").read_text()
+    assert "](seed-leaderboard.png)" in markdown and "untracked" in markdown
+    assert len(list(csv.DictReader((tmp_path / "failures.csv").open()))) == 2
+
+    env = {ENV_VAR: str(tmp_path / "ws")}
+    assert run_cli("evaluate", "--labels", SEED / "labels.json", "--run", SEED / "run.json", "--k", "1,3", "--save",
+                   env=env).returncode == 0
+    page = run_cli("report", "--format", "html", "--no-charts", env=env)
+    assert page.returncode == 0, page.stderr
+    assert page.stdout.startswith("<!DOCTYPE html>") and "evaluation 1, the latest" in page.stderr
+    assert "Evaluation 1, saved" in page.stdout
+
+    both = run_cli("report", "--evaluation", "1", "--labels", SEED / "labels.json", "--run", SEED / "run.json",
+                   env=env)
+    assert both.returncode == 2 and "not both" in both.stderr
