@@ -1,0 +1,78 @@
+"""Re-judging: queue suspicious labels for a blind look, and save a blind judging round as a new label version.
+
+Labels are never edited in place: flagged queries wait in the queue of the whole label set as read (so a new
+version keeps every query and its split), and a judging round becomes a new version with the query marked blind.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+import pandas as pd
+
+from ..analyses.judging import JudgingPool, marks_to_labels
+from ..errors import UsageError
+from ..readers.labels import LabelSet
+from ..store.workspace import LabelVersion, StoredFile, Workspace
+
+MANUAL_REASON = "flagged from evalcore audit"
+"""The reason recorded for a query flagged by hand, when no suspect explains it."""
+
+
+@dataclass(frozen=True)
+class Flagged:
+    """The label-set version the queue belongs to and the queue entry of each flagged query, in order."""
+
+    version: LabelVersion
+    entries: tuple[tuple[str, int], ...]  # (query, queue entry id)
+
+
+def suspect_reason(row: Mapping, k: int, agree_depth: int) -> str:
+    """Why a suspect was flagged, in the words the queue shows."""
+    return (f"every run misses at k = {k} while all put {row['doc_id']} ({row['doc_label']}) in their top "
+            f"{agree_depth}: {row['ranks']}")
+
+
+def flag_for_rejudging(workspace: Workspace, labels: LabelSet, queries: Sequence[str], *,
+                       scored: Sequence[str] | None = None, suspects: pd.DataFrame | None = None,
+                       suspect_k: int | None = None, agree_depth: int | None = None, label_set: str | None = None,
+                       labels_file: StoredFile | None = None, who: str | None = None) -> Flagged:
+    """Save ``labels`` (the whole set as read) as a version, then queue each of ``queries`` for blind re-judging.
+
+    Only queries that were scored (``scored``: the tune side, or every query after a reveal; default every
+    labeled query) can be flagged. A query among the audit's ``suspects`` is queued with the doc every run agreed
+    on and why; any other with `MANUAL_REASON`.
+    """
+    allowed = set(labels.queries.tolist() if scored is None else scored)
+    unknown = [q for q in queries if q not in allowed]
+    if unknown:
+        raise UsageError(f"{unknown[0]!r}: no such query in the labels {labels.name!r} (of {len(allowed):,} scored "
+                         "queries, only those can be flagged).")
+    version = workspace.save_labels(labels, name=label_set, file=labels_file)
+    entries = []
+    for query in queries:
+        doc, reason = None, MANUAL_REASON
+        if suspects is not None and not suspects.empty and (suspects["query"] == query).any():
+            row = suspects[suspects["query"] == query].iloc[0]
+            doc, reason = row["doc_id"], suspect_reason(row, suspect_k, agree_depth)
+        entries.append((query, workspace.flag_for_rejudging(version.name, query, reason=reason, doc_id=doc, who=who)))
+    return Flagged(version, tuple(entries))
+
+
+def save_judging_round(workspace: Workspace, label_set: str, pool: JudgingPool, marks: Mapping[str, bool], *,
+                       base: LabelSet | None = None, base_file: StoredFile | None = None,
+                       who: str | None = None) -> LabelVersion:
+    """A blind judging round of ``pool`` (every doc marked relevant or not) as a new version of ``label_set``.
+
+    ``base``: the labels the round extends, saved first as a version of ``label_set`` when the workspace does not
+    hold them yet (a dashboard session judging the labels it loaded); the command line judges a saved set.
+    """
+    missing = [doc for doc in pool.docs if doc not in marks]
+    if missing:
+        raise UsageError(f"A blind judgment covers the whole pool: {len(missing)} of {len(pool.docs)} docs are not "
+                         f"marked (first: {missing[0]!r}).")
+    if base is not None:
+        label_set = workspace.save_labels(base, name=label_set, file=base_file).name
+    return workspace.save_blind_judgments(label_set, marks_to_labels(pool, marks), query=pool.query,
+                                          depth=pool.depth, who=who)
