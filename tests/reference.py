@@ -1,4 +1,4 @@
-"""A slow, obviously-correct implementation of SPEC.md §2, one query at a time, for the tests.
+"""A slow, obviously-correct implementation of docs/metrics.md, one query at a time, for the tests.
 
 Written from the SPEC's table with plain Python lists and no vectorisation, so that the fast
 code can be checked against something a reader can verify line by line.

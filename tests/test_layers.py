@@ -141,3 +141,26 @@ def test_no_module_over_600_lines():
     long = [f"{p.relative_to(ROOT)}: {n}" for p in [*PACKAGE.rglob("*.py"), *(ROOT / "dashboard").rglob("*.py")]
             if (n := len(p.read_text(encoding="utf-8").splitlines())) > 600]
     assert not long, "split these modules (one concept each, 400 lines is the aim):\n" + "\n".join(long)
+
+
+def test_the_readme_layout_names_every_folder_and_module():
+    """README's Layout section: one line per folder of evalcore/, naming each of its modules; adding a module
+    without its line fails here."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("\n## Layout", 1)[1].split("\n## ", 1)[0]
+    lines = section.splitlines()
+    missing = []
+    for folder in sorted(p for p in PACKAGE.iterdir() if (p / "__init__.py").exists()):
+        row = next((line for line in lines if f"`evalcore/{folder.name}/`" in line), None)
+        if row is None:
+            missing.append(f"a line for evalcore/{folder.name}/")
+            continue
+        missing += [f"`{m.stem}` in the evalcore/{folder.name}/ line" for m in sorted(folder.glob("*.py"))
+                    if m.stem not in ("__init__", "__main__") and f"`{m.stem}`" not in row]
+    top = next((line for line in lines if "`evalcore/` (top)" in line), "")
+    missing += [f"`{m.stem}` in the evalcore/ (top) line" for m in sorted(PACKAGE.glob("*.py"))
+                if m.stem != "__init__" and f"`{m.stem}`" not in top]
+    for folder in ("dashboard", "tests", "sample_data", "scripts", "benchmarks", "docs"):
+        if not any(f"`{folder}/`" in line for line in lines):
+            missing.append(f"a line for {folder}/")
+    assert not missing, "README Layout is missing:\n" + "\n".join(missing)

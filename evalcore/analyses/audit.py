@@ -4,7 +4,7 @@ One call (`audit`) gathers what `blindness`, `coverage` and `suspects` find abou
 `Evaluation`: the share of blind labels behind every run's numbers and the metrics on blind
 labels only, pooling bias, judged coverage with bounds at each quoted k, and the "check the
 label" candidates, with every warning. The result renders as text, Markdown or a dict; every
-number in it carries its metric and k, n, model and label set (SPEC.md §3).
+number in it carries its metric and k, n, model and label set (docs/metrics.md).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 A judge who marks docs while looking at one system's ranking judges that system's results
 (its near misses become "judged non-relevant", its finds "relevant"), and the labels then
 favour the system that was looked at. Labels carry a per-query ``blind`` field
-(SPEC.md §1.1). This module reports:
+(docs/formats.md). This module reports:
 
 * `blind_share` - per run, the share of the queries (and of the judgments) behind its numbers
   that were judged blind;

@@ -203,7 +203,7 @@ def evaluate(
 ) -> RunResult:
     """Score one run against labels; returns a `RunResult` (``r["mrr"]``, ``r.per_query()``).
 
-    ``run`` and ``labels`` may be file paths, dicts shaped like SPEC.md's seed example,
+    ``run`` and ``labels`` may be file paths, dicts shaped like the seed example of docs/metrics.md,
     DataFrames or already-read objects. Metrics are computed for every k from 1 to max(k).
     """
     evaluation = evaluate_runs([run], labels, k, min_grade=min_grade, zero_relevant=zero_relevant)

@@ -2,7 +2,7 @@
 
 Every cutoff metric is computed for every k from 1 to the depth in one pass of cumulative
 sums over the ranked-grades matrix; means, intervals, comparisons and slices all start from
-these per-query arrays. Semantics are SPEC.md §2.
+these per-query arrays. Semantics are docs/metrics.md.
 """
 
 from __future__ import annotations

@@ -122,7 +122,7 @@ LabelsLike = Union[LabelSet, SourceLike, Mapping, pd.DataFrame]
 def read_labels(source: LabelsLike, *, format: str | None = None, name: str | None = None) -> LabelSet:
     """Read labels from a file path, bytes, an upload, a dict or a DataFrame.
 
-    Dicts follow SPEC.md's JSON shapes: ``{query: [doc, ...]}`` (all grade 1; sets too) or
+    Dicts follow the JSON shapes of docs/formats.md: ``{query: [doc, ...]}`` (all grade 1; sets too) or
     ``{query: {doc: grade}}``. DataFrames use the tabular column names and aliases.
     """
     if isinstance(source, LabelSet):

@@ -1,6 +1,6 @@
 """A run: one system's ranked results, integer-coded and put in evaluation order once.
 
-Ordering follows SPEC.md §1.2: TREC runs by score descending with ties broken by doc id
+Ordering follows docs/formats.md: TREC runs by score descending with ties broken by doc id
 descending (trec_eval's rule; the rank column is ignored), tables by ``rank`` when present,
 lists in their own order. A doc repeated in one ranking keeps its best-ranked place.
 """

@@ -27,7 +27,7 @@ QUERY_ALIASES = ("query", "query_id", "qid", "query-id")
 DOC_ALIASES = ("doc_id", "docid", "doc", "corpus-id")
 GRADE_ALIASES = ("grade", "relevance", "rel", "score", "label")
 QUERY_FIELDS = ("query_text", "source", "blind", "split")
-"""Optional per-query fields a labels file may carry (SPEC.md §1.1)."""
+"""Optional per-query fields a labels file may carry (docs/formats.md)."""
 
 _COMMENT_LINES = re.compile(rb"(?m)^[ \t]*#[^\n]*$")
 

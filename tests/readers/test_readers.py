@@ -1,4 +1,4 @@
-"""Every format of SPEC.md §1 reads to the same labels and runs; awkward files read; bad files fail clearly."""
+"""Every format of docs/formats.md reads to the same labels and runs; awkward files read; bad files fail clearly."""
 
 from __future__ import annotations
 
