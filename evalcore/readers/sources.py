@@ -188,13 +188,33 @@ def _is_table_header(line: str) -> bool:
     return any(field.strip().strip('"').lower() in _ID_COLUMNS for field in re.split(r"[\t,]", line))
 
 
+def _is_trec_line(line: str) -> bool:
+    """A line that reads as whitespace-separated TREC: qrels ``qid iter docid grade`` (a number last) or a run
+    ``qid Q0 docid rank score tag ...`` (an integer rank and a numeric score). Such a line cannot be a header, so
+    a ``.tsv`` or ``.csv`` file that starts with one is headerless TREC, as public qrels often are."""
+    fields = line.split()
+    if len(fields) == 4:
+        return _is_number(fields[3])
+    return len(fields) >= 6 and fields[3].lstrip("+-").isdigit() and _is_number(fields[4])
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 def detect_format(source: Source, explicit: str | None = None) -> str:
     """The format of ``source``: the explicit one, else extension, else content.
 
     A ``.trec``/``.run``/``.qrels``/``.res``, Parquet, JSON or JSONL extension is trusted.
-    Otherwise plain-text tables are told apart from TREC files by their header: a tab- or
-    comma-separated first line with a field naming a query or doc column makes a TSV/CSV
-    table; anything else is whitespace TREC.
+    Otherwise plain-text tables are told apart from TREC files by their first line: a tab- or
+    comma-separated header naming a query or doc column makes a TSV/CSV table; a line that reads
+    as TREC qrels or a TREC run (a number where a column name would be) makes TREC, whatever the
+    extension; a ``.csv``/``.tsv`` file is otherwise read as its extension says (and a header it
+    lacks is reported with the line as read and the format override).
     """
     fmt = normalise_format(explicit)
     if fmt:
@@ -217,6 +237,8 @@ def detect_format(source: Source, explicit: str | None = None) -> str:
     first_line = _first_content_line(data)
     if first_line is not None and _is_table_header(first_line):
         return "tsv" if "\t" in first_line else "csv"
+    if first_line is not None and _is_trec_line(first_line):
+        return "trec"
     if by_ext in ("csv", "tsv") and first_line is not None:
         return by_ext
     return "trec"
@@ -228,6 +250,11 @@ def _json_object(line: bytes) -> dict | None:
     except ValueError:
         return None
     return value if isinstance(value, dict) else None
+
+
+def first_content_line(source: Source) -> str | None:
+    """The first line of ``source`` that is neither blank nor a ``#`` comment, as text (for messages)."""
+    return _first_content_line(source.head())
 
 
 def _first_content_line(data: bytes) -> str | None:

@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 from pyarrow import csv as pacsv
 
 from ..errors import InputError
-from .sources import Source
+from .sources import Source, first_content_line
 
 QUERY_ALIASES = ("query", "query_id", "qid", "query-id")
 DOC_ALIASES = ("doc_id", "docid", "doc", "corpus-id")
@@ -404,14 +404,24 @@ def find_column(table: Table, aliases: tuple[str, ...], role: str, required: boo
         if alias in lowered:
             return lowered[alias]
     if required:
+        named = {c.lower() for c in table.column_names} & {*QUERY_ALIASES, *DOC_ALIASES}
+        headerless = (" (a file without a header line: name its format with the format override, "
+                      "--labels-format / --run-format / --docs-format, or the format choice beside the upload)"
+                      if table.where == "line" and not named else "")
         raise InputError(
-            f"a {role} column named one of {', '.join(aliases)}",
+            f"a {role} column named one of {', '.join(aliases)}{headerless}",
             source=table.source.name,
             line=1 if table.where == "line" else None,
-            text=",".join(table.column_names),
+            text=",".join(table.column_names) if table.where != "line" else _header_as_read(table),
             where="line",
         )
     return None
+
+
+def _header_as_read(table: Table) -> str:
+    """The file's first content line as it stands (tabs shown as tabs), for a message about its header."""
+    first = first_content_line(table.source)
+    return first if first is not None else ",".join(table.column_names)
 
 
 def id_strings(values: pd.Series) -> pd.Series:
