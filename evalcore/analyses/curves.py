@@ -8,14 +8,14 @@ per k by lookup.
 
 The numbers are the same as the per-k commands', to the last digit, not merely close:
 
-* One draw. The same seed gives the same resampled queries (`evalcore.stats.intervals`), and the
+* One draw. The same seed gives the same resampled queries (`evalcore.stats.bootstrap`), and the
   sign flips come from the same generator right after them, as in `evalcore.stats.paired`.
-* Exact sums. Scores sit on `evalcore.stats.intervals.on_grid`'s grid, so a resampled sum is exact
+* Exact sums. Scores sit on `evalcore.stats.bootstrap.on_grid`'s grid, so a resampled sum is exact
   however it is added up: here a whole curve over k goes through its few changes from one k
-  to the next (`evalcore.stats.intervals.ExactProducts`), and a paired difference's sums are the
+  to the next (`evalcore.stats.bootstrap.ExactProducts`), and a paired difference's sums are the
   difference of the two runs' sums; ``evaluate`` sums the same columns directly.
 * Same classification and wording: Wilson / constant / BCa per column
-  (`evalcore.stats.intervals.interval_columns`), the tests, Holm and verdicts of
+  (`evalcore.stats.shared_draw.interval_columns`), the tests, Holm and verdicts of
   `evalcore.stats.paired.build_comparisons`, the planner of `evalcore.analyses.compare.plan_for`.
 
 Cost: one resample draw (10,000 x n query indices) plus products with the curves' changes;
@@ -32,16 +32,10 @@ import pandas as pd
 
 from ..errors import UsageError, invalid_parameter
 from ..metrics.evaluation import Evaluation, _run_warnings
-from ..metrics.measures import CUTOFF_MEASURES, Measure, default_measures
-from ..stats.intervals import (
-    ExactProducts,
-    Interval,
-    column_kinds,
-    deviations_from_sums,
-    interval_columns,
-    on_grid,
-    resample_sums,
-)
+from ..metrics.measures import CUTOFF_MEASURES, Measure, check_k, default_measures
+from ..stats.bootstrap import ExactProducts, deviations_from_sums, on_grid, resample_sums
+from ..stats.intervals import Interval
+from ..stats.shared_draw import column_kinds, interval_columns
 from ..stats.paired import ZERO_TOLERANCE, build_comparisons, closed_form_p_values, flip_p_values, flip_sums, paired_t_p
 from ..warning_log import EvalWarning
 from .compare import ComparisonReport, plan_for
@@ -133,8 +127,7 @@ class IntervalCurves:
             raise UsageError("Comparing needs at least two runs; pass --run twice or more.")
         if baseline not in ev.run_names:
             raise UsageError(f"No run named {baseline!r} to use as baseline; runs are: {', '.join(ev.run_names)}.")
-        if not 1 <= k <= self.max_k:
-            raise invalid_parameter("k", f"an integer between 1 and {self.max_k}", k)
+        k = check_k(k, self.max_k)
         metrics = list(dict.fromkeys(["recall@1", f"recall@{k}", "mrr"]))
         columns = {"recall@1": 0, f"recall@{k}": k - 1, "mrr": self.max_k}
         jobs = [(baseline, run, m) for run in ev.run_names if run != baseline for m in metrics]
@@ -167,13 +160,10 @@ def interval_curves(evaluation: Evaluation, metrics: tuple[str, ...] | list[str]
     """
     results = evaluation.results
     depth = results[0].depth
-    max_k = depth if max_k is None else int(max_k)
-    if not 1 <= max_k <= depth:
-        raise invalid_parameter("max_k", f"an integer between 1 and {depth} (the evaluation's depth)", max_k)
+    max_k = depth if max_k is None else check_k(max_k, depth, name="max_k")
     chosen = tuple(m for m in CUTOFF_MEASURES if m in {Measure.parse(f"{x}@1").name for x in metrics})
     if "recall" not in chosen:
         chosen = ("recall", *chosen)  # comparisons need recall
-    n = results[0].n_queries
 
     blocks = []
     for r in results:

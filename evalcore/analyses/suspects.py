@@ -12,8 +12,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..errors import UsageError, invalid_parameter
+from ..errors import UsageError
 from ..metrics.evaluation import Evaluation
+from ..metrics.measures import check_k
 
 DEFAULT_AGREE_DEPTH = 3
 SUSPECT_COLUMNS = ["query", "query_text", "source", "doc_id", "doc_label", "ranks", "mean_rank", "other_agreed",
@@ -28,14 +29,8 @@ def label_suspects(evaluation: Evaluation, k: int, *, agree_depth: int = DEFAULT
     if len(evaluation.results) < 2:
         raise UsageError("Label suspects need at least two runs: a doc is suspicious when different systems "
                          "agree on it.")
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise invalid_parameter("k", "an integer >= 1", k)
-    if isinstance(agree_depth, bool) or not isinstance(agree_depth, (int, np.integer)) or agree_depth < 1:
-        raise invalid_parameter("agree_depth", "an integer >= 1", agree_depth)
-    depth = min(r.depth for r in evaluation.results)
-    if k > depth or agree_depth > depth:
-        raise invalid_parameter("k", f"at most the evaluated depth {depth} (for k and the agreement depth)",
-                                max(k, agree_depth))
+    k = evaluation.check_k(k)
+    agree_depth = check_k(agree_depth, evaluation.depth, name="agree_depth")
     results = evaluation.results
     missed = np.logical_and.reduce([r.scores.hit[:, k - 1] == 0 for r in results])
     labels = evaluation.labels

@@ -17,6 +17,7 @@ from ..errors import invalid_parameter
 from ..readers.ids import to_arrow_strings
 from ..readers.labels import LabelSet
 from ..readers.runs import Run
+from .measures import check_k
 
 ZERO_RELEVANT_POLICIES = ("exclude", "zero")
 """What to do with a labeled query that has no relevant doc: leave it out of every mean
@@ -114,8 +115,7 @@ class RankedGrades:
 
 def rank_grades(run: Run, index: LabelIndex, depth: int) -> RankedGrades:
     """Join ``run`` with the labels down to ``depth`` ranks (first relevant rank: any depth)."""
-    if depth < 1:
-        raise invalid_parameter("k", "an integer >= 1", depth)
+    depth = check_k(depth)
     n_q = index.n_queries
     q_of_run_query = pd.Index(index.queries).get_indexer(run.query_ids)
     # Which label doc each stored run row names (-1: none): see IdArray.index_in (hashes, then strings).

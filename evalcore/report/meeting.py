@@ -6,66 +6,51 @@ open failures, how each model line moved, and where every number came from.
 Markdown (`to_markdown`), as one self-contained HTML file (`to_html`: charts are PNGs made with
 vl-convert and embedded as data URIs) and as a CSV of failures (`failures_csv`, formula-safe).
 
-Safety: every piece of user text (run and model names, query text, notes, tags) is escaped with
-`html.escape` in HTML and with `evalcore.safe_text.md_text` in Markdown; text evalcore writes itself
-(numbers, metric names) is marked `Safe`. Every number travels with its context (SPEC.md §3):
-metric and k, n, model, label set name, version and fingerprint, interval level and seed.
+What the page says is here (`MeetingReport` and its sections); the tables it is built from are in
+`evalcore.report.meeting_tables`, the charts in `evalcore.report.charts`, and the Markdown / HTML
+rendering, which escapes every piece of user text, in `evalcore.report.meeting_render`. Every number
+travels with its context (SPEC.md §3): metric and k, n, model, label set name, version and
+fingerprint, interval level and seed.
 """
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import html
 import math
 import os
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Mapping
 
-import numpy as np
 import pandas as pd
 
 from ..analyses.budget import DEFAULT_MAX_K, BudgetReport, k_budget
 from ..analyses.compare import ComparisonReport, compare_evaluation
-from ..analyses.failures import missed_queries
 from ..errors import UsageError, invalid_parameter
 from ..metrics.evaluation import Evaluation
-from ..metrics.measures import DESCRIPTIONS, Measure
-from ..safe_text import md_text, to_csv
+from ..metrics.measures import DESCRIPTIONS, Measure, check_k
+from ..safe_text import to_csv
 from ..store.workspace import Workspace
 from ..version import __version__
+from .charts import history_spec, leaderboard_spec
+from .meeting_render import CHART_SCALE, Safe, Section, labels_ref, render_html, render_markdown
+from .meeting_tables import (
+    FAILURE_COLUMNS,
+    UNTRACKED,
+    default_provenance,
+    leaderboard,
+    ledger_failures,
+    now,
+    order_failures,
+    untracked_failures,
+)
 
-FAILURE_COLUMNS = [
-    "run", "model", "line", "query", "query_text", "source", "status", "regressed", "first_rank", "n_relevant",
-    "since", "tags", "note", "k", "n", "labels", "labels_version", "fingerprint",
+__all__ = [
+    "MeetingReport", "Safe", "build_report", "report_from_workspace",
+    # defined in evalcore.report.meeting_tables, importable from here as before
+    "FAILURE_COLUMNS", "UNTRACKED", "default_provenance", "untracked_failures",
 ]
-"""Columns of `MeetingReport.failures` and of the failures CSV."""
-
-UNTRACKED = "untracked"
-"""Status of a failure when the evaluation is not in a workspace (no ledger to say more)."""
 
 _OPEN = ("regressed", "new", "known", UNTRACKED)
-_CHART_SCALE = 2
-_STATUS_ORDER = {"regressed": 0, "new": 1, "known": 2, UNTRACKED: 3, "won't fix": 4, "fixed": 5}
-
-
-class Safe(str):
-    """Text evalcore wrote itself (numbers, metric names): shown as is in Markdown. Everything else is
-    user text and is escaped."""
-
-
-def _md(value: object) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return ""
-    return str(value) if isinstance(value, Safe) else md_text(value)
-
-
-def _h(value: object) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return ""
-    return html.escape(str(value), quote=True)
 
 
 # ----------------------------------------------------------------------------- the report
@@ -97,30 +82,30 @@ class MeetingReport:
 
     def chart_specs(self) -> dict[str, dict]:
         """Vega-Lite specs (plain dicts) of the charts: ``leaderboard`` and, with history, ``history``."""
-        specs = {"leaderboard": _leaderboard_spec(self)}
+        specs = {"leaderboard": leaderboard_spec(self.leaderboard, self.metrics, self.provenance)}
         if self.history is not None and not self.history.empty and self.history["step"].max() > 1:
-            specs["history"] = _history_spec(self)
+            specs["history"] = history_spec(self.history, self.k, self.leaderboard["level"].iloc[0], self.provenance)
         return specs
 
     def chart_pngs(self, scale: int = 2) -> dict[str, bytes]:
         """The charts as PNG bytes (vl-convert). Empty when vl-convert-python is not installed."""
         try:
-            import vl_convert
+            import vl_convert  # optional (the dashboard extra) and slow to load: only when charts are drawn
         except ImportError:
             return {}
         return {name: bytes(vl_convert.vegalite_to_png(spec, scale=scale)) for name, spec in self.chart_specs().items()}
 
     def to_markdown(self, images: Mapping[str, str] | None = None) -> str:
         """Markdown; ``images`` maps chart names to image paths or URLs to link (none by default)."""
-        return _render_markdown(self, dict(images or {}))
+        return render_markdown(self.title, _sections(self), self.notes, dict(images or {}))
 
     def to_html(self, charts: bool = True) -> str:
         """One self-contained HTML page; charts embedded as PNG data URIs (unless ``charts`` is False)."""
-        pngs = self.chart_pngs(_CHART_SCALE) if charts else {}
+        pngs = self.chart_pngs(CHART_SCALE) if charts else {}
         notes = list(self.notes)
         if charts and not pngs:
             notes.append("Charts left out: vl-convert-python is not installed (pip install 'evalcore[dashboard]').")
-        return _render_html(self, pngs, notes)
+        return render_html(self.title, _sections(self), notes, pngs)
 
     def write(self, path: str | os.PathLike, *, charts: bool = True) -> list[Path]:
         """Write the report by extension: ``.html``/``.htm`` one file; ``.md`` the Markdown plus one PNG per
@@ -167,20 +152,16 @@ def build_report(
     queries each run misses at k (hit@k = 0) are listed as untracked. ``provenance`` overrides
     what is said about where the inputs came from.
     """
-    depth = min(r.depth for r in evaluation.results)
-    chosen = max(evaluation.ks) if k is None else k
-    if isinstance(chosen, bool) or not isinstance(chosen, (int, np.integer)) or not 1 <= int(chosen) <= depth:
-        raise invalid_parameter("k", f"an integer between 1 and {depth} (the depth this evaluation was scored to)", k)
-    chosen = int(chosen)
+    chosen = evaluation.check_k(max(evaluation.ks) if k is None else k)
     if isinstance(top_failures, bool) or not isinstance(top_failures, int) or top_failures < 0:
         raise invalid_parameter("top_failures", "an integer >= 0", top_failures)
     if baseline is not None and baseline not in evaluation.run_names:
         raise UsageError(f"No run named {baseline!r} to use as baseline; runs are: {', '.join(evaluation.run_names)}.")
     metrics = tuple(dict.fromkeys(["recall@1", f"recall@{chosen}", f"hit@{chosen}", "mrr"]))
     provenance = dict(provenance) if provenance is not None else default_provenance(evaluation)
-    provenance.setdefault("generated_at", _now())
+    provenance.setdefault("generated_at", now())
     provenance["settings"] = {**evaluation.settings(), "chosen_k": chosen, **provenance.get("settings", {})}
-    leaderboard = _leaderboard(evaluation, metrics, chosen, provenance)
+    board = leaderboard(evaluation, metrics, chosen, provenance)
 
     comparison = None
     if len(evaluation.results) >= 2:
@@ -206,8 +187,8 @@ def build_report(
     version = f" v{labels['version']}" if labels.get("version") is not None else ""
     return MeetingReport(
         title=title or f"Retrieval quality: {labels['name']}{version}, k = {chosen}",
-        generated_at=provenance["generated_at"], k=chosen, leaderboard=leaderboard, metrics=metrics,
-        comparison=comparison, budget=budget, failures=_order_failures(failures), top_failures=top_failures,
+        generated_at=provenance["generated_at"], k=chosen, leaderboard=board, metrics=metrics,
+        comparison=comparison, budget=budget, failures=order_failures(failures), top_failures=top_failures,
         history=history, provenance=provenance,
         warnings=tuple(f"[{w.code}] x{w.count}: {w.message}" for w in evaluation.all_warnings)
         + (tuple(f"[{w.code}] x{w.count}: {w.message}" for w in budget.warnings if w.code not in
@@ -215,18 +196,14 @@ def build_report(
     )
 
 
-def report_from_workspace(workspace: "Workspace", evaluation: int | str = "latest", *, k: int | None = None,
+def report_from_workspace(workspace: Workspace, evaluation: int | str = "latest", *, k: int | None = None,
                           **options) -> MeetingReport:
     """The report of a saved evaluation: recomputed from its stored files (same seed, same numbers), its
     failures annotated from the ledger (status, tags, notes, regressions in each run), each model
     line's history, and the stored provenance. ``options`` are those of `build_report`."""
     saved = workspace.evaluation(evaluation)
     chosen = saved.k if k is None else k
-    depth = max(saved.ks)
-    if isinstance(chosen, bool) or not isinstance(chosen, (int, np.integer)) or not 1 <= int(chosen) <= depth:
-        raise invalid_parameter("k", f"an integer between 1 and {depth} (the depth evaluation {saved.id} was scored "
-                                     "to)", k)
-    chosen = int(chosen)
+    chosen = check_k(chosen, max(saved.ks))
     computed = workspace.load_evaluation(saved.id)
     provenance = {
         "evaluation": {"id": saved.id, "saved_at": saved.created_at, "workspace": str(workspace.location),
@@ -240,7 +217,7 @@ def report_from_workspace(workspace: "Workspace", evaluation: int | str = "lates
                   "uploaded_at": r.uploaded_at, "price_per_mtok": r.price_per_mtok, "dims": r.dims,
                   "index_bytes": r.index_bytes, "n_queries": r.n_queries, "run_id": r.id} for r in saved.runs],
     }
-    failures = _ledger_failures(workspace, saved, computed, chosen)
+    failures = ledger_failures(workspace, saved, computed, chosen)
     histories = []
     for line in dict.fromkeys(r.line for r in saved.runs):
         frame = workspace.history(line, [f"recall@{chosen}"], labels=saved.labels.name)
@@ -250,205 +227,7 @@ def report_from_workspace(workspace: "Workspace", evaluation: int | str = "lates
     return build_report(computed, k=chosen, failures=failures, history=history, provenance=provenance, **options)
 
 
-# ----------------------------------------------------------------------------- building blocks
-
-
-def default_provenance(evaluation: Evaluation) -> dict:
-    """Where the numbers came from when there is no workspace: file names and their SHA-256."""
-    labels = evaluation.labels
-    return {
-        "evaluation": None,
-        "labels": {"name": labels.name, "version": None, "fingerprint": labels.fingerprint,
-                   "n_labeled": labels.n_queries, "n_evaluated": evaluation.results[0].n_queries,
-                   "file": labels.source, "sha256": _file_sha(labels.source), "change": None},
-        "runs": [{"name": r.name, "model": r.model, "line": r.model, "file": r.run.source,
-                  "sha256": _file_sha(r.run.source), "uploaded_at": None, "price_per_mtok": r.run.price_per_mtok,
-                  "dims": r.run.dims, "index_bytes": r.run.index_bytes, "n_queries": r.run.n_queries,
-                  "run_id": None} for r in evaluation.results],
-        **_split_provenance(evaluation),
-    }
-
-
-def _split_provenance(evaluation: Evaluation) -> dict:
-    """``{"split": ...}`` when the numbers are on one side of a tune/holdout split (or all queries, revealed)."""
-    split = getattr(evaluation, "split", None)
-    if split is None or split.split is None:
-        return {}
-    return {"split": {**split.to_dict(), "headline": split.headline}}
-
-
-def untracked_failures(evaluation: Evaluation, k: int, provenance: dict | None = None) -> pd.DataFrame:
-    """The queries each run misses at k (no relevant doc in the top k), without a ledger."""
-
-    provenance = provenance or default_provenance(evaluation)
-    missed = missed_queries(evaluation, k, mode="none")
-    lines = {r["name"]: r.get("line") or r["model"] for r in provenance["runs"]}
-    frame = pd.DataFrame({
-        "run": missed["run"], "model": missed["model"], "line": missed["run"].map(lines), "query": missed["query"],
-        "query_text": missed["query_text"], "source": missed["source"], "status": UNTRACKED, "regressed": False,
-        "first_rank": missed["first_rank"], "n_relevant": missed["n_relevant"], "since": None, "tags": "",
-        "note": "", "k": k, "n": missed["n"], "labels": missed["labels"],
-        "labels_version": provenance["labels"].get("version"), "fingerprint": missed["fingerprint"],
-    })
-    return frame[FAILURE_COLUMNS]
-
-
-def _ledger_failures(workspace: "Workspace", saved, computed: Evaluation, k: int) -> pd.DataFrame:
-    """This evaluation's misses at k, each with its ledger status, tags and note as of its run."""
-    outcomes = workspace.outcomes(saved.id)
-    frames = []
-    for stored, result in zip(saved.runs, computed.results):
-        mine = outcomes[outcomes["run_id"] == stored.id]
-        ranks = mine["first_rank"].to_numpy(dtype=np.float64, na_value=np.inf)
-        missed = mine[ranks > k]
-        ledger = workspace.archive.ledger(stored.line, labels=saved.labels.name, k=k, as_of=stored.id,
-                                          include_passing=True).set_index("query")
-        keys = missed["query"]
-        since = ledger["first_failed_run_id"].reindex(keys).astype("Int64")
-        since_name = ledger["first_failed_run"].reindex(keys)
-        frames.append(pd.DataFrame({
-            "run": stored.name, "model": stored.model, "line": stored.line, "query": keys.to_numpy(),
-            "query_text": ledger["query_text"].reindex(keys).to_numpy(dtype=object),
-            "source": ledger["source"].reindex(keys).to_numpy(dtype=object),
-            "status": ledger["status_label"].reindex(keys).fillna("").to_numpy(dtype=object),
-            "regressed": ledger["regressed_now"].reindex(keys).fillna(False).to_numpy(dtype=bool)
-            & (ledger["last_run_id"].reindex(keys).to_numpy() == stored.id),
-            "first_rank": mine["first_rank"][ranks > k].to_numpy(),
-            "n_relevant": missed["n_relevant"].to_numpy(),
-            "since": [None if pd.isna(i) else f"#{int(i)} {n}" for i, n in zip(since, since_name)],
-            "tags": ledger["tags"].reindex(keys).fillna("").to_numpy(dtype=object),
-            "note": ledger["note"].reindex(keys).fillna("").to_numpy(dtype=object),
-            "k": k, "n": result.n_queries, "labels": saved.labels.name, "labels_version": saved.labels.version,
-            "fingerprint": saved.labels.fingerprint,
-        }))
-    frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame({c: [] for c in FAILURE_COLUMNS})
-    frame["first_rank"] = pd.array(frame["first_rank"], dtype="Int64")
-    return frame[FAILURE_COLUMNS]
-
-
-def _order_failures(frame: pd.DataFrame) -> pd.DataFrame:
-    """Runs in their order; within each, regressions first, then by status, deepest first relevant doc first."""
-    if frame.empty:
-        return frame.reset_index(drop=True)
-    keys = pd.DataFrame({
-        "run": pd.factorize(frame["run"])[0],
-        "regressed": ~frame["regressed"].astype(bool).to_numpy(),
-        "status": frame["status"].map(lambda s: _STATUS_ORDER.get(s, 9)).to_numpy(),
-        "depth": -pd.array(frame["first_rank"], dtype="Float64").to_numpy(dtype=np.float64, na_value=np.inf),
-        "query": frame["query"].astype(str).to_numpy(),
-    }, index=frame.index)
-    order = keys.sort_values(list(keys.columns), kind="stable").index
-    return frame.loc[order].reset_index(drop=True)
-
-
-def _leaderboard(evaluation: Evaluation, metrics: Sequence[str], k: int, provenance: dict) -> pd.DataFrame:
-    summary = evaluation.summary
-    runs = {r["name"]: r for r in provenance["runs"]}
-    rows = []
-    for result in evaluation.results:
-        mine = summary[summary["run"] == result.name].set_index("metric")
-        meta = runs.get(result.name, {})
-        row = {"run": result.name, "model": result.model, "line": meta.get("line") or result.model}
-        for metric in metrics:
-            record = mine.loc[metric]
-            row[metric] = float(record["mean"])
-            row[f"{metric}_ci_low"] = float(record["ci_low"])
-            row[f"{metric}_ci_high"] = float(record["ci_high"])
-        row.update({"n": result.n_queries, "note": mine["note"].iloc[0], "labels": provenance["labels"]["name"],
-                    "labels_version": provenance["labels"].get("version"),
-                    "fingerprint": evaluation.labels.fingerprint, "level": evaluation.level,
-                    "price_per_mtok": meta.get("price_per_mtok"), "dims": meta.get("dims"),
-                    "index_bytes": meta.get("index_bytes")})
-        rows.append(row)
-    frame = pd.DataFrame(rows)
-    key = f"recall@{k}"
-    frame = frame.sort_values([key, "mrr"], ascending=False, kind="stable").reset_index(drop=True)
-    frame.insert(0, "rank", np.arange(1, len(frame) + 1))
-    return frame
-
-
-def _file_sha(path: object) -> str | None:
-    if not isinstance(path, (str, os.PathLike)) or not Path(path).is_file():
-        return None
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
-
-
-# ----------------------------------------------------------------------------- charts
-
-
-def _leaderboard_spec(report: MeetingReport) -> dict:
-    board = report.leaderboard
-    values = [{"run": str(row["run"]), "metric": metric, "mean": float(row[metric]),
-               "ci_low": float(row[f"{metric}_ci_low"]), "ci_high": float(row[f"{metric}_ci_high"])}
-              for row in board.to_dict(orient="records") for metric in report.metrics]
-    order = [str(r) for r in board["run"]]
-    level = int(round(float(board["level"].iloc[0]) * 100))
-    y = {"field": "run", "type": "nominal", "sort": order, "title": None}
-    return {
-        "$schema": "https://vega.github.io/schema/vega-lite/v5.json",
-        "title": {"text": f"Means with {level}% intervals",
-                  "subtitle": f"n = {int(board['n'].iloc[0])} queries; labels {_labels_ref(report.provenance)}"},
-        "data": {"values": values},
-        "facet": {"column": {"field": "metric", "type": "nominal", "sort": list(report.metrics), "title": None}},
-        "spec": {
-            "width": 170, "height": max(40, 24 * len(board)),
-            "layer": [
-                {"mark": {"type": "bar", "color": "#4c78a8", "opacity": 0.85},
-                 "encoding": {"y": y, "x": {"field": "mean", "type": "quantitative", "title": None,
-                                            "scale": {"domain": [0, 1]}}}},
-                {"mark": {"type": "rule", "color": "#222", "strokeWidth": 1.5},
-                 "encoding": {"y": y, "x": {"field": "ci_low", "type": "quantitative"}, "x2": {"field": "ci_high"}}},
-                {"mark": {"type": "text", "align": "left", "dx": 4, "fontSize": 10},
-                 "encoding": {"y": y, "x": {"field": "ci_high", "type": "quantitative"},
-                              "text": {"field": "mean", "type": "quantitative", "format": ".3f"}}},
-            ],
-        },
-        "config": {"view": {"stroke": None}},
-    }
-
-
-def _history_spec(report: MeetingReport) -> dict:
-    frame = report.history
-    metric = f"recall@{report.k}"
-    frame = frame[frame["metric"] == metric] if (frame["metric"] == metric).any() else frame
-    values = [{"line": str(r.line), "step": int(r.step), "run": str(r.run), "metric": str(r.metric),
-               "mean": float(r.mean), "ci_low": float(r.ci_low), "ci_high": float(r.ci_high),
-               "labels_version": int(r.labels_version)} for r in frame.itertuples(index=False)]
-    x = {"field": "step", "type": "ordinal", "title": "run of the line, in upload order", "axis": {"labelAngle": 0}}
-    color = {"field": "line", "type": "nominal", "title": "model line"}
-    level = int(round(float(report.leaderboard["level"].iloc[0]) * 100))
-    return {
-        "$schema": "https://vega.github.io/schema/vega-lite/v5.json",
-        "title": {"text": f"{frame['metric'].iloc[0]} over each model line's runs, {level}% intervals",
-                  "subtitle": f"labels {report.provenance['labels']['name']} (version per point in the data)"},
-        "data": {"values": values},
-        "width": 460, "height": 200,
-        "layer": [
-            {"mark": {"type": "area", "opacity": 0.18},
-             "encoding": {"x": x, "y": {"field": "ci_low", "type": "quantitative", "title": None,
-                                        "scale": {"domain": [0, 1]}},
-                          "y2": {"field": "ci_high"}, "color": color}},
-            {"mark": {"type": "line", "point": True},
-             "encoding": {"x": x, "y": {"field": "mean", "type": "quantitative"}, "color": color}},
-        ],
-    }
-
-
 # ----------------------------------------------------------------------------- page content
-
-
-def _labels_ref(provenance: dict) -> str:
-    labels = provenance["labels"]
-    version = f" v{labels['version']}" if labels.get("version") is not None else ""
-    return f"{labels['name']}{version} #{labels['fingerprint']}"
 
 
 def _ci(mean: float, low: float, high: float) -> Safe:
@@ -460,17 +239,17 @@ def _context(report: MeetingReport) -> list:
     settings = report.provenance["settings"]
     level = int(round(float(settings["level"]) * 100))
     n = int(report.leaderboard["n"].iloc[0])
-    return [Safe(f"n = {n} evaluated queries; labels "), _labels_ref(report.provenance),
+    return [Safe(f"n = {n} evaluated queries; labels "), labels_ref(report.provenance),
             Safe(f"; cutoffs k = {', '.join(str(x) for x in settings['k'])}, chosen k = {report.k}; "
                  f"relevant = grade >= {settings['min_grade']:g}; {level}% intervals ({settings['ci_note']}); "
                  f"seed {settings['seed']}.")]
 
 
-def _sections(report: MeetingReport) -> list[tuple[str, list]]:
+def _sections(report: MeetingReport) -> list[Section]:
     """The page as sections of blocks: ("p", parts), ("table", header, rows), ("list", items), ("image", name, alt)."""
     board = report.leaderboard
     level = int(round(float(board["level"].iloc[0]) * 100))
-    out: list[tuple[str, list]] = []
+    out: list[Section] = []
 
     # Leaderboard
     header = [Safe("#"), Safe("run"), Safe("model")] + [Safe(f"{m} ({level}% CI)") for m in report.metrics] + [Safe("n")]
@@ -502,7 +281,7 @@ def _sections(report: MeetingReport) -> list[tuple[str, list]]:
         items = []
         for c in report.comparison.comparisons:
             context = (f" [{c.metric}, n = {c.n}, {c.baseline} = {models.get(c.baseline)}, {c.run} = "
-                       f"{models.get(c.run)}, labels {_labels_ref(report.provenance)}; p {c.p_value:.3g} raw, "
+                       f"{models.get(c.run)}, labels {labels_ref(report.provenance)}; p {c.p_value:.3g} raw, "
                        f"{c.p_adjusted:.3g} after Holm over {c.n_comparisons}; {c.test}]")
             items.append([c.verdict, context])
         blocks = [("list", items)]
@@ -585,7 +364,7 @@ def _sections(report: MeetingReport) -> list[tuple[str, list]]:
         e = prov["evaluation"]
         items.append([Safe(f"Evaluation {e['id']}, saved {e['saved_at']} with evalcore {e['evalcore_version']} in the "
                            "workspace "), e["workspace"]])
-    items.append([Safe("Labels: "), _labels_ref(prov), Safe(f" ({labels['n_labeled']} labeled queries, "
+    items.append([Safe("Labels: "), labels_ref(prov), Safe(f" ({labels['n_labeled']} labeled queries, "
                                                             f"{labels['n_evaluated']} evaluated); file "),
                   labels.get("file") or "(not a file)",
                   Safe(f" sha256 {labels['sha256'][:12]}" if labels.get("sha256") else "")]
@@ -629,77 +408,3 @@ def _num(value: object) -> str:
 
 def _version() -> str:
     return __version__
-
-
-# ----------------------------------------------------------------------------- renderers
-
-
-def _render_markdown(report: MeetingReport, images: dict[str, str]) -> str:
-    lines = [f"# {md_text(report.title)}", ""]
-    for title, blocks in _sections(report):
-        lines += [f"## {title}", ""]  # section titles are evalcore's own words
-        for block in blocks:
-            kind = block[0]
-            if kind == "p":
-                lines += ["".join(_md(p) for p in block[1]), ""]
-            elif kind == "list":
-                lines += ["- " + "".join(_md(p) for p in item) for item in block[1]] + [""]
-            elif kind == "table":
-                header, rows = block[1], block[2]
-                lines.append("| " + " | ".join(_md(h) for h in header) + " |")
-                lines.append("|" + "|".join("---" for _ in header) + "|")
-                lines += ["| " + " | ".join(_md(c) for c in row) + " |" for row in rows]
-                lines.append("")
-            elif kind == "image" and block[1] in images:
-                lines += [f"![{md_text(block[2])}]({images[block[1]]})", ""]
-    for note in report.notes:
-        lines += [md_text(note), ""]
-    return "\n".join(lines).rstrip() + "\n"
-
-
-_CSS = """
-body{font-family:-apple-system,BlinkMacSystemFont,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;margin:2em auto;
-max-width:1100px;color:#1d1d1f;font-size:14px;line-height:1.45;padding:0 1em}
-h1{font-size:1.6em;margin-bottom:.2em}h2{font-size:1.2em;margin-top:1.6em;border-bottom:1px solid #ddd}
-table{border-collapse:collapse;margin:.6em 0;font-size:13px}th,td{border:1px solid #ddd;padding:3px 7px;
-text-align:left;vertical-align:top}th{background:#f5f5f7}td.num{text-align:right;font-variant-numeric:tabular-nums}
-.context{color:#555}img{max-width:100%;margin:.5em 0}ul{margin:.3em 0}
-@media print{body{margin:0;font-size:11px}h2{page-break-after:avoid}}
-"""
-
-
-def _render_html(report: MeetingReport, pngs: dict[str, bytes], notes: list[str]) -> str:
-    parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-             '<meta name="viewport" content="width=device-width, initial-scale=1">',
-             f"<title>{_h(report.title)}</title><style>{_CSS}</style></head><body>",
-             f"<h1>{_h(report.title)}</h1>"]
-    for title, blocks in _sections(report):
-        parts.append(f"<h2>{_h(title)}</h2>")
-        for block in blocks:
-            kind = block[0]
-            if kind == "p":
-                parts.append('<p class="context">' + "".join(_h(p) for p in block[1]) + "</p>")
-            elif kind == "list":
-                parts.append("<ul>" + "".join("<li>" + "".join(_h(p) for p in item) + "</li>"
-                                              for item in block[1]) + "</ul>")
-            elif kind == "table":
-                header, rows = block[1], block[2]
-                parts.append("<table><thead><tr>" + "".join(f"<th>{_h(h)}</th>" for h in header) + "</tr></thead><tbody>")
-                for row in rows:
-                    parts.append("<tr>" + "".join(
-                        f'<td class="num">{_h(c)}</td>' if isinstance(c, Safe) and _numeric(c) else f"<td>{_h(c)}</td>"
-                        for c in row) + "</tr>")
-                parts.append("</tbody></table>")
-            elif kind == "image" and block[1] in pngs:
-                png = pngs[block[1]]
-                width = int.from_bytes(png[16:20], "big") // _CHART_SCALE  # natural size, sharp on hi-dpi screens
-                data = base64.b64encode(png).decode("ascii")
-                parts.append(f'<img alt="{_h(block[2])}" width="{width}" src="data:image/png;base64,{data}">')
-    for note in notes:
-        parts.append(f'<p class="context">{_h(note)}</p>')
-    parts.append("</body></html>")
-    return "\n".join(parts) + "\n"
-
-
-def _numeric(text: str) -> bool:
-    return bool(text) and (text[0].isdigit() or text[0] == "-")

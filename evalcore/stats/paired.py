@@ -44,17 +44,14 @@ import numpy as np
 from scipy import stats
 
 from ..errors import UsageError, invalid_parameter
+from .bootstrap import ChunkBuffer, ExactProducts, on_grid, prefetched
 from .intervals import (
     DEFAULT_RESAMPLES,
     MIN_RELIABLE_QUERIES,
-    ChunkBuffer,
-    ExactProducts,
     Interval,
     bca_intervals,
     check_level,
     check_resamples,
-    on_grid,
-    prefetched,
     resolve_rng,
 )
 
@@ -201,7 +198,7 @@ def _random_sign_flips(diffs: np.ndarray, n_flips: int, rng: np.random.Generator
 
 
 def paired_differences(scores: np.ndarray, baseline: np.ndarray) -> np.ndarray:
-    """Per-query ``scores - baseline`` on `evalcore.stats.intervals.on_grid`'s grid (exact, columns alike)."""
+    """Per-query ``scores - baseline`` on `evalcore.stats.bootstrap.on_grid`'s grid (exact, columns alike)."""
     a = np.asarray(scores, dtype=np.float64)
     b = np.asarray(baseline, dtype=np.float64)
     shape = a.shape

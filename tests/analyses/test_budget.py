@@ -13,13 +13,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalcore.analyses.budget import (
-    DEFAULT_LAMBDA, DEFAULT_PRICE_PER_MTOK, FIT_BELOW_QUERIES, TABLE_COLUMNS, fit_saturating, k_budget, kneedle_k,
-    pick_k, shared_draw_intervals,
-)
+from evalcore.analyses.budget import DEFAULT_LAMBDA, DEFAULT_PRICE_PER_MTOK, FIT_BELOW_QUERIES, TABLE_COLUMNS, k_budget
+from evalcore.analyses.k_choice import fit_saturating, kneedle_k, pick_k
 from evalcore.errors import InputError, UsageError
 from evalcore.metrics.evaluation import evaluate_runs
-from evalcore.stats.intervals import bca_intervals, mean_intervals, resample_deviations
+from evalcore.stats.bootstrap import resample_deviations
+from evalcore.stats.intervals import bca_intervals, mean_intervals
+from evalcore.stats.shared_draw import shared_draw_intervals
 from evalcore.analyses.tokens import count_tokens
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -288,8 +288,8 @@ def test_shared_draw_intervals_equal_the_interval_module() -> None:
 # --------------------------------------------------------------------------- bad inputs
 
 @pytest.mark.parametrize("options, message", [
-    ({"max_k": 0}, "The 'max_k' parameter must be an integer >= 1. Got 0."),
-    ({"max_k": 2.5}, "'max_k' parameter must be an integer >= 1"),
+    ({"max_k": 0}, "The 'max_k' parameter must be an integer between 1 and 10,000. Got 0."),
+    ({"max_k": 2.5}, "'max_k' parameter must be an integer between 1 and 10,000"),
     ({"price_per_mtok": -1.0}, "The 'price_per_mtok' parameter must be a finite number >= 0"),
     ({"price_per_mtok": float("nan")}, "'price_per_mtok' parameter"),
     ({"requests_per_month": -5}, "'requests_per_month' parameter"),

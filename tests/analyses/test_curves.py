@@ -16,7 +16,8 @@ import evalcore
 from evalcore.analyses.budget import k_budget
 from evalcore.analyses.compare import compare_evaluation
 from evalcore.analyses.curves import interval_curves, warnings_at
-from evalcore.stats.intervals import mean_intervals, on_grid, resample_sums
+from evalcore.stats.bootstrap import on_grid, resample_sums
+from evalcore.stats.intervals import mean_intervals
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
 RUNS = [SAMPLE / "base.trec", SAMPLE / "tuned.trec", SAMPLE / "tuned-256d.trec"]

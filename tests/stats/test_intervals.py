@@ -12,12 +12,12 @@ from scipy import stats
 from scipy.special import ndtr, ndtri
 
 from evalcore.errors import UsageError
+from evalcore.stats.bootstrap import resample_deviations
 from evalcore.stats.intervals import (
     MIN_RELIABLE_QUERIES,
     bca_intervals,
     mean_interval,
     mean_intervals,
-    resample_deviations,
     wilson_interval,
 )
 

@@ -16,7 +16,7 @@ import pytest
 
 import evalcore
 from evalcore.analyses.budget import k_budget
-from evalcore.stats.intervals import ExactProducts, on_grid, resample_counts, resample_sums
+from evalcore.stats.bootstrap import ExactProducts, on_grid, resample_counts, resample_sums
 from evalcore.stats.paired import flip_sums
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
