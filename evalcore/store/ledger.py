@@ -16,7 +16,8 @@ later run changes the outcome again. People also add **cause tags** (`CAUSE_TAGS
 vocabulary; any short tag is accepted) and a **note**. Edits go through `Workspace.write` and are
 logged; outcomes themselves are never edited.
 
-A query passes at k when its first relevant doc is at rank k or better (hit@k = 1). The ledger's
+A query fails at k when no relevant doc is in its top k (hit@k = 0: `evalcore.metrics.failure.LEDGER_MODE`,
+decided by `failed_at_k`), and passes when its first relevant doc is at rank k or better. The ledger's
 k defaults to the chosen k of the line's latest evaluation.
 """
 
@@ -24,17 +25,17 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
-from ..errors import invalid_parameter
+from ..errors import NotInWorkspace, invalid_parameter
+from ..metrics.failure import LEDGER_MODE, failed_at_k
+from ..metrics.measures import check_k
 from ..warning_log import plural
-from .workspace import NotInWorkspace, _frame, _line_labels, _now
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .workspace import Workspace
+from .database import _frame, _now
+from .evaluations import _line_labels
+from .label_versions import LabelStore
 
 STATUSES: dict[str, str] = {
     "new": "fails, and nobody has looked at it yet",
@@ -162,7 +163,7 @@ class Archive:
     """The failure ledger over a `Workspace` (``workspace.archive``). Reads are snapshots; edits are
     single transactions through `Workspace.write`."""
 
-    def __init__(self, workspace: "Workspace") -> None:
+    def __init__(self, workspace: LabelStore) -> None:
         self.workspace = workspace
 
     # ------------------------------------------------------------------ reading
@@ -327,9 +328,7 @@ class Archive:
 
 def _resolve_k(conn: sqlite3.Connection, line: str, labels: str, k: int | None) -> int:
     if k is not None:
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-            raise invalid_parameter("k", "an integer >= 1", k)
-        return int(k)
+        return check_k(k)
     row = conn.execute("""
         SELECT e.k FROM evaluations e JOIN evaluation_runs er ON er.evaluation_id = e.id
         JOIN runs r ON r.id = er.run_id JOIN label_versions v ON v.id = e.label_version_id
@@ -340,7 +339,7 @@ def _resolve_k(conn: sqlite3.Connection, line: str, labels: str, k: int | None) 
     return int(row[0])
 
 
-def _observations(conn: sqlite3.Connection, workspace: "Workspace", line: str, labels: str | None, k: int | None,
+def _observations(conn: sqlite3.Connection, workspace: LabelStore, line: str, labels: str | None, k: int | None,
                   as_of: int | None) -> tuple[pd.DataFrame, str, int]:
     name = _line_labels(conn, line, labels, workspace.location)
     chosen_k = _resolve_k(conn, line, name, k)
@@ -372,7 +371,10 @@ def _replay(frame: pd.DataFrame, line: str, labels: str, k: int) -> pd.DataFrame
     out["first_rank"] = pd.array(out["first_rank"], dtype="Int64")
     out["in_run"] = out["in_run"].astype(bool)
     ranks = out["first_rank"].to_numpy(dtype=np.float64, na_value=np.inf)
-    out["passed"] = ranks <= k
+    # Only the first relevant rank is stored, so ``found`` is 1 when any relevant doc is in the top k, else 0:
+    # exactly what the ledger's meaning of failure (LEDGER_MODE, "none": nothing relevant found) asks.
+    found = (ranks <= k).astype(np.int64)
+    out["passed"] = ~failed_at_k(found, out["n_relevant"].to_numpy(), LEDGER_MODE)
     out = out.sort_values(["query", "run_id"], kind="stable")
     grouped = out.groupby("query", sort=False)
     before = grouped["passed"].shift(1)
@@ -481,7 +483,7 @@ def _worst_first(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.loc[order]
 
 
-def _edit_context(conn: sqlite3.Connection, workspace: "Workspace", line: str, query: str,
+def _edit_context(conn: sqlite3.Connection, workspace: LabelStore, line: str, query: str,
                   labels: str | None) -> tuple[str, int]:
     """The label set an edit applies to and the line's latest run id on it; the query must have an outcome."""
     name = _line_labels(conn, line, labels, workspace.location)

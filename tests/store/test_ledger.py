@@ -148,3 +148,13 @@ def test_edits_are_validated(tmp_path) -> None:
     with pytest.raises(UsageError, match="'tag' parameter"):
         ws.archive.add_tag("acme-embed", "q1", "   ")
     assert ws.counts()["ledger_log"] == 0  # nothing half-written
+
+
+def test_the_ledger_k_is_checked_and_counts_a_query_failed_when_nothing_relevant_is_in_the_top_k(tmp_path) -> None:
+    ws = Workspace(tmp_path)
+    save(ws, "v1", {"q1"})  # q1's relevant doc at rank 3
+    assert row(ws.archive.ledger("acme-embed"), "q1")["k"] == 1  # default: the latest evaluation's chosen k
+    assert "q1" not in set(ws.archive.ledger("acme-embed", k=3)["query"])  # found at rank 3: passes at k = 3
+    for bad in (0, -1, 1.5, True):
+        with pytest.raises(UsageError, match="'k' parameter must be an integer between 1 and"):
+            ws.archive.ledger("acme-embed", k=bad)

@@ -20,6 +20,7 @@ import pytest
 import evalcore
 from evalcore.errors import UsageError
 from evalcore.readers.runs import read_run
+from evalcore.store import files as stored_files
 from evalcore.store.workspace import (
     DB_NAME, ENV_VAR, Case, FrozenError, NotInWorkspace, Workspace, default_location,
 )
@@ -80,9 +81,7 @@ def test_an_upload_is_stored_once_by_content(tmp_path) -> None:
 
 
 def test_large_files_are_chunked_and_streamed(tmp_path, monkeypatch) -> None:
-    import evalcore.store.workspace as workspace_module
-
-    monkeypatch.setattr(workspace_module, "CHUNK_BYTES", 1000)
+    monkeypatch.setattr(stored_files, "CHUNK_BYTES", 1000)
     ws = Workspace(tmp_path)
     data = os.urandom(10_500)
     path = tmp_path / "big.bin"
@@ -115,6 +114,17 @@ def test_saved_evaluation_records_version_runs_summary_and_outcomes(tmp_path) ->
     again = ws.save_evaluation(evaluation, k=1)
     assert not again.created and again.id == saved.id
     assert len(ws.evaluations()) == 1 and len(ws.runs()) == 1
+
+
+def test_the_chosen_k_defaults_to_the_largest_and_is_checked_against_the_depth(tmp_path) -> None:
+    ws = Workspace(tmp_path)
+    evaluation = seed_evaluation()
+    assert ws.save_evaluation(evaluation).k == 3  # no k: the evaluation's largest
+    for bad in (0, 4, 2.0, True):
+        with pytest.raises(UsageError, match="'k' parameter must be an integer between 1 and 3 "
+                                             r"\(the depth this evaluation was scored to\)"):
+            ws.save_evaluation(evaluation, k=bad)
+    assert len(ws.evaluations()) == 1
 
 
 def test_a_restart_loses_nothing(tmp_path) -> None:
@@ -207,15 +217,16 @@ def test_label_versions_are_frozen(tmp_path) -> None:
 
 CRASH_MID_TRANSACTION = """
 import os, sys
+import evalcore.store.files as f
 import evalcore.store.workspace as w
 from evalcore.readers.runs import read_run
 import evalcore
 
-real = w._store_chunks
+real = f._store_chunks
 def crash(conn, digest, chunks):
     real(conn, digest, chunks)      # rows written inside the open transaction ...
     os._exit(17)                    # ... and the process dies before COMMIT
-w._store_chunks = crash
+f._store_chunks = crash
 ws = w.Workspace(sys.argv[1])
 run = read_run({"q": ["d", "e"]}, name="crashed", model="never-saved")
 ev = evalcore.evaluate_runs([run], {"q": ["d"], "p": ["e"]}, k=1, n_resamples=200)
@@ -243,8 +254,9 @@ def test_a_process_dying_inside_a_write_leaves_the_workspace_as_it_was(tmp_path)
 
 KILLED_WHILE_STORING = """
 import os, sys
+import evalcore.store.files as f
 import evalcore.store.workspace as w
-w.CHUNK_BYTES = 256 * 1024
+f.CHUNK_BYTES = 256 * 1024
 ws = w.Workspace(sys.argv[1])
 data = os.urandom(96 * 1024 * 1024)
 print("writing", flush=True)

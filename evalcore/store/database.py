@@ -1,0 +1,314 @@
+"""The workspace's SQLite connection and the one way in and out of it: `Database.write` and `Database.read`.
+
+Every change runs inside one ``BEGIN IMMEDIATE`` transaction (retried with backoff while another writer holds
+the lock) and commits whole or not at all; every read is one consistent snapshot. SQLite errors come out as
+the typed `WorkspaceError` family. The small row helpers every store module shares (`_frame`, `_row`, `_now`,
+...) live here too, so the modules built on top import them from one place.
+
+The folder is ``EVALCORE_WORKSPACE`` when set, else ``$XDG_DATA_HOME/evalcore`` (by default
+``~/.local/share/evalcore``; ``%LOCALAPPDATA%\\evalcore`` on Windows). The file is
+``workspace.sqlite`` in WAL mode: readers never wait for a writer, a killed process leaves
+the last committed state.
+"""
+
+from __future__ import annotations
+
+import getpass
+import hashlib
+import json
+import os
+import random
+import sqlite3
+import threading
+import time
+from dataclasses import replace
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable, Sequence, TypeVar
+
+import pandas as pd
+
+from ..errors import FrozenError, WorkspaceBusy, WorkspaceCorrupt, WorkspaceError, invalid_parameter
+from .schema import _FROZEN_MARK, DB_NAME, SCHEMA_VERSION, _integrity_statements, _schema_statements
+
+T = TypeVar("T")
+
+ENV_VAR = "EVALCORE_WORKSPACE"
+"""Environment variable naming the workspace folder."""
+
+BUSY_TIMEOUT_S = 10.0
+"""How long one attempt waits for another writer's lock before retrying."""
+
+WRITE_ATTEMPTS = 5
+
+
+def default_location() -> Path:
+    """``EVALCORE_WORKSPACE``, else the per-user data folder (XDG on Linux/macOS, LOCALAPPDATA on Windows)."""
+    env = os.environ.get(ENV_VAR)
+    if env:
+        return Path(env).expanduser()
+    if os.name == "nt":
+        base = os.environ.get("LOCALAPPDATA")
+        return (Path(base) if base else Path.home() / "AppData" / "Local") / "evalcore"
+    xdg = os.environ.get("XDG_DATA_HOME")
+    base = Path(xdg) if xdg and Path(xdg).is_absolute() else Path.home() / ".local" / "share"
+    return base / "evalcore"
+
+
+# ----------------------------------------------------------------------------- the connection
+
+
+class Database:
+    """The connection to one workspace file, its transactions and its whole-store checks.
+
+    Safe to share between threads (one lock serialises use of the connection) and to open from
+    several processes at once (SQLite's locks; writers queue, readers never wait). A forked
+    child opens its own connection on first use.
+    """
+
+    def __init__(self, location: str | os.PathLike | None = None, *, busy_timeout: float = BUSY_TIMEOUT_S,
+                 attempts: int = WRITE_ATTEMPTS) -> None:
+        self.location = Path(location).expanduser() if location is not None else default_location()
+        self.path = self.location / DB_NAME
+        self._busy_timeout = float(busy_timeout)
+        self._attempts = max(1, int(attempts))
+        self._lock = threading.RLock()
+        self._conn: sqlite3.Connection | None = None
+        self._pid: int | None = None
+        self._connection()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None and self._pid == os.getpid():
+                self._conn.close()
+            self._conn = None
+
+    def _connection(self) -> sqlite3.Connection:
+        """The open connection (a new one after a fork or `close`)."""
+        if self._conn is not None and self._pid == os.getpid():
+            return self._conn
+        if self.location.exists() and not self.location.is_dir():
+            raise WorkspaceError(f"The workspace {self.location} is a file, not a folder; set {ENV_VAR} to a folder.")
+        try:
+            self.location.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise WorkspaceError(f"Cannot create the workspace folder {self.location}: {exc.strerror}.") from None
+        try:
+            conn = sqlite3.connect(str(self.path), timeout=self._busy_timeout, isolation_level=None,
+                                   check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise self._error(exc) from None
+        self._conn, self._pid = conn, os.getpid()
+        try:
+            self._retry(lambda: self._configure(conn))
+        except BaseException:
+            self._conn = None
+            conn.close()
+            raise
+        return conn
+
+    def _configure(self, conn: sqlite3.Connection) -> None:
+        conn.execute("PRAGMA foreign_keys = ON")
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = FULL")
+        conn.execute("PRAGMA journal_size_limit = 67108864")  # truncate the WAL back to 64 MiB after a big upload
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version == SCHEMA_VERSION:
+            return
+        if version > SCHEMA_VERSION:
+            raise WorkspaceError(f"The workspace {self.path} was made by a newer evalcore (schema {version}; this "
+                                 f"one reads {SCHEMA_VERSION}). Upgrade evalcore.")
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            current = conn.execute("PRAGMA user_version").fetchone()[0]  # another process may have just made it
+            if current == 0:
+                for statement in _schema_statements():
+                    conn.execute(statement)
+            if current < 2:
+                for statement in _integrity_statements():
+                    conn.execute(statement)
+            if current < SCHEMA_VERSION:
+                conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            conn.execute("COMMIT")
+        except BaseException:
+            _rollback(conn)
+            raise
+
+    def _retry(self, action: Callable[[], T]) -> T:
+        for attempt in range(self._attempts):
+            try:
+                return action()
+            except sqlite3.Error as exc:
+                if _is_busy(exc) and attempt + 1 < self._attempts:
+                    _backoff(attempt)
+                    continue
+                raise self._error(exc) from None
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    # ------------------------------------------------------------------ reads and writes
+
+    def write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """The one way to change the store: ``fn(conn)`` inside a ``BEGIN IMMEDIATE`` transaction.
+
+        It commits when ``fn`` returns and rolls back when it raises, so a change is stored whole
+        or not at all (a process killed halfway leaves the last committed state). While another
+        writer holds the lock each attempt waits up to ``busy_timeout`` seconds, and the whole
+        transaction is retried with backoff; ``fn`` must therefore only read and write through
+        ``conn``. Raises `WorkspaceBusy` when every attempt timed out.
+        """
+        with self._lock:
+            conn = self._connection()
+            for attempt in range(self._attempts):
+                try:
+                    conn.execute("BEGIN IMMEDIATE")
+                except sqlite3.Error as exc:
+                    if _is_busy(exc) and attempt + 1 < self._attempts:
+                        _backoff(attempt)
+                        continue
+                    raise self._error(exc) from None
+                try:
+                    result = fn(conn)
+                    conn.execute("COMMIT")
+                    return result
+                except BaseException as exc:
+                    _rollback(conn)
+                    if _is_busy(exc) and attempt + 1 < self._attempts:
+                        _backoff(attempt)
+                        continue
+                    if isinstance(exc, sqlite3.Error):
+                        raise self._error(exc) from None
+                    raise
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """``fn(conn)`` on one consistent snapshot (a read transaction); never blocks writers."""
+        with self._lock:
+            conn = self._connection()
+            try:
+                conn.execute("BEGIN")
+                try:
+                    return fn(conn)
+                finally:
+                    _rollback(conn)
+            except sqlite3.Error as exc:
+                raise self._error(exc) from None
+
+    def _frame(self, sql: str, params: Sequence = ()) -> pd.DataFrame:
+        return self.read(lambda conn: _frame(conn, sql, params))
+
+    def _error(self, exc: sqlite3.Error) -> WorkspaceError:
+        text = str(exc)
+        if _is_busy(exc):
+            return WorkspaceBusy(f"The workspace {self.path} is busy: another process held the write lock through "
+                                 f"{self._attempts} attempts of {self._busy_timeout:g} s. Try again.")
+        if _FROZEN_MARK in text:
+            return FrozenError(f"Refused: {text.split(_FROZEN_MARK, 1)[1].strip()}.")
+        if isinstance(exc, sqlite3.DatabaseError) and ("not a database" in text or "malformed" in text):
+            return WorkspaceCorrupt(f"The workspace file {self.path} is damaged ({text}). Move it aside to start a "
+                                    "new workspace, or restore it from a backup.")
+        return WorkspaceError(f"Workspace {self.path}: {text}.")
+
+    # ------------------------------------------------------------------ checks
+
+    def verify(self) -> list[str]:
+        """Problems found (empty when sound): SQLite's integrity and foreign-key checks, and every stored
+        file's size and SHA-256 against its record."""
+        def read(conn):
+            problems = [row[0] for row in conn.execute("PRAGMA integrity_check") if row[0] != "ok"]
+            problems += [f"foreign key: {row}" for row in conn.execute("PRAGMA foreign_key_check")]
+            for sha, size, n_chunks in conn.execute("SELECT sha256, size, n_chunks FROM files").fetchall():
+                digest, total, count = hashlib.sha256(), 0, 0
+                for (data,) in conn.execute("SELECT data FROM file_chunks WHERE sha256 = ? ORDER BY seq", (sha,)):
+                    digest.update(data)
+                    total += len(data)
+                    count += 1
+                if digest.hexdigest() != sha or total != size or count != n_chunks:
+                    problems.append(f"file {sha[:12]}: content does not match its hash or size")
+            return problems
+        return self.read(read)
+
+    def counts(self) -> dict[str, int]:
+        """Rows per table: a cheap fingerprint of the whole store (tests compare it across a crash)."""
+        tables = ("files", "file_chunks", "label_sets", "label_versions", "runs", "evaluations", "evaluation_runs",
+                  "metrics", "outcomes", "ledger", "ledger_tags", "ledger_log")
+        return self.read(lambda conn: {t: conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in tables})
+
+
+# ----------------------------------------------------------------------------- helpers: transactions
+
+
+def _is_busy(exc: BaseException) -> bool:
+    text = str(exc).lower()
+    return isinstance(exc, sqlite3.OperationalError) and ("locked" in text or "busy" in text)
+
+
+def _rollback(conn: sqlite3.Connection) -> None:
+    if conn.in_transaction:
+        try:
+            conn.execute("ROLLBACK")
+        except sqlite3.Error:  # the transaction is gone already (e.g. rolled back by SQLite itself)
+            pass
+
+
+def _backoff(attempt: int) -> None:
+    time.sleep(min(1.0, 0.02 * 2 ** attempt) * (0.5 + random.random()))
+
+
+# ----------------------------------------------------------------------------- helpers shared by the store's modules
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _key(value: object) -> str:
+    return _sha256(json.dumps(value, sort_keys=True, separators=(",", ":"), default=str).encode("utf-8"))
+
+
+def _frame(conn: sqlite3.Connection, sql: str, params: Sequence = ()) -> pd.DataFrame:
+    cursor = conn.execute(sql, tuple(params))
+    columns = [d[0] for d in cursor.description]
+    return pd.DataFrame.from_records(cursor.fetchall(), columns=columns)
+
+
+def _row(conn: sqlite3.Connection, sql: str, params: Sequence = ()) -> dict | None:
+    cursor = conn.execute(sql, tuple(params))
+    found = cursor.fetchone()
+    if found is None:
+        return None
+    return dict(zip([d[0] for d in cursor.description], found))
+
+
+def _names(conn: sqlite3.Connection, sql: str, params: Sequence = ()) -> list[str]:
+    return [str(row[0]) for row in conn.execute(sql, tuple(params))]
+
+
+def _known(what: str, names: list[str]) -> str:
+    if not names:
+        return f"{what}: none yet."
+    shown = ", ".join(names[:20]) + (f" and {len(names) - 20} more" if len(names) > 20 else "")
+    return f"{what}: {shown}."
+
+
+def _replace_created(record: T, created: bool) -> T:
+    return replace(record, created=created)
+
+
+def _check_name(name: object, what: str) -> str:
+    if not isinstance(name, str) or not name.strip():
+        raise invalid_parameter(what, "a non-empty name", name)
+    return name.strip()
+
+
+def _who(who: str | None) -> str:
+    """The person acting: given, else the login name."""
+    if who is not None and str(who).strip():
+        return str(who).strip()
+    try:
+        return getpass.getuser()
+    except Exception:  # no login name (some containers): still record that someone looked
+        return "unknown"

@@ -1,0 +1,190 @@
+"""Stored files: the raw bytes of every upload, content-addressed by SHA-256 and kept before anything parses them.
+
+The same bytes given twice are stored once, whatever their name. A file is split into rows of `CHUNK_BYTES`
+(no size limit, bounded memory per row) and its hash is checked on every read, so a damaged store says so
+instead of returning other bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator
+
+import pandas as pd
+
+from ..errors import InputError, NotInWorkspace, UsageError, WorkspaceCorrupt, invalid_parameter
+from ..readers.sources import Source, open_source
+from .database import Database, _names, _now, _sha256
+
+CHUNK_BYTES = 8 * 1024 * 1024
+"""Stored files are split into rows of this many bytes (no size limit, bounded memory per row)."""
+
+
+@dataclass(frozen=True)
+class StoredFile:
+    """One stored file: its content hash, the name it was given, its size. ``created`` is False when
+    the same bytes were already stored (nothing was written)."""
+
+    sha256: str
+    name: str
+    size: int
+    stored_at: str
+    created: bool = False
+
+    @property
+    def short(self) -> str:
+        return self.sha256[:12]
+
+
+class FileStore(Database):
+    """The workspace's stored files (part of `Workspace`)."""
+
+    def put_file(self, source: bytes | str | os.PathLike | Any, name: str | None = None) -> StoredFile:
+        """Store a file's raw bytes (a path, bytes, or a binary file object such as an upload).
+
+        Content-addressed: the same bytes are stored once, whatever their name. A path is read
+        twice (hashed, then stored while the hash is checked again), never held whole in memory.
+        """
+        if isinstance(source, (bytes, bytearray, memoryview)):
+            data = bytes(source)
+            return self._put_bytes(data, name or "<bytes>")
+        if hasattr(source, "read"):
+            data = source.read()
+            if isinstance(data, str):
+                data = data.encode("utf-8")
+            return self._put_bytes(bytes(data), name or getattr(source, "name", None) or "<upload>")
+        if isinstance(source, (str, os.PathLike)):
+            open_source(source)  # the reader's checks: exists, is a file, readable
+            path = Path(source)
+            display = name or path.name
+            digest, size = _hash_path(path, display)
+
+            def chunks() -> Iterator[bytes]:
+                check, empty = hashlib.sha256(), True
+                with open(path, "rb") as handle:
+                    while True:
+                        block = handle.read(CHUNK_BYTES)
+                        if not block:
+                            break
+                        check.update(block)
+                        empty = False
+                        yield block
+                if empty:
+                    yield b""
+                if check.hexdigest() != digest:
+                    raise InputError("a file that does not change while it is stored; try again", source=display)
+
+            return self.write(lambda conn: _store_file(conn, digest, size, display, chunks))
+        raise invalid_parameter("source", "a path, bytes or a binary file object", type(source).__name__)
+
+    def _put_bytes(self, data: bytes, name: str) -> StoredFile:
+        digest = _sha256(data)
+
+        def chunks() -> Iterator[bytes]:
+            for start in range(0, max(len(data), 1), CHUNK_BYTES):
+                yield data[start:start + CHUNK_BYTES]
+
+        return self.write(lambda conn: _store_file(conn, digest, len(data), name, chunks))
+
+    def file(self, sha256: str) -> StoredFile:
+        """The stored file with this hash (or a unique prefix of at least 8 hex digits)."""
+        return self.read(lambda conn: _file_record(conn, _resolve_sha(conn, sha256)))
+
+    def read_file(self, sha256: str) -> bytes:
+        """The raw bytes of a stored file; checks the size and hash."""
+        return self.read(lambda conn: _read_file(conn, _resolve_sha(conn, sha256)))
+
+    def source(self, stored: StoredFile | str) -> Source:
+        """A stored file as a `Source` for the readers (its name drives format detection)."""
+        record = stored if isinstance(stored, StoredFile) else self.file(stored)
+        return Source(record.name, self.read_file(record.sha256))
+
+    def files(self) -> pd.DataFrame:
+        """Every stored file: sha256, name, size, stored_at, and how many records use it."""
+        return self._frame("""
+            SELECT f.sha256, f.name, f.size, f.stored_at,
+                   (SELECT COUNT(*) FROM runs r WHERE r.file_sha256 = f.sha256)
+                 + (SELECT COUNT(*) FROM label_versions v WHERE v.content_sha256 = f.sha256 OR v.source_sha256 = f.sha256)
+                 + (SELECT COUNT(*) FROM evaluations e WHERE e.labels_file_sha256 = f.sha256) AS used_by
+            FROM files f ORDER BY f.stored_at, f.sha256""")
+
+
+# ----------------------------------------------------------------------------- helpers (inside a transaction)
+
+
+def _hash_path(path: Path, display: str) -> tuple[str, int]:
+    digest, size = hashlib.sha256(), 0
+    try:
+        with open(path, "rb") as handle:
+            while True:
+                block = handle.read(CHUNK_BYTES)
+                if not block:
+                    break
+                digest.update(block)
+                size += len(block)
+    except OSError as exc:
+        raise InputError(f"a readable file ({exc.strerror})", source=display) from None
+    return digest.hexdigest(), size
+
+
+def _store_file(conn: sqlite3.Connection, digest: str, size: int, name: str,
+                chunks: Callable[[], Iterator[bytes]]) -> StoredFile:
+    """Insert a file and its chunks unless the same bytes are stored already (all inside the caller's
+    transaction)."""
+    row = conn.execute("SELECT size, stored_at FROM files WHERE sha256 = ?", (digest,)).fetchone()
+    if row:
+        return StoredFile(digest, name, row[0], row[1], created=False)
+    stored_at = _now()
+    n_chunks = max(1, -(-size // CHUNK_BYTES))
+    conn.execute("INSERT INTO files (sha256, name, size, n_chunks, stored_at) VALUES (?, ?, ?, ?, ?)",
+                 (digest, name, size, n_chunks, stored_at))
+    count = _store_chunks(conn, digest, chunks())
+    if count != n_chunks:
+        raise InputError("a file that does not change while it is stored; try again", source=name)
+    return StoredFile(digest, name, size, stored_at, created=True)
+
+
+def _store_chunks(conn: sqlite3.Connection, digest: str, chunks: Iterable[bytes]) -> int:
+    count = 0
+    for seq, block in enumerate(chunks):
+        conn.execute("INSERT INTO file_chunks (sha256, seq, data) VALUES (?, ?, ?)", (digest, seq, block))
+        count += 1
+    return count
+
+
+def _resolve_sha(conn: sqlite3.Connection, text: str) -> str:
+    key = str(text).strip().lower()
+    if len(key) < 8 or any(c not in "0123456789abcdef" for c in key):
+        raise invalid_parameter("sha256", "a file hash (at least 8 hex digits)", text)
+    rows = _names(conn, "SELECT sha256 FROM files WHERE sha256 >= ? AND sha256 < ? LIMIT 2", (key, key + "g"))
+    if not rows:
+        raise NotInWorkspace(f"No stored file with hash {key}.")
+    if len(rows) > 1:
+        raise UsageError(f"The hash prefix {key} matches several files; give more digits.")
+    return rows[0]
+
+
+def _file_record(conn: sqlite3.Connection, sha: str) -> StoredFile:
+    row = conn.execute("SELECT sha256, name, size, stored_at FROM files WHERE sha256 = ?", (sha,)).fetchone()
+    if row is None:
+        raise NotInWorkspace(f"No stored file with hash {sha}.")
+    return StoredFile(*row)
+
+
+def _require_file(conn: sqlite3.Connection, sha: str) -> None:
+    if conn.execute("SELECT 1 FROM files WHERE sha256 = ?", (sha,)).fetchone() is None:
+        raise NotInWorkspace(f"The file {sha[:12]} is not stored in this workspace; store it with put_file first.")
+
+
+def _read_file(conn: sqlite3.Connection, sha: str) -> bytes:
+    row = conn.execute("SELECT size FROM files WHERE sha256 = ?", (sha,)).fetchone()
+    if row is None:
+        raise NotInWorkspace(f"No stored file with hash {sha}.")
+    data = b"".join(r[0] for r in conn.execute("SELECT data FROM file_chunks WHERE sha256 = ? ORDER BY seq", (sha,)))
+    if len(data) != row[0] or _sha256(data) != sha:
+        raise WorkspaceCorrupt(f"The stored file {sha[:12]} does not match its hash; the workspace is damaged.")
+    return data

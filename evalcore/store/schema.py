@@ -1,0 +1,214 @@
+"""The workspace's tables: the SQL that makes them, the triggers that freeze stored rows, the schema version.
+
+Kept apart from the code that reads and writes the tables so the whole layout of `workspace.sqlite` can be read
+in one place; `database.Database` runs these statements when it opens a new or older workspace.
+"""
+
+from __future__ import annotations
+
+DB_NAME = "workspace.sqlite"
+SCHEMA_VERSION = 2
+"""1: files, label sets, runs, evaluations, ledger. 2: adds the integrity tables (holdout reveals,
+re-judging queue, blind judging rounds); a version-1 workspace is upgraded in place on open."""
+
+# ----------------------------------------------------------------------------- schema: the stored records
+
+_SCHEMA = """
+CREATE TABLE files (
+    sha256 TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    n_chunks INTEGER NOT NULL,
+    stored_at TEXT NOT NULL
+);
+CREATE TABLE file_chunks (
+    sha256 TEXT NOT NULL REFERENCES files(sha256) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    data BLOB NOT NULL,
+    PRIMARY KEY (sha256, seq)
+);
+CREATE TABLE label_sets (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    name TEXT NOT NULL UNIQUE,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE label_versions (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    set_id INTEGER NOT NULL REFERENCES label_sets(id) ON DELETE CASCADE,
+    version INTEGER NOT NULL,
+    fingerprint TEXT NOT NULL,
+    content_id TEXT NOT NULL,
+    content_sha256 TEXT NOT NULL REFERENCES files(sha256),
+    source_sha256 TEXT REFERENCES files(sha256),
+    source_name TEXT,
+    parent_version INTEGER,
+    n_queries INTEGER NOT NULL,
+    n_judgments INTEGER NOT NULL,
+    change TEXT NOT NULL,
+    note TEXT,
+    created_at TEXT NOT NULL,
+    UNIQUE (set_id, version),
+    UNIQUE (set_id, content_id)
+);
+CREATE TABLE runs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    key TEXT NOT NULL UNIQUE,
+    name TEXT NOT NULL,
+    model TEXT NOT NULL,
+    line TEXT NOT NULL,
+    price_per_mtok REAL,
+    dims INTEGER,
+    index_bytes INTEGER,
+    file_sha256 TEXT NOT NULL REFERENCES files(sha256),
+    file_name TEXT NOT NULL,
+    format TEXT,
+    n_queries INTEGER NOT NULL,
+    n_rows INTEGER NOT NULL,
+    uploaded_at TEXT NOT NULL
+);
+CREATE INDEX runs_by_line ON runs(line, id);
+CREATE TABLE evaluations (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    key TEXT NOT NULL UNIQUE,
+    label_version_id INTEGER NOT NULL REFERENCES label_versions(id),
+    labels_file_sha256 TEXT REFERENCES files(sha256),
+    k INTEGER NOT NULL,
+    ks TEXT NOT NULL,
+    min_grade REAL NOT NULL,
+    zero_relevant TEXT NOT NULL,
+    level REAL NOT NULL,
+    seed INTEGER NOT NULL,
+    n_resamples INTEGER NOT NULL,
+    n_queries INTEGER NOT NULL,
+    warnings TEXT NOT NULL,
+    evalcore_version TEXT NOT NULL,
+    note TEXT,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE evaluation_runs (
+    evaluation_id INTEGER NOT NULL REFERENCES evaluations(id) ON DELETE CASCADE,
+    run_id INTEGER NOT NULL REFERENCES runs(id),
+    position INTEGER NOT NULL,
+    PRIMARY KEY (evaluation_id, run_id)
+);
+CREATE INDEX evaluation_runs_by_run ON evaluation_runs(run_id);
+CREATE TABLE metrics (
+    evaluation_id INTEGER NOT NULL,
+    run_id INTEGER NOT NULL,
+    metric TEXT NOT NULL,
+    k INTEGER,
+    mean REAL NOT NULL,
+    ci_low REAL,
+    ci_high REAL,
+    n INTEGER NOT NULL,
+    ci_method TEXT,
+    reliable INTEGER,
+    note TEXT,
+    PRIMARY KEY (evaluation_id, run_id, metric),
+    FOREIGN KEY (evaluation_id, run_id) REFERENCES evaluation_runs(evaluation_id, run_id) ON DELETE CASCADE
+);
+CREATE TABLE outcomes (
+    evaluation_id INTEGER NOT NULL,
+    run_id INTEGER NOT NULL,
+    query TEXT NOT NULL,
+    n_relevant INTEGER NOT NULL,
+    first_rank INTEGER,
+    hit INTEGER NOT NULL,
+    recall REAL NOT NULL,
+    rr REAL NOT NULL,
+    in_run INTEGER NOT NULL,
+    PRIMARY KEY (evaluation_id, run_id, query),
+    FOREIGN KEY (evaluation_id, run_id) REFERENCES evaluation_runs(evaluation_id, run_id) ON DELETE CASCADE
+);
+CREATE TABLE ledger (
+    line TEXT NOT NULL,
+    labels TEXT NOT NULL,
+    query TEXT NOT NULL,
+    status TEXT,
+    status_run_id INTEGER,
+    note TEXT NOT NULL DEFAULT '',
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (line, labels, query)
+);
+CREATE TABLE ledger_tags (
+    line TEXT NOT NULL,
+    labels TEXT NOT NULL,
+    query TEXT NOT NULL,
+    tag TEXT NOT NULL,
+    added_at TEXT NOT NULL,
+    PRIMARY KEY (line, labels, query, tag)
+);
+CREATE TABLE ledger_log (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    line TEXT NOT NULL,
+    labels TEXT NOT NULL,
+    query TEXT NOT NULL,
+    action TEXT NOT NULL,
+    value TEXT,
+    at TEXT NOT NULL
+);
+"""
+
+_FROZEN_TABLES = ("files", "file_chunks", "label_versions", "runs", "evaluations", "evaluation_runs", "metrics",
+                  "outcomes")
+_FROZEN_MARK = "frozen:"
+
+
+def _schema_statements() -> list[str]:
+    statements = [s.strip() for s in _SCHEMA.split(";") if s.strip()]
+    for table in _FROZEN_TABLES:
+        statements.append(f"CREATE TRIGGER {table}_frozen BEFORE UPDATE ON {table} BEGIN "
+                          f"SELECT RAISE(ABORT, '{_FROZEN_MARK} {table} rows never change once stored'); END")
+    return statements
+
+
+# ----------------------------------------------------------------------------- schema: integrity (issue 7)
+# Holdout reveals (append-only: never updated or deleted), the queue of queries flagged for blind
+# re-judging, and each blind judging round (the judged depth of a query in a label-set version).
+# Keyed by label-set name, not by foreign key: deleting a label set does not erase that its
+# holdout was seen.
+
+_INTEGRITY_SCHEMA = """
+CREATE TABLE holdout_reveals (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    label_set TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    fingerprint TEXT NOT NULL,
+    rule TEXT NOT NULL,
+    runs TEXT NOT NULL,
+    who TEXT NOT NULL,
+    at TEXT NOT NULL
+);
+CREATE INDEX holdout_reveals_by_set ON holdout_reveals(label_set, id);
+CREATE TABLE rejudge_queue (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    label_set TEXT NOT NULL,
+    query TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    doc_id TEXT,
+    flagged_by TEXT NOT NULL,
+    flagged_at TEXT NOT NULL,
+    resolved_version INTEGER,
+    resolved_at TEXT
+);
+CREATE INDEX rejudge_queue_by_set ON rejudge_queue(label_set, query);
+CREATE TABLE judging_rounds (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    label_set TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    query TEXT NOT NULL,
+    depth INTEGER NOT NULL,
+    n_docs INTEGER NOT NULL,
+    n_relevant INTEGER NOT NULL,
+    judge TEXT NOT NULL,
+    at TEXT NOT NULL
+)
+"""
+
+
+def _integrity_statements() -> list[str]:
+    statements = [s.strip() for s in _INTEGRITY_SCHEMA.split(";") if s.strip()]
+    for event in ("UPDATE", "DELETE"):
+        statements.append(f"CREATE TRIGGER holdout_reveals_{event.lower()} BEFORE {event} ON holdout_reveals BEGIN "
+                          f"SELECT RAISE(ABORT, '{_FROZEN_MARK} holdout reveals are never changed or erased'); END")
+    return statements
