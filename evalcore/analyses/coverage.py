@@ -138,12 +138,9 @@ def coverage_bounds(evaluation: Evaluation, ks: int | str | Sequence[int] | None
     unknown = [m for m in metrics if m not in BOUND_METRICS]
     if unknown:
         raise invalid_parameter("metrics", f"names from {', '.join(BOUND_METRICS)}", unknown[0])
-    chosen = parse_ks(ks) if ks is not None else evaluation.ks
+    chosen = parse_ks(ks if ks is not None else evaluation.ks, evaluation.depth)
     records = []
     for result in evaluation.results:
-        too_deep = [k for k in chosen if k > result.depth]
-        if too_deep:
-            raise invalid_parameter("k", f"at most the evaluated depth {result.depth}", too_deep[0])
         high = bound_scores(result, chosen, metrics)
         known = depth_known(result, judged_depths)
         n_known = int(known.sum())

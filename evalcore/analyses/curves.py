@@ -30,13 +30,13 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..errors import UsageError, invalid_parameter
+from ..errors import UsageError
 from ..metrics.evaluation import Evaluation, _run_warnings
-from ..metrics.measures import CUTOFF_MEASURES, Measure, check_k, default_measures
+from ..metrics.measures import CUTOFF_MEASURES, Measure, check_k, default_measures, parse_ks
 from ..stats.bootstrap import ExactProducts, deviations_from_sums, on_grid, resample_sums
 from ..stats.intervals import Interval
-from ..stats.shared_draw import column_kinds, interval_columns
 from ..stats.paired import ZERO_TOLERANCE, build_comparisons, closed_form_p_values, flip_p_values, flip_sums, paired_t_p
+from ..stats.shared_draw import column_kinds, interval_columns
 from ..warning_log import EvalWarning
 from .compare import ComparisonReport, plan_for
 
@@ -86,9 +86,7 @@ class IntervalCurves:
 
         Metrics not computed here (see ``metrics``) are left out, in the same order otherwise.
         """
-        ks = tuple(sorted({int(k) for k in ([ks] if isinstance(ks, int) else ks)}))
-        if not ks or ks[0] < 1 or ks[-1] > self.max_k:
-            raise invalid_parameter("k", f"cutoffs between 1 and {self.max_k}", ks)
+        ks = parse_ks(ks, self.max_k)
         positions = [self._position(i, m) for i in range(len(self.evaluation.results))
                      for m in default_measures(ks) if m.name == "mrr" or m.name in self.metrics]
         frame = self.table.iloc[positions].reset_index(drop=True)
@@ -143,9 +141,7 @@ class IntervalCurves:
 
 def warnings_at(evaluation: Evaluation, ks: tuple[int, ...]) -> tuple[EvalWarning, ...]:
     """`Evaluation.all_warnings` of ``evaluate(..., k=ks)``, from an evaluation scored at least that deep."""
-    ks = tuple(sorted(set(ks)))
-    if ks[-1] > evaluation.results[0].depth:
-        raise invalid_parameter("k", f"cutoffs up to {evaluation.results[0].depth}", ks)
+    ks = parse_ks(ks, evaluation.depth)
     known = evaluation.split.full_queries if evaluation.split is not None else None  # one side of a tune/holdout split
     per_run = tuple(w for r in evaluation.results for w in (*r.run.warnings, *_run_warnings(r.ranked, ks, known)))
     return tuple(evaluation.warnings) + per_run

@@ -86,8 +86,9 @@ MAX_K = 10_000
 exhaust memory. Rankings shorter than k are fine (what was returned is used)."""
 
 
-def parse_ks(value: "int | str | list[int] | tuple[int, ...]") -> tuple[int, ...]:
-    """Cutoffs from ``5``, ``"1,5,10"`` or ``[1, 5, 10]``: sorted, unique, each >= 1."""
+def parse_ks(value: "int | str | list[int] | tuple[int, ...]", depth: int | None = None) -> tuple[int, ...]:
+    """Cutoffs from ``5``, ``"1,5,10"`` or ``[1, 5, 10]``: sorted, unique, each >= 1 (and, with ``depth``, each
+    within the depth an evaluation was scored to, checked as `check_k` checks one k)."""
     if isinstance(value, str):
         parts = [p.strip() for p in value.split(",") if p.strip()]
     elif isinstance(value, int):
@@ -102,7 +103,10 @@ def parse_ks(value: "int | str | list[int] | tuple[int, ...]") -> tuple[int, ...
         ks.append(int(text))
     if not ks:
         raise invalid_parameter("k", "at least one integer >= 1", value)
-    return tuple(sorted(set(ks)))
+    ks = sorted(set(ks))
+    if depth is not None:
+        check_k(ks[-1], depth)
+    return tuple(ks)
 
 
 def default_measures(ks: tuple[int, ...]) -> list[Measure]:
