@@ -7,7 +7,7 @@
   and "misses" follow `evalcore.metrics.failure`, the one definition of failed at k.
 
 Both read where relevant docs landed from `evalcore.analyses.landed` (pass ``where=`` to reuse it),
-and every table carries its context (SPEC.md §3): ``k``, the runs' models, ``n``, and the label
+and every table carries its context (docs/metrics.md): ``k``, the runs' models, ``n``, and the label
 set's name and fingerprint.
 """
 

@@ -11,7 +11,7 @@ Where each relevant doc landed comes from `evalcore.analyses.landed` (`landed`, 
 passed as ``where=`` for every k); one query up close and two runs compared from
 `evalcore.analyses.drill_down`. Their names are importable from here too, as before the split.
 
-Every table carries its context (SPEC.md §3): ``k``, the run's ``model``, ``n`` (the queries
+Every table carries its context (docs/metrics.md): ``k``, the run's ``model``, ``n`` (the queries
 evaluated), and the label set's ``labels`` name and ``fingerprint``.
 """
 

@@ -8,7 +8,7 @@ read it for every k (their ``where=``).
 
 Where a relevant doc landed, in words (`landed_text`): ``rank 14`` when the run returned it (at
 any depth), ``not in top N`` when the run returned N docs for the query without it, ``query not
-in run`` when the run has no ranking for the query (it scores 0, SPEC.md §2).
+in run`` when the run has no ranking for the query (it scores 0, docs/metrics.md).
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ vl-convert and embedded as data URIs) and as a CSV of failures (`failures_csv`, 
 What the page says is here (`MeetingReport` and its sections); the tables it is built from are in
 `evalcore.report.meeting_tables`, the charts in `evalcore.report.charts`, and the Markdown / HTML
 rendering, which escapes every piece of user text, in `evalcore.report.meeting_render`. Every number
-travels with its context (SPEC.md §3): metric and k, n, model, label set name, version and
+travels with its context (docs/metrics.md): metric and k, n, model, label set name, version and
 fingerprint, interval level and seed.
 """
 

@@ -1,7 +1,7 @@
-"""Renderers for an `Evaluation`: a dict (SPEC.md §4 JSON), CSV, a text table and Markdown.
+"""Renderers for an `Evaluation`: a dict (docs/formats.md JSON), CSV, a text table and Markdown.
 
 Every rendered number travels with its metric and k, n, the run's model and the label set's
-name and fingerprint (SPEC.md §3).
+name and fingerprint (docs/metrics.md).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ def split_title(split: "SplitView") -> str:
 
 
 def evaluation_dict(evaluation: Evaluation, *, per_query: bool = False, split: "SplitView | None" = None) -> dict:
-    """The machine-readable result, shaped as SPEC.md §4 (numbers at full precision).
+    """The machine-readable result, shaped as docs/formats.md (numbers at full precision).
 
     With a ``split`` (tune or holdout), every metric names its split and a top-level ``split``
     object says how the split was made and, for the holdout, which recorded reveal unsealed it.
@@ -93,7 +93,7 @@ def evaluation_csv(evaluation: Evaluation, *, per_query: bool = False, split: "S
         table.insert(1, "model", result.model)
         table.insert(2, "labels", evaluation.labels.name)
         table.insert(3, "fingerprint", evaluation.labels.fingerprint)
-        table.insert(4, "n", result.n_queries)  # the queries behind the run's means (SPEC.md §3)
+        table.insert(4, "n", result.n_queries)  # the queries behind the run's means (docs/metrics.md)
         if split is not None:
             table.insert(5, "split", split.split)
         frames.append(table)

@@ -42,7 +42,7 @@ def test_seed_example_misses_at_k1() -> None:
     assert set(none["query"]) == {"reset my password", "enterprise sso"}
     # At k = 3 everything is found.
     assert missed_queries(ev, 3).empty
-    # Context travels with every row (SPEC.md §3).
+    # Context travels with every row (docs/metrics.md).
     assert set(table["k"]) == {1} and set(table["n"]) == {3} and set(table["model"]) == {"seed"}
     assert set(table["fingerprint"]) == {ev.labels.fingerprint}
 
