@@ -1,6 +1,8 @@
-"""Chart builders: pure functions from tables the core produced to `alt.Chart` objects.
+"""Every chart of the dashboard: pure functions from tables the core produced to Vega-Lite specs or `alt.Chart`s.
 
-No Streamlit here and no computing of numbers: every value drawn is a column of the input.
+No Streamlit here, no page state and no computing of numbers: every value drawn is a column of the input
+or an argument. Two styles: the Overview's charts are plain Vega-Lite dicts (they change with k, and
+building an Altair chart costs more than that page's rerun); the others are built with Altair.
 Each chart's title or subtitle carries its context (k, n, models, label set), so a chart
 pasted into a slide still says what it measures. Runs keep one colour across every chart.
 """
@@ -241,16 +243,28 @@ def _k_point() -> alt.Chart:
 
 
 def _k_rule() -> alt.Chart:
-    import altair as alt
 
     return _k_point().mark_rule(strokeDash=[5, 4], color="#333", strokeWidth=1.5).encode(x="k:Q")
 
 
 def _k_label() -> alt.Chart:
-    import altair as alt
 
     return _k_point().mark_text(align="left", dx=5, y=8, fontWeight="bold", color="#333").encode(
         x="k:Q", text="label:N")
+
+
+def choose_k(table: pd.DataFrame, marks: pd.DataFrame, runs: Sequence[str], *, context: str, models: str,
+             price_text: str, money: bool) -> alt.VConcatChart:
+    """The Choose k view: `recall_curve` with each run's recommended k (``marks``), `tokens_curve` under it and, with
+    a monthly request count (``money``), `cost_curve`. ``table`` has the columns the three read, one row per run and
+    k; ``context`` (n, labels, tokenizer, price) and ``models`` go in the subtitle."""
+    parts = [recall_curve(table, runs, marks=marks, title="Recall@k against k, with 95% bands",
+                          subtitle=[f"◆ recommended k per run · {context}", models]),
+             tokens_curve(table, runs, title="Prompt tokens of the first k chunks",
+                          subtitle="solid: mean over queries · dashed: 90th percentile")]
+    if money:
+        parts.append(cost_curve(table, runs, title="Cost per month of those tokens", subtitle=price_text))
+    return stacked(*parts)
 
 
 def stacked(*charts: alt.TopLevelMixin) -> alt.VConcatChart:
@@ -258,6 +272,120 @@ def stacked(*charts: alt.TopLevelMixin) -> alt.VConcatChart:
     import altair as alt
 
     return alt.vconcat(*charts, spacing=18).resolve_scale(color="shared")
+
+
+def history_chart(frame: pd.DataFrame, line: str, subtitle: str = "") -> alt.LayerChart:
+    """A model line's metrics over its runs: one line per metric through the runs in upload order, a bar from
+    ci_low to ci_high at each.
+
+    ``frame`` is `Workspace.history` output. The tooltip names the run, model, n, k and label-set
+    version of every point, so a point read off the chart carries its context.
+    """
+    import altair as alt
+
+    data = frame.assign(
+        interval=[f"{lo:.3f} – {hi:.3f}" if pd.notna(lo) and pd.notna(hi) else "–"
+                  for lo, hi in zip(frame["ci_low"], frame["ci_high"])],
+        point=[f"#{rid} {run}" for rid, run in zip(frame["run_id"], frame["run"])],
+    )
+    order = data.drop_duplicates("run_id").sort_values("step")["point"].tolist()
+    base = alt.Chart(data).encode(
+        x=alt.X("point:N", sort=order, title="run of the line, in upload order",
+                axis=alt.Axis(labelAngle=0, labelLimit=220)),
+        xOffset=alt.XOffset("metric:N"),
+        color=alt.Color("metric:N", title="metric"),
+    )
+    tooltip = [alt.Tooltip("point:N", title="run"), alt.Tooltip("model:N"), alt.Tooltip("metric:N"),
+               alt.Tooltip("mean:Q", format=".3f"), alt.Tooltip("interval:N", title="95% interval"),
+               alt.Tooltip("n:Q", title="n queries"), alt.Tooltip("labels_version:Q", title="label set version"),
+               alt.Tooltip("uploaded_at:T", format="%Y-%m-%d %H:%M")]
+    y = alt.Y("mean:Q", title="mean (95% interval)", scale=alt.Scale(zero=False))
+    bars = base.mark_rule(strokeWidth=3, opacity=0.7).encode(y=alt.Y("ci_low:Q", title="mean (95% interval)"),
+                                                            y2="ci_high:Q", tooltip=tooltip)
+    points = base.mark_point(filled=True, size=80, opacity=1).encode(y=y, tooltip=tooltip)
+    title = alt.Title(f"Model line {line}", subtitle=subtitle) if subtitle else f"Model line {line}"
+    return (bars + points).properties(height=360, title=title)
+
+
+GREY = "#9e9e9e"
+"""Sources too small to rank, on the Sources chart (and in its table)."""
+
+TOO_FEW = "too few to rank"
+
+
+def source_order(frame: pd.DataFrame, groups: Sequence[Sequence[str]], missing: str) -> list[str]:
+    """The sources of ``frame`` (value, n) in chart order: ``groups`` first, in the order given, by size within each;
+    then the rest by size, ``missing`` (queries without a source) last."""
+    sizes = frame.groupby("value")["n"].first().to_dict()
+    grouped = [x for group in groups for x in sorted(group, key=lambda x: (-sizes.get(x, 0), x)) if x in sizes]
+    rest = sorted((x for x in sizes if x not in grouped), key=lambda x: (x == missing, -sizes[x], x))
+    return grouped + rest
+
+
+def gap_chart(frame: pd.DataFrame, gap_rows: pd.DataFrame, runs: Sequence[str], all_runs: Sequence[str], *,
+              metric: str, models: dict[str, str], order: Sequence[str], min_n: int, title: str,
+              subtitle: list[str]) -> alt.HConcatChart:
+    """One panel per run of ``runs``: each source's mean with its interval, small sources grey and faded; each group's
+    pooled mean as a dashed (b) or dotted (a) line, and the gap between them as a red bar at the right edge, labelled.
+
+    ``frame`` is `segment_gaps`'s segments for one ``metric`` (run, value, mean, ci_low, ci_high, n, small, rank);
+    ``gap_rows`` its gaps (one row per run); ``order`` the sources left to right (`source_order`); ``min_n`` the
+    fewest queries a source needs to be ranked (named in the subtitles).
+    """
+    import altair as alt
+
+    from evalcore.stats.paired import format_amount
+
+    colors = run_colors(all_runs)
+    y_title, y_scale = f"{metric} with 95% interval", alt.Scale(zero=False, padding=12)
+    y = alt.Y("mean:Q", title=y_title, scale=y_scale)
+    panels = []
+    for run in runs:
+        mine = frame[frame["run"] == run].copy()
+        mine["interval"] = mine.apply(lambda r: f"{r.ci_low:.3f} to {r.ci_high:.3f}", axis=1)
+        mine["status"] = mine.apply(lambda r: TOO_FEW if r.small else f"rank {int(r['rank'])}", axis=1)
+        colour = colors.range[list(all_runs).index(run)]
+        base = alt.Chart(mine).encode(
+            x=alt.X("value:N", title=None, sort=list(order),
+                    axis=alt.Axis(labelAngle=-35, labelLimit=150, labelOverlap=False)),
+            color=alt.condition(alt.datum.small, alt.value(GREY), alt.value(colour)),
+            opacity=alt.condition(alt.datum.small, alt.value(0.45), alt.value(1.0)),
+            tooltip=[alt.Tooltip("value:N", title="source"), alt.Tooltip("mean:Q", title=metric, format=".3f"),
+                     alt.Tooltip("interval:N", title="95% CI"), alt.Tooltip("n:Q"), alt.Tooltip("status:N")],
+        )
+        layers = [
+            base.mark_rule(strokeWidth=3).encode(y=alt.Y("ci_low:Q", title=y_title, scale=y_scale), y2="ci_high:Q"),
+            base.mark_point(filled=True, size=90).encode(y=y),
+            base.mark_text(align="left", dx=7, dy=-8, fontSize=11).encode(y=y, text=alt.Text("mean:Q", format=".3f")),
+        ]
+        sub = ["no second group to compare"]
+        gap = gap_rows[gap_rows["run"] == run]
+        if not gap.empty:
+            g = gap.iloc[0]
+            lines = pd.DataFrame({"group": [g.group_a, g.group_b], "mean": [g.mean_a, g.mean_b],
+                                  "side": ["a", "b"]})
+            layers.append(alt.Chart(lines).mark_rule(color="#333", strokeWidth=1.2).encode(
+                y="mean:Q", strokeDash=alt.StrokeDash("side:N", scale=alt.Scale(domain=["a", "b"],
+                                                                                range=[[2, 2], [6, 3]]), legend=None),
+                tooltip=[alt.Tooltip("group:N"), alt.Tooltip("mean:Q", title="pooled mean", format=".3f")]))
+            bar = pd.DataFrame({"mean_a": [g.mean_a], "mean_b": [g.mean_b], "mid": [(g.mean_a + g.mean_b) / 2],
+                                "label": [format_amount(metric, g.gap, unit=False)]})
+            red = "#c0392b" if g.verdict in ("lower", "higher") else GREY
+            bracket = alt.Chart(bar)
+            layers.append(bracket.mark_rule(color=red, strokeWidth=4, x="width").encode(y="mean_a:Q", y2="mean_b:Q"))
+            layers.append(bracket.mark_text(color=red, align="right", dx=-6, x="width", fontWeight="bold",
+                                            fontSize=12).encode(y="mid:Q", text="label:N"))
+            if g.verdict == "too few":
+                first = f"too few queries to compare (n = {g.n_a:,} vs {g.n_b:,}; at least {min_n:,} each)"
+            else:
+                first = (f"gap {format_amount(metric, g.gap)} (95% CI {format_amount(metric, g.ci_low, unit=False)} "
+                         f"to {format_amount(metric, g.ci_high, unit=False)}): {g.verdict}; n = {g.n_a:,} vs {g.n_b:,}")
+            sub = [first, f"dotted: {g.group_a} {g.mean_a:.3f} · dashed: {g.group_b} {g.mean_b:.3f}"]
+        panels.append(alt.layer(*layers).properties(
+            width=max(200, 70 * len(order)), height=280,
+            title=alt.TitleParams(f"{run} ({models[run]})", subtitle=sub, fontSize=13, anchor="start")))
+    return (alt.hconcat(*panels, spacing=28).resolve_scale(y="shared")
+            .properties(title=alt.TitleParams(title, subtitle=subtitle, anchor="start")))
 
 
 def to_png(chart: alt.TopLevelMixin | dict[str, Any], scale: float = 2.0) -> bytes:

@@ -1,4 +1,11 @@
-"""The dashboard's one data module: files in, `evalcore` results out, each computed once per content.
+"""The dashboard's data: files in, `evalcore` results out, each computed once per content.
+
+This module loads: the workspace and the store of uploads, data sets (the sample, uploads, links), the parsed
+files, the labels every page scores (`scope`) and the evaluation of every run to `DEPTH`. What each page
+derives from that evaluation is kept beside it, one module per concept, keyed the same way:
+`curves_data` (the Overview's all-k intervals and caveats), `failures_data`, `budget_data` (Choose k),
+`segments_data` (Sources), `integrity_data` (the audit, revealed numbers, judging pools) and `files_data`
+(the Data page's checklist). Writes go through `dashboard.saved` (`evalcore.workflows`).
 
 Pages call these functions and render what comes back; no number is computed anywhere else.
 Every cached function is keyed on content hashes (a `FileRef` by its sha256, a `Dataset` by
@@ -12,7 +19,7 @@ reshape (summaries, failure lists) are cached with ``st.cache_data``, which hand
 its own copy.
 
 Errors: the core raises `EvalcoreError` with a message naming the file, line and text. Here
-they become a `Loaded` with ``error`` set, which pages show beside the upload; nothing
+(`attempt`) they become a `Loaded` with ``error`` set, which pages show beside the upload; nothing
 already loaded is replaced by a file that failed.
 """
 
@@ -22,19 +29,15 @@ import gc
 import json
 import os
 import threading
-from collections import OrderedDict
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
 import evalcore
-from evalcore.analyses import failures as core_failures
-from evalcore.analyses.compare import ComparisonReport
 from evalcore.errors import EvalcoreError, InputError
 from evalcore.readers.runs import META_FIELDS, sidecar_path
 from evalcore.readers.sources import Source, open_source
@@ -260,12 +263,22 @@ def _source(ref: FileRef) -> Source:
 # ----------------------------------------------------------------------------- parsing, once per content
 
 
-def _load(fn, *args, **kwargs) -> Loaded:
+def attempt(fn: Callable[..., Any], *args, **kwargs) -> Loaded:
+    """``fn(*args, **kwargs)`` as a `Loaded`: the value, or the core's one-line message.
+
+    The one place the dashboard turns the core's typed errors (`evalcore.errors.EvalcoreError` and its
+    subclasses) into words; pages show ``error`` beside the action with `dashboard.layout.failed`."""
     try:
-        loaded = Loaded(fn(*args, **kwargs))
+        return Loaded(fn(*args, **kwargs))
     except EvalcoreError as exc:
         return Loaded(error=str(exc))
-    _settle()
+
+
+def load(fn: Callable[..., Any], *args, **kwargs) -> Loaded:
+    """`attempt` for what is read or computed once and kept: the garbage collector is then kept off it."""
+    loaded = attempt(fn, *args, **kwargs)
+    if loaded.ok:
+        _settle()
     return loaded
 
 
@@ -283,18 +296,18 @@ def _settle() -> None:
 
 @st.cache_resource(max_entries=16, show_spinner="Reading the labels file…", hash_funcs=_HASH)
 def labels(ref: FileRef) -> Loaded:
-    return _load(lambda: evalcore.read_labels(_source(ref)))
+    return load(lambda: evalcore.read_labels(_source(ref)))
 
 
 @st.cache_resource(max_entries=32, show_spinner="Reading a run file…", hash_funcs=_HASH)
 def run(spec: RunSpec) -> Loaded:
     meta = {k: v for k, v in spec.metadata().items() if v is not None}
-    return _load(lambda: evalcore.read_run(_source(spec.file), name=spec.name, **meta))
+    return load(lambda: evalcore.read_run(_source(spec.file), name=spec.name, **meta))
 
 
 @st.cache_resource(max_entries=8, show_spinner="Reading the documents file…", hash_funcs=_HASH)
 def documents(ref: FileRef) -> Loaded:
-    return _load(lambda: evalcore.read_documents(_source(ref)))
+    return load(lambda: evalcore.read_documents(_source(ref)))
 
 
 def sidecar(ref: FileRef) -> Loaded:
@@ -325,7 +338,7 @@ def scope(dataset: Dataset) -> Loaded:
     from evalcore.metrics.split import scoring_labels
 
     label_set = labels(dataset.labels)
-    return _load(scoring_labels, label_set.value) if label_set.ok else label_set
+    return load(scoring_labels, label_set.value) if label_set.ok else label_set
 
 
 def _core_inputs(dataset: Dataset) -> tuple[Any, list[Any]]:
@@ -346,107 +359,11 @@ def evaluation(dataset: Dataset) -> Loaded:
     def build():
         split, runs = _core_inputs(dataset)
         return split.evaluate(runs, k=DEPTH)
-    return _load(build)
+    return load(build)
 
 
-MORE_METRICS = ("recall", "hit", "precision", "ndcg", "judged")
-"""Every cutoff metric: what the Overview shows with "every metric" on. Without it, recall@k and MRR."""
 
-
-_CURVES: "OrderedDict[tuple[str, bool], Future]" = OrderedDict()
-_CURVES_LOCK = threading.Lock()
-_CURVES_POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="evalcore-curves")
-_CURVES_KEPT = 4
-
-
-def _curves_future(dataset: Dataset, more: bool) -> Future | None:
-    """The all-k computation for ``dataset``, started once in a background thread (keyed by content)."""
-    from evalcore.analyses.curves import interval_curves
-
-    key = (dataset.key, bool(more))
-    with _CURVES_LOCK:
-        future = _CURVES.get(key)
-        if future is not None:
-            _CURVES.move_to_end(key)
-            return future
-    loaded = evaluation(dataset)
-    if not loaded.ok:
-        return None
-    with _CURVES_LOCK:
-        future = _CURVES.get(key)
-        if future is None:
-            future = _CURVES_POOL.submit(_load, interval_curves, loaded.value,
-                                         metrics=MORE_METRICS if more else ("recall",), max_k=DEPTH)
-            _CURVES[key] = future
-            while len(_CURVES) > _CURVES_KEPT:
-                _CURVES.popitem(last=False)
-    return future
-
-
-def curves(dataset: Dataset, more: bool = False, *, wait: bool = True) -> Loaded | None:
-    """`evalcore.analyses.curves.interval_curves` once per data set: intervals and comparisons at every k 1..`DEPTH`.
-
-    Changing k then only looks numbers up; they equal ``evalcore evaluate --k 1,k`` and
-    ``evalcore compare`` at that k exactly. ``more`` adds hit, precision, nDCG and judged
-    (precision@k and judged@k change at almost every k, so they cost more). Each entry keeps
-    the resampled sums paired tests need, about 16 MB per run with 10,000 queries, so few are kept.
-
-    The computation runs in a background thread (seconds for 10,000 queries x 5 runs), so a
-    page does not wait on every k to show one: with ``wait=False`` this returns None until it
-    is done, and the page computes the one k it shows directly (`summary`, `comparison`).
-    """
-    future = _curves_future(dataset, more)
-    if future is None:
-        return evaluation(dataset)
-    if not wait and not future.done():
-        return None
-    return future.result()
-
-
-def curves_if_ready(dataset: Dataset, more: bool = False) -> Loaded | None:
-    """`curves` if they are computed already, else None; never starts them (the Overview starts them after its
-    first chart, so that chart does not share the CPU with them)."""
-    with _CURVES_LOCK:
-        future = _CURVES.get((dataset.key, bool(more)))
-    return future.result() if future is not None and future.done() else None
-
-
-@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=_HASH)
-def summary(dataset: Dataset, k: int, more: bool = False) -> pd.DataFrame:
-    """`Evaluation.summary` at ``--k 1,k`` (recall and MRR rows only unless ``more``; shared, never changed).
-
-    Looked up in `curves` once they are ready; until then computed for this k alone from the
-    deep evaluation (the same numbers: one bootstrap draw per seed, whatever the columns).
-    """
-    loaded = curves_if_ready(dataset, more)
-    if loaded is not None:
-        return loaded.value.summary((1, int(k))) if loaded.ok else pd.DataFrame()
-    deep = evaluation(dataset)
-    return summary_at(deep.value, k, more) if deep.ok else pd.DataFrame()
-
-
-def summary_at(deep: Any, k: int, more: bool = False) -> pd.DataFrame:
-    """`summary` for one k without the curves: the deep evaluation listed at ``--k 1,k``."""
-    frame = deep.at((1, int(k))).summary
-    if not more:
-        frame = frame[frame["metric"].map(lambda m: m.split("@")[0] in ("recall", "mrr"))].reset_index(drop=True)
-    return frame
-
-
-@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=_HASH)
-def comparison(dataset: Dataset, k: int, baseline: str) -> ComparisonReport | None:
-    """Every run against ``baseline`` on recall@1, recall@k and MRR (paired, Holm-corrected), from `curves`.
-
-    This waits for the curves (they hold the resampled sums the tests need; computing the tests
-    for one k beside them would do the same work twice). The page shows it below its first chart."""
-    deep = evaluation(dataset)
-    if not deep.ok or len(deep.value.results) < 2:
-        return None
-    loaded = curves(dataset)
-    return loaded.value.comparison(int(k), baseline) if loaded.ok else None
-
-
-def _warnings_at(dataset: Dataset, k: int) -> tuple[Any, ...] | None:
+def warnings_at_k(dataset: Dataset, k: int) -> tuple[Any, ...] | None:
     """The warnings ``evaluate --k 1,k`` prints, from the evaluation scored to `DEPTH` (no re-scoring)."""
     from evalcore.analyses.curves import warnings_at
 
@@ -456,296 +373,14 @@ def _warnings_at(dataset: Dataset, k: int) -> tuple[Any, ...] | None:
 
 @st.cache_data(max_entries=64, show_spinner=False, hash_funcs=_HASH)
 def warnings_frame(dataset: Dataset, k: int) -> pd.DataFrame:
-    found = _warnings_at(dataset, k)
+    found = warnings_at_k(dataset, k)
     if found is None:
         return pd.DataFrame(columns=["code", "count", "message"])
     rows = [w.to_dict() for w in found]
     return pd.DataFrame(rows, columns=["code", "count", "message"])
 
 
-# ----------------------------------------------------------------------------- failures
-
-
-@st.cache_resource(max_entries=8, show_spinner="Finding where every relevant doc landed…", hash_funcs=_HASH)
-def landed(dataset: Dataset) -> core_failures.Landed | None:
-    """Where each run put each relevant doc (k-independent; computed once per data set)."""
-    loaded = evaluation(dataset)
-    return core_failures.landed(loaded.value) if loaded.ok else None
-
-
-@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=_HASH)
-def missed(dataset: Dataset, k: int, mode: str) -> core_failures.FailureList | None:
-    """The (run, query) pairs missed at k, as positions (`evalcore.analyses.failures.FailureList`; shared, never changed)."""
-    loaded = evaluation(dataset)
-    if not loaded.ok:
-        return None
-    return core_failures.failure_list(loaded.value, k, mode=mode, where=landed(dataset))
-
-
-@st.cache_data(max_entries=64, show_spinner=False, hash_funcs=_HASH)
-def disagreements(dataset: Dataset, k: int, a: str, b: str, mode: str) -> pd.DataFrame:
-    loaded = evaluation(dataset)
-    if not loaded.ok:
-        return pd.DataFrame(columns=core_failures.DISAGREEMENT_COLUMNS)
-    return core_failures.disagreements(loaded.value, k, a, b, mode=mode, where=landed(dataset))
-
-
-@st.cache_resource(max_entries=128, show_spinner=False, hash_funcs=_HASH)
-def drill_down(dataset: Dataset, query: str, k: int, runs: tuple[str, ...]) -> Loaded:
-    loaded = evaluation(dataset)
-    if not loaded.ok:
-        return loaded
-    docs = documents(dataset.documents) if dataset.documents else None
-    doc_value = docs.value if docs is not None and docs.ok else None
-    return _load(core_failures.drill_down, loaded.value, query, k, documents=doc_value, runs=list(runs),
-                 where=landed(dataset))
-
-
 @st.cache_data(max_entries=16, show_spinner=False, hash_funcs=_HASH)
 def evaluated_queries(dataset: Dataset) -> list[str]:
     loaded = evaluation(dataset)
     return loaded.value.results[0].queries.tolist() if loaded.ok else []
-
-
-# ----------------------------------------------------------------------------- the checklist
-
-
-def _count(warnings: Sequence[Any], code: str, run_name: str | None = None) -> int:
-    total = 0
-    for w in warnings:
-        if w.code == code and (run_name is None or w.message.startswith(f"run {run_name}:")):
-            total += int(w.count)
-    return total
-
-
-def checklist(dataset: Dataset, k: int) -> pd.DataFrame:
-    """One row per file, before any metric: what it holds and what is odd about it.
-
-    Counts come from the readers and from the core's evaluation warnings at ``--k 1,k`` and at
-    the depth the dashboard scores to (for rankings shorter than the largest k).
-    """
-    rows = []
-    label_set = labels(dataset.labels)
-    deep = evaluation(dataset)
-    at_k = Loaded(_warnings_at(dataset, k)) if deep.ok else deep
-    if label_set.ok:
-        ls = label_set.value
-        relevant = ls.relevant_counts(deep.value.min_grade if deep.ok else 1)
-        rows.append({
-            "file": dataset.labels.name, "role": "labels", "queries": ls.n_queries, "docs": len(ls.judgments),
-            "labeled queries missing from run": None, "run queries without labels": None,
-            "duplicates": _count(ls.warnings, "duplicate_judgment"),
-            f"rankings shorter than {DEPTH}": None, f"ties across k=1 or k={k}": None,
-            "notes": f"{int((relevant == 0).sum())} queries with no relevant doc; fingerprint {ls.fingerprint}",
-        })
-    else:
-        rows.append({"file": dataset.labels.name, "role": "labels", "notes": label_set.error})
-    for spec, loaded in zip(dataset.runs, runs_of(dataset)):
-        if not loaded.ok:
-            rows.append({"file": spec.file.name, "role": f"run {spec.name}", "notes": loaded.error})
-            continue
-        r = loaded.value
-        at = at_k.value if at_k.ok else ()
-        dp = deep.value.all_warnings if deep.ok else ()
-        rows.append({
-            "file": spec.file.name, "role": f"run {spec.name}", "queries": r.n_queries, "docs": r.n_rows,
-            "labeled queries missing from run": _count(at, "query_missing_from_run", r.name) if at_k.ok else None,
-            "run queries without labels": _count(at, "query_not_in_labels", r.name) if at_k.ok else None,
-            "duplicates": _count(r.warnings, "duplicate_doc"),
-            f"rankings shorter than {DEPTH}": _count(dp, "short_ranking", r.name) if deep.ok else None,
-            f"ties across k=1 or k={k}": _count(at, "tie_across_cutoff", r.name) if at_k.ok else None,
-            "notes": f"model {r.model}",
-        })
-    if dataset.documents is not None:
-        docs = documents(dataset.documents)
-        if docs.ok:
-            d = docs.value
-            kinds = " and ".join(x for x, ok in (("text", d.has_text), ("token counts", d.has_tokens)) if ok)
-            rows.append({"file": dataset.documents.name, "role": "documents", "docs": len(d),
-                         "duplicates": _count(d.warnings, "duplicate_document"), "notes": f"has {kinds}"})
-        else:
-            rows.append({"file": dataset.documents.name, "role": "documents", "notes": docs.error})
-    frame = pd.DataFrame(rows)
-    for column in frame.columns:
-        if column not in ("file", "role", "notes"):
-            frame[column] = pd.array(frame[column], dtype="Int64") if len(frame) else frame[column]
-    return frame
-
-
-def file_warnings(dataset: Dataset) -> list[str]:
-    """Repairs and oddities the readers reported (BOM removed, CRLF, duplicates), one line each."""
-    out = []
-    for loaded in [labels(dataset.labels), *runs_of(dataset)]:
-        if loaded.ok:
-            out.extend(w.message for w in loaded.value.warnings)
-    if dataset.documents is not None:
-        docs = documents(dataset.documents)
-        if docs.ok:
-            out.extend(w.message for w in docs.value.warnings)
-    return out
-
-
-# ----------------------------------------------------------------------------- run metadata
-
-
-def run_metadata(dataset: Dataset) -> pd.DataFrame:
-    """The editable metadata table of the Data page: one row per run, as the core read it."""
-    rows = []
-    for spec, loaded in zip(dataset.runs, runs_of(dataset)):
-        meta = loaded.value.metadata() if loaded.ok else spec.metadata()
-        rows.append({"run": spec.name, "file": spec.file.name, "model": meta.get("model") or "",
-                     "price_per_mtok": meta.get("price_per_mtok"), "dims": meta.get("dims"),
-                     "index_bytes": meta.get("index_bytes")})
-    frame = pd.DataFrame(rows, columns=["run", "file", "model", "price_per_mtok", "dims", "index_bytes"])
-    frame["price_per_mtok"] = frame["price_per_mtok"].astype("Float64")
-    frame["dims"] = frame["dims"].astype("Int64")
-    frame["index_bytes"] = frame["index_bytes"].astype("Int64")
-    return frame
-
-
-def with_metadata(dataset: Dataset, edited: pd.DataFrame) -> Dataset:
-    """``dataset`` with the run metadata of the edited table (blank cells keep the file's own)."""
-    specs = []
-    by_run = {row["run"]: row for row in edited.to_dict(orient="records")}
-    for spec in dataset.runs:
-        row = by_run.get(spec.name)
-        if row is None:
-            specs.append(spec)
-            continue
-        specs.append(replace(spec, model=_cell(row.get("model"), str), price_per_mtok=_cell(row.get("price_per_mtok"), float),
-                             dims=_cell(row.get("dims"), int), index_bytes=_cell(row.get("index_bytes"), int)))
-    return replace(dataset, runs=tuple(specs), sample=dataset.sample and tuple(specs) == dataset.runs)
-
-
-def _cell(value: Any, kind: type) -> Any:
-    """An edited cell as a plain Python value (None when blank), so equal edits give equal keys."""
-    if value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value)):
-        return None
-    if kind is str:
-        text = str(value).strip()
-        return text or None
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return str(value)  # the core's reader rejects it with a message naming the field
-    return int(number) if kind is int and number.is_integer() else number
-
-
-@st.cache_resource(max_entries=128, show_spinner=False, hash_funcs=_HASH)
-def failure_list(dataset: Dataset, k: int, mode: str, runs: tuple[str, ...], sources: tuple[str, ...], text: str,
-                 order: str) -> core_failures.FailureList | None:
-    """The Failures page's list: missed at k, for the runs shown, filtered and in the chosen order (positions: the
-    page builds a table only for the rows it shows)."""
-    rows = missed(dataset, k, mode)
-    return None if rows is None else rows.filtered(runs=list(runs), sources=list(sources), text=text).ordered(order)
-
-
-@st.cache_data(max_entries=64, show_spinner=False, hash_funcs=_HASH)
-def disagreement_list(dataset: Dataset, k: int, a: str, b: str, mode: str, sources: tuple[str, ...],
-                      text: str) -> pd.DataFrame:
-    table = disagreements(dataset, k, a, b, mode)
-    return core_failures.filter_failures(table, sources=list(sources), text=text)
-
-
-@st.cache_data(max_entries=16, show_spinner=False, hash_funcs=_HASH)
-def source_values(dataset: Dataset) -> list[str]:
-    """The ``source`` values of the labeled queries (``(not set)`` where a query has none)."""
-    loaded = labels(dataset.labels)
-    if not loaded.ok:
-        return []
-    values = loaded.value.field("source")
-    if values is None:
-        return []
-    return sorted({str(x) if x is not None and not pd.isna(x) else "(not set)" for x in values.tolist()})
-
-
-# ----------------------------------------------------------------------------- choosing k
-
-
-@dataclass(frozen=True)
-class BudgetSettings:
-    """What the person sets on the Choose k page; None = the core's default."""
-
-    price_per_mtok: float | None = None
-    requests_per_month: float | None = None
-    overhead_tokens: int = 0
-    lam: float | None = None
-    chunk_tokens: int | None = None
-
-
-@st.cache_resource(max_entries=32, show_spinner="Counting prompt tokens and resampling the recall curves…",
-                   hash_funcs={**_HASH, BudgetSettings: repr})
-def budget(dataset: Dataset, settings: BudgetSettings) -> Loaded:
-    """`evalcore.analyses.budget.k_budget` for every run, k = 1..`DEPTH` (k-independent: the k control only reads it)."""
-    from evalcore.analyses.budget import k_budget
-
-    loaded = evaluation(dataset)
-    if not loaded.ok:
-        return loaded
-    docs = documents(dataset.documents) if dataset.documents is not None else None
-    doc_value = docs.value if docs is not None and docs.ok else None
-    return _load(k_budget, loaded.value, docs=doc_value, max_k=DEPTH, price_per_mtok=settings.price_per_mtok,
-                 requests_per_month=settings.requests_per_month, overhead_tokens=settings.overhead_tokens,
-                 lam=settings.lam, chunk_tokens=settings.chunk_tokens)
-
-
-def has_chunk_sizes(dataset: Dataset) -> bool:
-    """Whether the documents file can size chunks (text or token counts)."""
-    if dataset.documents is None:
-        return False
-    docs = documents(dataset.documents)
-    return docs.ok and (docs.value.has_text or docs.value.has_tokens)
-
-
-# ----------------------------------------------------------------------------- caveats beside each number
-
-
-@st.cache_resource(max_entries=8, show_spinner=False, hash_funcs=_HASH)
-def _caveats_every_k(dataset: Dataset) -> dict[int, dict[str, dict]]:
-    """`evalcore.analyses.coverage.number_caveats` for every k 1..DEPTH at once (about the cost of one k), per data set:
-    k -> run -> its row (a k change is a lookup; shared, never changed)."""
-    from evalcore.analyses.coverage import number_caveats
-
-    loaded = evaluation(dataset)
-    if not loaded.ok:
-        return {}
-    every = number_caveats(loaded.value, range(1, min(r.depth for r in loaded.value.results) + 1))
-    out: dict[int, dict[str, dict]] = {}
-    for row in every.to_dict("records"):
-        out.setdefault(int(row["k"]), {})[row["run"]] = row
-    return out
-
-
-def caveats(dataset: Dataset, k: int) -> dict[str, dict]:
-    """Per run, what to know about its recall@k: the share of blind labels behind it, and whether k goes deeper
-    than the judgments cover, with bounds (`evalcore.analyses.coverage.number_caveats` on the scored evaluation)."""
-    return _caveats_every_k(dataset).get(int(k), {})
-
-
-CAVEAT_HELP = {
-    "blind share": "Share of this row's n queries whose labels were judged blind (without seeing any system's "
-                   "ranking; the labels' blind field). Empty: the labels have no blind field.",
-    "judged depth": "Whether k goes deeper than the judgments cover: covered to k = the deepest k where at least 90% "
-                    "of the returned docs are judged, on the queries whose judged depth is known (a doc judged "
-                    "non-relevant, as a blind judging round records). Labels listing only relevant docs leave it "
-                    "unknown.",
-    "bounds": "When k goes deeper than judged: recall@k with the unjudged docs of the top k counted as non-relevant "
-              "(the number shown) and as relevant.",
-}
-
-
-def caveat_cells(row: dict | None, k: int) -> dict:
-    """The Overview's cells for one run's row of `caveats`: blind share, judged depth at k, bounds when flagged."""
-    if row is None:
-        return {}
-    covered = None if pd.isna(row["covered_k"]) else int(row["covered_k"])
-    reach = "under 90% judged even at k = 1" if covered == 0 else f"covered to k = {covered}"
-    if row["flagged"]:
-        depth = f"deeper than judged ({reach})"
-    elif covered is None:
-        depth = "unknown: labels list only relevant docs"
-    else:
-        depth = f"within judged depth ({reach})"
-    return {"blind share": float(row["blind_share"]) if row["blind_known"] else None,
-            f"recall@{k} judged depth": depth,
-            f"recall@{k} bounds": f"{row['low']:.3f} – {row['high']:.3f}" if row["flagged"] else None}

@@ -12,12 +12,12 @@ from typing import Any, Sequence
 
 import streamlit as st
 
+from evalcore.errors import EvalcoreError
+from evalcore.metrics.measures import check_k
 from evalcore.safe_text import md_text
 
 from dashboard import data, state
 from dashboard.store import Dataset
-
-MISS_LABELS = {"any": "any relevant doc outside the top k", "none": "no relevant doc in the top k at all"}
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,17 @@ def safe(text: Any) -> str:
 
 
 def error(message: str) -> None:
+    """A message beside the action or upload it is about (user text in it made inert)."""
     st.error(md_text(message), icon=":material/error:")
+
+
+def failed(loaded: data.Loaded) -> bool:
+    """Whether ``loaded`` (what `dashboard.data` or `dashboard.saved` returned) carries an error, shown here with
+    `error` when it does: the one way a page turns the core's typed errors into a message beside the action."""
+    if loaded.ok:
+        return False
+    error(loaded.error)
+    return True
 
 
 def view(page: str, own: tuple[str, ...] = ()) -> View:
@@ -95,11 +105,12 @@ def selections(names: Sequence[str]) -> tuple[list[str], str | None, int]:
 
 
 def _valid_k(value: Any) -> int:
+    """``value`` (from the URL or the session) as k when `evalcore.metrics.measures.check_k` takes it for the depth
+    every run is scored to, else the default k."""
     try:
-        k = int(str(value))
-    except (TypeError, ValueError):
+        return check_k(int(str(value)), data.DEPTH)
+    except (TypeError, ValueError, EvalcoreError):
         return data.DEFAULT_K
-    return k if 1 <= k <= data.DEPTH else data.DEFAULT_K
 
 
 def header(title: str, v: View, what: str) -> None:

@@ -1,10 +1,16 @@
-"""The workspace side of the dashboard: save an evaluation, find a run's model line, edit the failure
-ledger, read a line's history, build the meeting report, delete with a plan first.
+"""The workspace side of the dashboard: every write a page makes, and the workspace reads pages show.
 
-Thin over `evalcore.store.workspace` and `evalcore.store.ledger`: every number and every rule lives there.
-Workspace reads are quick SQLite queries and are not cached (another session may have just
+The actions a person takes go through `evalcore.workflows`, as on the command line: save an evaluation, reveal
+the holdout, flag queries for blind re-judging, save a blind judging round. Each is given the stored file the
+labels were read from (`DatasetStore.stored_file`: uploads are stored when they arrive, the sample files when
+an action names them), as the command line stores the file it reads. Besides them: find a run's model line,
+edit the failure ledger, read a line's history, build the meeting report, delete with a plan first.
+
+Thin over `evalcore.workflows`, `evalcore.store.workspace` and `evalcore.store.ledger`: every number and every
+rule lives there. Workspace reads are quick SQLite queries and are not cached (another session may have just
 written), except `saved_runs`, read on every rerun of the Failures page, which is kept until the
-workspace's `change_marker` moves; errors come back as `Loaded` with the message, never as a traceback.
+workspace's `change_marker` moves; errors come back as `Loaded` with the message (`dashboard.data.attempt`),
+never as a traceback.
 """
 
 from __future__ import annotations
@@ -15,9 +21,11 @@ from typing import Any, Callable, Sequence
 
 import pandas as pd
 
-from evalcore.store.ledger import Archive, LedgerEntry, LineChanges, normalise_tag
-from evalcore.errors import EvalcoreError
-from evalcore.store.workspace import SavedEvaluation, Workspace
+from evalcore import workflows
+from evalcore.analyses.audit import Audit
+from evalcore.analyses.judging import JudgingPool
+from evalcore.store.ledger import Archive, LedgerEntry, normalise_tag
+from evalcore.store.workspace import Workspace
 
 from dashboard import data
 from dashboard.store import Dataset, FileRef
@@ -36,17 +44,15 @@ class SavedRun:
     evaluation_id: int
 
 
-def attempt(fn: Callable[..., Any], *args, **kwargs) -> data.Loaded:
-    """``fn(*args, **kwargs)`` as a `Loaded`: the value, or the core's one-line message."""
-    try:
-        return data.Loaded(fn(*args, **kwargs))
-    except EvalcoreError as exc:
-        return data.Loaded(error=str(exc))
-
-
 def workspace() -> Workspace | None:
     opened = data.workspace()
     return opened.value if opened.ok else None
+
+
+def _on_workspace(action: Callable[[Workspace], Any]) -> data.Loaded:
+    """``action(workspace)`` as a `Loaded`; without a workspace, why there is none."""
+    opened = data.workspace()
+    return data.attempt(action, opened.value) if opened.ok else opened
 
 
 def labels_name(dataset: Dataset) -> str | None:
@@ -101,46 +107,67 @@ def _find_saved_runs(ws: Workspace, dataset: Dataset, name: str) -> dict[str, Sa
     return found
 
 
+# ----------------------------------------------------------------------------- the actions (evalcore.workflows)
+
+
 def save_evaluation(dataset: Dataset, k: int, lines: dict[str, str]) -> data.Loaded:
     """Save the evaluation of ``dataset`` at ``k`` (scored at k = 1 and k, as ``evaluate --k 1,k --save``
-    does) with its stored files and the model line of each run; returns (saved, changes per line)."""
-    ws = workspace()
-    if ws is None:
-        return data.Loaded(error=data.workspace().error)
+    does) with its stored files and the model line of each run (`evalcore.workflows.save_evaluation`: tune numbers
+    under NAME:tune, the split in the note); the value is its `SavedRound` (saved, changes per line)."""
     loaded = data.evaluation(dataset)
     if not loaded.ok:
         return loaded
     listed = loaded.value.at(sorted({1, int(k)}))  # what `evaluate --k 1,k --save` records
 
-    def save() -> tuple[SavedEvaluation, list[LineChanges]]:
+    def save(ws: Workspace) -> workflows.SavedRound:
         store = data.store()
-        labels_file = store.stored_file(dataset.labels)
         run_files = {spec.name: store.stored_file(spec.file) for spec in dataset.runs}
-        saved = ws.save_evaluation(listed, k=k, labels_file=labels_file, run_files=run_files,
-                                   lines={name: line for name, line in lines.items() if line})
-        changes = [ws.archive.changes(r.line, run_id=r.id, labels=saved.labels.name) for r in saved.runs]
-        return saved, changes
+        return workflows.save_evaluation(ws, listed, k=int(k), labels_file=store.stored_file(dataset.labels),
+                                         run_files=run_files, lines=lines)
 
-    return attempt(save)
+    return _on_workspace(save)
 
 
-def entry(line: str, query: str, labels: str) -> data.Loaded:
-    ws = workspace()
-    if ws is None:
-        return data.Loaded(error=data.workspace().error)
-    return attempt(ws.archive.entry, line, query, labels=labels)
+def reveal_holdout(dataset: Dataset, runs: Sequence[tuple[str, str]], who: str | None) -> data.Loaded:
+    """Record a look at the holdout of ``dataset``'s labels (the whole set, with its stored file) with the ``runs``
+    (name, model) shown (`evalcore.workflows.reveal_holdout`); the value is the `Reveal` that unseals it."""
+    full = data.labels(dataset.labels)
+    if not full.ok:
+        return full
+    return _on_workspace(lambda ws: workflows.reveal_holdout(ws, full.value, list(runs), who=who or None,
+                                                             labels_file=data.store().stored_file(dataset.labels)))
+
+
+def flag_for_rejudging(dataset: Dataset, queries: Sequence[str], found: Audit) -> data.Loaded:
+    """Queue ``queries`` (suspects of the audit ``found``) for blind re-judging in the queue of the whole label set as
+    read, saved first with its stored file (`evalcore.workflows.flag_for_rejudging`); the value is `Flagged`."""
+    whole = data.labels(dataset.labels)
+    if not whole.ok:
+        return whole
+    return _on_workspace(lambda ws: workflows.flag_for_rejudging(
+        ws, whole.value, list(queries), scored=found.evaluation.labels.queries.tolist(), suspects=found.suspects,
+        suspect_k=found.suspect_k, agree_depth=found.agree_depth,
+        labels_file=data.store().stored_file(dataset.labels)))
+
+
+def save_judging_round(dataset: Dataset, pool: JudgingPool, marks: dict[str, bool], who: str | None) -> data.Loaded:
+    """A blind judging round of ``pool`` as a new version of the labels' set, the labels as read (with their stored
+    file) saved first when the workspace lacks them (`evalcore.workflows.save_judging_round`); the value is the
+    new `LabelVersion`."""
+    whole = data.labels(dataset.labels)
+    if not whole.ok:
+        return whole
+    return _on_workspace(lambda ws: workflows.save_judging_round(
+        ws, whole.value.name, pool, marks, base=whole.value, base_file=data.store().stored_file(dataset.labels),
+        who=who or None))
 
 
 def edit_entry(current: LedgerEntry, status: str | None, tags: Sequence[str], note: str) -> data.Loaded:
     """Apply what the person changed in the ledger form: status, cause tags added or removed, note.
 
     Only what changed is written (a status set by a person stands until a run changes the outcome)."""
-    ws = workspace()
-    if ws is None:
-        return data.Loaded(error=data.workspace().error)
-    archive: Archive = ws.archive
-
-    def apply() -> list[str]:
+    def apply(ws: Workspace) -> list[str]:
+        archive: Archive = ws.archive
         done = []
         line, query, labels = current.line, current.query, current.labels
         wanted = {normalise_tag(t) for t in tags if str(t).strip()}  # a bad tag stops before anything is written
@@ -159,7 +186,36 @@ def edit_entry(current: LedgerEntry, status: str | None, tags: Sequence[str], no
             done.append("note")
         return done
 
-    return attempt(apply)
+    return _on_workspace(apply)
+
+
+# ----------------------------------------------------------------------------- reads
+
+
+def reveal_summary(label_set: str) -> str:
+    """``holdout of NAME viewed 3 times, last on ... by ana`` (or never viewed); empty without a workspace."""
+    found = _on_workspace(lambda ws: ws.reveal_summary(label_set))
+    return found.value if found.ok else ""
+
+
+def rejudge_queue(label_set: str) -> data.Loaded:
+    """The open re-judging queue of ``label_set``."""
+    return _on_workspace(lambda ws: ws.rejudge_queue(label_set))
+
+
+def label_versions(label_set: str) -> pd.DataFrame | None:
+    """Every version of ``label_set``, or None when the workspace has no such set (nothing saved yet)."""
+    found = _on_workspace(lambda ws: ws.label_versions(label_set))
+    return found.value if found.ok else None
+
+
+def judging_rounds(label_set: str) -> pd.DataFrame:
+    found = _on_workspace(lambda ws: ws.judging_rounds(label_set))
+    return found.value if found.ok else pd.DataFrame()
+
+
+def entry(line: str, query: str, labels: str) -> data.Loaded:
+    return _on_workspace(lambda ws: ws.archive.entry(line, query, labels=labels))
 
 
 def lines() -> pd.DataFrame:
@@ -168,24 +224,15 @@ def lines() -> pd.DataFrame:
 
 
 def history(line: str) -> data.Loaded:
-    ws = workspace()
-    if ws is None:
-        return data.Loaded(error=data.workspace().error)
-    return attempt(ws.history, line)
+    return _on_workspace(lambda ws: ws.history(line))
 
 
 def ledger(line: str, labels: str | None = None) -> data.Loaded:
-    ws = workspace()
-    if ws is None:
-        return data.Loaded(error=data.workspace().error)
-    return attempt(ws.archive.ledger, line, labels=labels)
+    return _on_workspace(lambda ws: ws.archive.ledger(line, labels=labels))
 
 
 def changes(line: str, labels: str | None = None) -> data.Loaded:
-    ws = workspace()
-    if ws is None:
-        return data.Loaded(error=data.workspace().error)
-    return attempt(ws.archive.changes, line, labels=labels)
+    return _on_workspace(lambda ws: ws.archive.changes(line, labels=labels))
 
 
 def evaluations(line: str | None = None) -> pd.DataFrame:
@@ -193,15 +240,18 @@ def evaluations(line: str | None = None) -> pd.DataFrame:
     return ws.evaluations(line) if ws is not None else pd.DataFrame()
 
 
+def evaluation_run_files(evaluation_id: int) -> set[str]:
+    """The content hashes of a saved evaluation's run files (empty when it cannot be read)."""
+    found = _on_workspace(lambda ws: {r.file_sha256 for r in ws.evaluation(evaluation_id).runs})
+    return found.value if found.ok else set()
+
+
 def report(evaluation_id: int, k: int | None, docs: Any = None) -> data.Loaded:
     """The meeting report (`evalcore.report.meeting.report_from_workspace`) of a saved evaluation, with the cost of
     k when the documents are given."""
     from evalcore.report.meeting import report_from_workspace
 
-    ws = workspace()
-    if ws is None:
-        return data.Loaded(error=data.workspace().error)
-    return attempt(report_from_workspace, ws, evaluation_id, k=k, docs=docs)
+    return _on_workspace(lambda ws: report_from_workspace(ws, evaluation_id, k=k, docs=docs))
 
 
 def listing(kind: str) -> pd.DataFrame:
@@ -218,17 +268,11 @@ def listing(kind: str) -> pd.DataFrame:
 
 def plan_delete(kind: str, key: str | int) -> data.Loaded:
     """What deleting would remove (`Workspace.delete` with ``dry_run``): shown before asking."""
-    ws = workspace()
-    if ws is None:
-        return data.Loaded(error=data.workspace().error)
-    return attempt(ws.delete, kind, key, dry_run=True)
+    return _on_workspace(lambda ws: ws.delete(kind, key, dry_run=True))
 
 
 def delete(kind: str, key: str | int) -> data.Loaded:
-    ws = workspace()
-    if ws is None:
-        return data.Loaded(error=data.workspace().error)
-    done = attempt(ws.delete, kind, key)
+    done = _on_workspace(lambda ws: ws.delete(kind, key))
     data.forget_recorded()
     return done
 
@@ -239,13 +283,9 @@ def with_label_version(dataset: Dataset, name: str, version: int) -> data.Loaded
     The version's normalised JSONL (stored in the workspace under its content hash) becomes the labels file,
     named after the set so the labels keep the set's name (its re-judging queue and rounds). The result is a new
     data set with its own key; the old one is untouched."""
-    ws = workspace()
-    if ws is None:
-        return data.Loaded(error=data.workspace().error)
-
-    def build() -> Dataset:
+    def build(ws: Workspace) -> Dataset:
         record = ws.label_version(name, int(version))
         stored = ws.file(record.content_sha256)
         return dataset.with_labels(FileRef(name=f"{name}.jsonl", sha256=stored.sha256, size=stored.size))
 
-    return attempt(build)
+    return _on_workspace(build)

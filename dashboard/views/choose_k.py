@@ -10,7 +10,7 @@ import streamlit as st
 from evalcore.analyses.budget import DEFAULT_LAMBDA, DEFAULT_PRICE_PER_MTOK
 from evalcore.safe_text import md_text
 
-from dashboard import charts, data, fragments, layout, state
+from dashboard import budget_data, charts, data, fragments, layout, state
 
 PAGE = "choose_k"
 v = layout.view(PAGE, own=("price", "rpm", "overhead", "lam", "chunk"))
@@ -26,16 +26,16 @@ def number(name: str, kind=float):
     return value if value >= 0 else None
 
 
-def settings_now(v: layout.View) -> data.BudgetSettings:
+def settings_now(v: layout.View) -> budget_data.BudgetSettings:
     """The settings as the widgets below hold them (they write each change to the URL)."""
     rpm = number("rpm", int)
-    chunk = None if data.has_chunk_sizes(v.dataset) else (number("chunk", int) or 300)
-    return data.BudgetSettings(price_per_mtok=number("price"), requests_per_month=float(rpm) if rpm else None,
-                               overhead_tokens=int(number("overhead", int) or 0), lam=number("lam"),
-                               chunk_tokens=int(chunk) if chunk else None)
+    chunk = None if budget_data.has_chunk_sizes(v.dataset) else (number("chunk", int) or 300)
+    return budget_data.BudgetSettings(price_per_mtok=number("price"), requests_per_month=float(rpm) if rpm else None,
+                                      overhead_tokens=int(number("overhead", int) or 0), lam=number("lam"),
+                                      chunk_tokens=int(chunk) if chunk else None)
 
 
-def describe(v: layout.View, settings: data.BudgetSettings, report) -> tuple[str, str]:
+def describe(v: layout.View, settings: budget_data.BudgetSettings, report) -> tuple[str, str]:
     """The context every number of the page carries, and the price it assumes."""
     price_text = f"${report.settings['price_per_mtok']:g} per million input tokens" + (
         " (placeholder: set your LLM's price below)" if report.settings["price_source"] == "default" else "")
@@ -45,30 +45,6 @@ def describe(v: layout.View, settings: data.BudgetSettings, report) -> tuple[str
     return context, price_text
 
 
-# ---------------------------------------------------------------- the chart
-CHART_COLUMNS = ["run", "k", "recall", "recall_ci_low", "recall_ci_high", "tokens_mean", "tokens_p90", "cost_per_month"]
-
-
-@st.cache_data(max_entries=32, show_spinner=False, hash_funcs={**data.HASH, data.BudgetSettings: repr})
-def chart_spec(dataset, settings, runs: tuple[str, ...], all_runs: tuple[str, ...], context: str, price_text: str,
-               money: bool) -> dict:
-    """The Choose k chart, built once per data set, settings and runs; k only moves its rule (`charts.set_k`),
-    which is drawn in the PNG download only."""
-    budgets = [data.budget(dataset, settings).value[name] for name in runs]
-    frame = pd.concat([r.table.assign(run=r.name) for r in budgets], ignore_index=True)[CHART_COLUMNS]
-    marks = pd.DataFrame([{"run": r.name, "k": r.recommended_k, "recall": r.row(r.recommended_k)["recall"],
-                           "label": f"recommended k = {r.recommended_k}"} for r in budgets])
-    models = "models: " + "; ".join(f"{r.name} = {r.model}" for r in budgets)
-    parts = [charts.recall_curve(frame, all_runs, marks=marks, title="Recall@k against k, with 95% bands",
-                                 subtitle=[f"◆ recommended k per run · {context}",
-                                           models]),
-             charts.tokens_curve(frame, all_runs, title="Prompt tokens of the first k chunks",
-                                 subtitle="solid: mean over queries · dashed: 90th percentile")]
-    if money:
-        parts.append(charts.cost_curve(frame, all_runs, title="Cost per month of those tokens", subtitle=price_text))
-    return charts.stacked(*parts).to_dict()
-
-
 @st.fragment
 def at_k(v: layout.View) -> None:
     """The k control (with the runs shown), the numbers at k and the chart's PNG marking k."""
@@ -76,9 +52,8 @@ def at_k(v: layout.View) -> None:
     fragments.rerun_page_if(shown_v.runs != v.runs)  # the header, the chart and the recommendation show them too
     k = shown_v.k
     settings = settings_now(v)
-    loaded = data.budget(v.dataset, settings)
-    if not loaded.ok:
-        layout.error(loaded.error)
+    loaded = budget_data.budget(v.dataset, settings)
+    if layout.failed(loaded):
         st.stop()
     report = loaded.value
     shown = [report[name] for name in shown_v.runs]
@@ -106,7 +81,7 @@ def at_k(v: layout.View) -> None:
         "$ per month": st.column_config.NumberColumn(format="$%.2f"),
     })
     st.caption(md_text(f"k = {k} · {context} · models: " + "; ".join(f"{r.name} = {r.model}" for r in shown)))
-    built = chart_spec(v.dataset, settings, tuple(shown_v.runs), tuple(v.all_runs), context, price_text, money)
+    built = budget_data.chart_spec(v.dataset, settings, tuple(shown_v.runs), tuple(v.all_runs), context, price_text, money)
     st.caption(md_text(f"The PNG download marks k = {k} on the chart below with a dashed line."))
     st.download_button("Download the chart (PNG)",
                        data=lambda: charts.to_png(charts.set_k(built, k)), file_name=f"choose_k_k{k}.png",
@@ -136,13 +111,14 @@ with st.expander("What a chunk costs, and what recall is worth", expanded=True):
                                    f"prompt tokens than this. Empty = {DEFAULT_LAMBDA:g} points.",
                               **state.bind(PAGE, "lam", number("lam")))
     chunk = None
-    if not data.has_chunk_sizes(v.dataset):
+    if not budget_data.has_chunk_sizes(v.dataset):
         chunk = st.number_input("Tokens per chunk (no documents file with text or token counts is loaded)",
                                 min_value=1, step=50, **state.bind(PAGE, "chunk", number("chunk", int) or 300))
 
-settings = data.BudgetSettings(price_per_mtok=price, requests_per_month=float(rpm) if rpm else None,
-                               overhead_tokens=int(overhead or 0), lam=lam, chunk_tokens=int(chunk) if chunk else None)
-loaded = data.budget(v.dataset, settings)
+settings = budget_data.BudgetSettings(price_per_mtok=price, requests_per_month=float(rpm) if rpm else None,
+                                      overhead_tokens=int(overhead or 0), lam=lam,
+                                      chunk_tokens=int(chunk) if chunk else None)
+loaded = budget_data.budget(v.dataset, settings)
 if not loaded.ok:
     st.stop()  # the fragment above says why
 report = loaded.value
@@ -150,7 +126,7 @@ shown = [report[name] for name in v.runs]
 money = settings.requests_per_month is not None
 context, price_text = describe(v, settings, report)
 # On screen the chart is the same for every k (the table above gives the numbers at k); the PNG marks k.
-built = chart_spec(v.dataset, settings, tuple(v.runs), tuple(v.all_runs), context, price_text, money)
+built = budget_data.chart_spec(v.dataset, settings, tuple(v.runs), tuple(v.all_runs), context, price_text, money)
 st.vega_lite_chart(spec=charts.set_k(built, None), width="content")
 
 # ---------------------------------------------------------------- the recommendation

@@ -6,7 +6,7 @@ import streamlit as st
 from evalcore.safe_text import md_text
 from evalcore.readers.sources import Source
 
-from dashboard import data, layout, saved, state
+from dashboard import data, files_data, layout, saved, state
 from dashboard.store import unique_name
 
 PAGE = "data"
@@ -146,7 +146,7 @@ if candidate.key != dataset.key:
 st.subheader("Checklist")
 st.caption(md_text(f"Per file, before any metric (k = {v.k}; set k on any page). Zero is good: every other count "
                    "is explained in the warnings below and in SPEC.md §2."))
-checks = data.checklist(dataset, v.k)
+checks = files_data.checklist(dataset, v.k)
 counts = [c for c in checks.columns if c not in ("file", "role", "notes")]
 shown_checks = checks.astype(object)
 for column in counts:
@@ -161,10 +161,8 @@ st.dataframe(shown_checks, hide_index=True, width="stretch", column_config={
     "duplicates": st.column_config.TextColumn(help="Labels: pairs judged twice (highest grade kept). "
                                                    "Runs: docs listed twice for a query (best rank kept)."),
 })
-problem = data.evaluation(dataset)
-if not problem.ok:
-    layout.error(problem.error)
-notes = data.file_warnings(dataset)
+layout.failed(data.evaluation(dataset))  # why these files cannot be scored, if they cannot
+notes = files_data.file_warnings(dataset)
 if notes:
     with st.expander(f"What the readers repaired or noticed ({len(notes)})"):
         for line in notes:
@@ -178,7 +176,7 @@ if not warnings.empty:
 st.subheader("Runs")
 st.caption("Model, price per million tokens (of the embedding model), dimensions and index size of each run. "
            "Edit a cell to change it; delete a row to drop a run. Blank cells keep what the file or its sidecar says.")
-meta = data.run_metadata(dataset)
+meta = files_data.run_metadata(dataset)
 edited = st.data_editor(
     meta, key=f"data.meta.{dataset.key}", hide_index=True, width="stretch", num_rows="delete",
     disabled=["run", "file"],
@@ -192,7 +190,7 @@ if len(edited) == 0:
     layout.error("Keep at least one run: every page needs one. Upload another run before removing this one.")
 elif not edited.reset_index(drop=True).equals(meta):
     kept = set(edited["run"])
-    changed = data.with_metadata(dataset, edited)
+    changed = files_data.with_metadata(dataset, edited)
     changed = changed.with_runs(tuple(r for r in changed.runs if r.name in kept))
     broken = [data.run(spec) for spec in changed.runs]
     bad = next((b for b in broken if not b.ok), None)
@@ -239,8 +237,7 @@ for tab, kind in zip(tabs, KIND_LABELS):
         pending = st.session_state.get("data.delete.pending")
         if pending is not None and pending[0] == kind:
             plan = saved.plan_delete(*pending)
-            if not plan.ok:
-                layout.error(plan.error)
+            if layout.failed(plan):
                 st.session_state.pop("data.delete.pending", None)
             else:
                 st.warning(md_text(f"Delete {plan.value.description}? This cannot be undone."),

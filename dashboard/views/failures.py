@@ -13,8 +13,9 @@ import streamlit as st
 from evalcore.store.ledger import CAUSE_TAGS, STATUS_LABELS, STATUSES
 from evalcore.safe_text import md_text, to_csv
 from evalcore.analyses.failures import MARK_NON_RELEVANT, MARK_RELEVANT, SORT_ORDERS, neighbours
+from evalcore.metrics.failure import MISS_MODES
 
-from dashboard import data, layout, saved, state
+from dashboard import data, failures_data, layout, saved, state
 
 PAGE = "failures"
 MAX_ROWS = 200  # rows sent to the browser per table (worst first; filters narrow it); the CSV has them all
@@ -32,12 +33,12 @@ v = layout.controls(PAGE, v)
 k = v.k
 
 # ---------------------------------------------------------------- filters
-sources_known = data.source_values(v.dataset)
+sources_known = failures_data.source_values(v.dataset)
 cols = st.columns([2, 2, 2, 2])
 with cols[0]:
     strict = st.toggle("No relevant doc in the top k at all",
-                       help="Off: a query is missed when any relevant doc is outside the top k (recall@k < 1). "
-                            "On: only when none of its relevant docs is in the top k (hit@k = 0).",
+                       help=f"Off: a query is listed when it {MISS_MODES['any']}, recall@k < 1. "
+                            f"On: only when it {MISS_MODES['none']}, hit@k = 0.",
                        **state.bind(PAGE, "miss", state.get("miss") == "none", lambda on: "none" if on else None))
 mode = "none" if strict else "any"
 with cols[1]:
@@ -56,7 +57,7 @@ with cols[3]:
                          help="Next and previous walk through the list in this order.",
                          **state.bind(PAGE, "sort", order))
 
-table = data.failure_list(v.dataset, k, mode, tuple(v.runs), tuple(sources), search or "", order)
+table = failures_data.failure_list(v.dataset, k, mode, tuple(v.runs), tuple(sources), search or "", order)
 if table is None:  # the header has said why the files cannot be scored
     st.stop()
 sequence = table.queries()
@@ -87,8 +88,7 @@ missed_tab, compare_tab = st.tabs(["Missed at k", "Runs compared"], key="failure
 
 # ---------------------------------------------------------------- the list
 with missed_tab:
-    described = "no relevant doc in the top k" if strict else "a relevant doc outside the top k"
-    st.caption(md_text(f"{len(table):,} misses ({len(sequence):,} distinct queries) with {described} · "
+    st.caption(md_text(f"{len(table):,} misses ({len(sequence):,} distinct queries), each {MISS_MODES[mode]} · "
                        f"k = {k} · n = {v.n:,} queries per run · labels {v.labels_ref} · "
                        + "; ".join(f"{r} = {v.model(r)}" for r in v.runs)))
     shown = table.frame(limit=MAX_ROWS)
@@ -130,7 +130,7 @@ with compare_tab:
         vs = vs if vs in others else others[-1]
         with pair[1]:
             b = st.selectbox("against", options=others, **state.bind(PAGE, "vs", vs))
-        diffs = data.disagreement_list(v.dataset, k, a, b, mode, tuple(sources), search or "")
+        diffs = failures_data.disagreement_list(v.dataset, k, a, b, mode, tuple(sources), search or "")
         diffs_shown = diffs.head(MAX_ROWS)[COMPARE_COLUMNS]
         a_gets = int((diffs["gets"] == a).sum())
         st.caption(md_text(f"{a} gets {a_gets:,} queries that {b} misses; {b} gets {len(diffs) - a_gets:,} that {a} "
@@ -161,9 +161,7 @@ st.divider()
 st.subheader("Failure archive")
 opened = data.workspace()
 known = saved.saved_runs(v.dataset) if opened.ok else {}
-if not opened.ok:
-    layout.error(opened.error)
-else:
+if not layout.failed(opened):
     status_line = st.empty()  # filled below, after a save this run may make
     every_run_saved = all(r in known for r in v.all_runs)
     with st.expander("Save this evaluation to the workspace" + (" again" if every_run_saved else ""),
@@ -198,10 +196,8 @@ else:
     last = st.session_state.get("failures.saved")
     if last is not None and last[0] == v.dataset.key and last[1] == k:
         result = last[2]
-        if not result.ok:
-            layout.error(result.error)
-        else:
-            stored, line_changes = result.value
+        if not layout.failed(result):
+            stored, line_changes = result.value.saved, result.value.changes
             verb = "Saved" if stored.created else "Already saved (nothing new written)"
             st.success(md_text(f"{verb}: {stored.describe()}"), icon=":material/check_circle:")
             for change in sorted(line_changes, key=lambda c: -len(c.regressions)):  # regressions first
@@ -253,9 +249,8 @@ if query is None:
     st.info("Select a row in the list above, pick a query, or press N to open the first failure.")
     st.stop()
 
-loaded = data.drill_down(v.dataset, query, k, tuple(v.runs))
-if not loaded.ok:
-    layout.error(loaded.error)
+loaded = failures_data.drill_down(v.dataset, query, k, tuple(v.runs))
+if layout.failed(loaded):
     st.stop()
 dd = loaded.value
 if query not in sequence:
@@ -332,9 +327,7 @@ else:
                                 placeholder="What a person found out about this query")
             if st.form_submit_button("Save to the ledger", icon=":material/save:"):
                 done = saved.edit_entry(entry, status, tags, note)
-                if not done.ok:
-                    layout.error(done.error)
-                else:
+                if not layout.failed(done):
                     changed_parts = ", ".join(done.value) or "nothing changed"
                     st.session_state["failures.ledger_saved"] = (
                         f"Saved to the ledger of line {entry.line}, query {entry.query}: {changed_parts}.")

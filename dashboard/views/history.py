@@ -7,8 +7,7 @@ import streamlit as st
 
 from evalcore.safe_text import md_text, to_csv
 
-from dashboard import data, layout, saved, state
-from dashboard.history_charts import history_chart
+from dashboard import charts, data, layout, saved, state
 
 PAGE = "history"
 state.start(PAGE, own=("line",))
@@ -17,8 +16,7 @@ st.caption("What the workspace remembers about a model line: its metrics over it
            "(regressions first), and the one-page report for the meeting.")
 
 opened = data.workspace()
-if not opened.ok:
-    layout.error(opened.error)
+if layout.failed(opened):
     st.stop()
 st.caption(md_text(f"Workspace {opened.value.location}"))
 
@@ -40,8 +38,7 @@ line = st.selectbox("Model line", options=names, help="Runs that share a model s
 
 # ---------------------------------------------------------------- metrics over time
 found = saved.history(line)
-if not found.ok:
-    layout.error(found.error)
+if layout.failed(found):
     st.stop()
 history = found.value
 if history.empty:
@@ -62,7 +59,7 @@ context = (f"line {line} · {history['run_id'].nunique()} run(s) · labels {labe
            + ", ".join(f"v{v} {label_set}#{fingerprint[v]}" for v in versions))
 if len(versions) > 1:
     context += " · the label set changed between runs: compare across versions with care"
-st.altair_chart(history_chart(history, line, subtitle=context), width="stretch")
+st.altair_chart(charts.history_chart(history, line, subtitle=context), width="stretch")
 st.caption(md_text(context))
 table = history.assign(
     interval=[f"{lo:.3f} – {hi:.3f}" if pd.notna(lo) and pd.notna(hi) else "–"
@@ -77,9 +74,7 @@ st.dataframe(table, hide_index=True, width="stretch",
 # ---------------------------------------------------------------- what the latest run changed
 st.subheader("What the latest run changed")
 changed = saved.changes(line, label_set)
-if not changed.ok:
-    layout.error(changed.error)
-else:
+if not layout.failed(changed):
     st.markdown(md_text(changed.value.summary()))
     if len(changed.value.regressions):
         st.markdown("**Regressions** (passed in the line's previous run, fail now)")
@@ -90,9 +85,7 @@ else:
 # ---------------------------------------------------------------- the ledger
 st.subheader("Failure ledger")
 ledger = saved.ledger(line, label_set)
-if not ledger.ok:
-    layout.error(ledger.error)
-else:
+if not layout.failed(ledger):
     frame = ledger.value
     n_open = int(frame["open"].sum()) if len(frame) else 0
     k = int(frame["k"].iloc[0]) if len(frame) else None
@@ -126,9 +119,8 @@ def documents_for(evaluation_id: int):
     dataset, _ = data.resolve(state.get("data"))
     if dataset.documents is None:
         return None
-    ws = opened.value
-    run_files = {r.file_sha256 for r in ws.evaluation(evaluation_id).runs}
-    if not run_files <= {r.file.sha256 for r in dataset.runs}:
+    run_files = saved.evaluation_run_files(evaluation_id)
+    if not run_files or not run_files <= {r.file.sha256 for r in dataset.runs}:
         return None
     docs = data.documents(dataset.documents)
     return docs.value if docs.ok else None
@@ -148,9 +140,7 @@ if st.button("Prepare the report", icon=":material/description:", key="history.p
 ready = st.session_state.get("history.report")
 if ready is not None and ready[0] == chosen:
     built = ready[1]
-    if not built.ok:
-        layout.error(built.error)
-    else:
+    if not layout.failed(built):
         report = built.value
         st.caption(md_text(f"{report.title} · generated {report.generated_at[:19]} UTC · "
                            f"{len(report.failures):,} failures at k = {report.k}"))

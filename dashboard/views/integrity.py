@@ -8,54 +8,27 @@ a link with ``split=holdout`` opens on the sealed notice and the button, so ever
 """
 
 
-import pandas as pd
 import streamlit as st
 
-from evalcore.analyses.audit import audit
-from evalcore.errors import EvalcoreError
 from evalcore.safe_text import md_text, to_csv
-from evalcore.metrics.split import Reveal, SplitRule, scoring_labels
 
-from dashboard import data, layout, segments_data, state
+from dashboard import data, integrity_data, layout, saved, segments_data, state
 
 PAGE = "integrity"
-POOL_DEPTH = 10
 SPLITS = {"tune": "tune split (exploratory)", "holdout": "holdout", "all": "all queries (tune and holdout)"}
 REVEALS = f"{PAGE}.reveals"
 """Session state: the reveal this session recorded, by the full label set's fingerprint."""
-
-
-@st.cache_resource(max_entries=32, show_spinner="Auditing the labels…", hash_funcs=data.HASH)
-def audit_at(dataset, k: int):
-    loaded = data.evaluation(dataset)
-    return audit(loaded.value.at(sorted({1, int(k)})), pool_depth=POOL_DEPTH, suspect_k=int(k))
-
-
-@st.cache_resource(max_entries=16, show_spinner="Scoring the revealed queries…",
-                   hash_funcs={**data.HASH, Reveal: lambda r: r.id})
-def revealed_at(dataset, split: str, reveal: Reveal, k: int):
-    """The numbers on the holdout (or all queries) at ``--k 1,k``, against a reveal recorded in the workspace."""
-    full = data.labels(dataset.labels).value
-    runs = [r.value for r in data.runs_of(dataset)]
-    try:
-        return scoring_labels(full, SplitRule(), reveal, split).evaluate(runs, sorted({1, int(k)}))
-    except EvalcoreError as exc:
-        return str(exc)
-
 
 v = layout.view(PAGE, own=("split",))
 layout.header("Integrity", v, "Whose words the queries are in, who judged them and how deep, and which labels to "
                               "check: the ways an evaluation goes wrong, made visible.")
 v = layout.controls(PAGE, v)
 k = v.k
-found = audit_at(v.dataset, k)
-labels = found.evaluation.labels
-ref = v.labels_ref
-opened = data.workspace()  # the one shared workspace ($EVALCORE_WORKSPACE or the per-user default)
-if not opened.ok:
-    layout.error(opened.error)
+audited = integrity_data.audit_at(v.dataset, k)
+if layout.failed(audited) or layout.failed(data.workspace()):  # the one shared workspace records reveals and flags
     st.stop()
-ws = opened.value
+found = audited.value
+ref = v.labels_ref
 
 # ---------------------------------------------------------------- warnings first
 for w in found.warnings:
@@ -89,7 +62,7 @@ with blind_tab:
         st.dataframe(found.blind_metrics[found.blind_metrics["run"].isin(v.runs)], hide_index=True, width="stretch",
                      column_config={c: st.column_config.NumberColumn(format="%.4f")
                                     for c in ("mean", "ci_low", "ci_high")})
-    st.subheader(f"Pooling: judged docs in each run's top {POOL_DEPTH}")
+    st.subheader(f"Pooling: judged docs in each run's top {integrity_data.POOL_DEPTH}")
     st.dataframe(found.pooling[found.pooling["run"].isin(v.runs)], hide_index=True, width="stretch")
 
 with depth_tab:
@@ -109,7 +82,7 @@ with split_tab:
                 "split column (tune or holdout) to keep a holdout sealed until you report on it.")
     else:
         full = data.labels(v.dataset.labels).value
-        seen = ws.reveal_summary(full.name)
+        seen = saved.reveal_summary(full.name)
         st.caption(md_text(f"Every page shows the tune split: {split.n_queries} queries, {split.note}. Holdout: "
                            f"{split.n_holdout} queries, sealed until someone reveals them here (each reveal is "
                            f"recorded in the workspace). {seen[:1].upper()}{seen[1:]}."))
@@ -130,27 +103,21 @@ with split_tab:
                                    "and counted."), icon=":material/lock:")
             who = st.text_input("Your name (recorded with a reveal)", key=f"{PAGE}.who")
             if st.button("Reveal the holdout numbers (recorded in the workspace)", key=f"{PAGE}.reveal"):
-                try:
-                    reveal = ws.record_reveal(full, rule=SplitRule().key,
-                                              runs=[(r.name, r.model) for r in found.evaluation.results],
-                                              who=who or None)
-                except EvalcoreError as exc:
-                    layout.error(str(exc))
-                else:
-                    reveals[full.fingerprint] = reveal
+                recorded = saved.reveal_holdout(v.dataset, [(r.name, r.model) for r in found.evaluation.results], who)
+                if not layout.failed(recorded):
+                    reveals[full.fingerprint] = recorded.value
                     if asked == "tune":
                         state.set("split", "holdout")
                     st.rerun()  # redraw without the sealed notice and the button
         if reveal is not None:
             st.success(md_text(f"Holdout revealed in this session (reveal #{reveal.id} by {reveal.who}): "
-                               f"{ws.reveal_summary(full.name)}."), icon=":material/visibility:")
+                               f"{saved.reveal_summary(full.name)}."), icon=":material/visibility:")
             chosen = st.radio("Numbers on", options=list(SPLITS), format_func=SPLITS.get, horizontal=True,
                               **state.bind(PAGE, "split", asked))
             if chosen != "tune":
-                held = revealed_at(v.dataset, chosen, reveal, k)
-                if isinstance(held, str):
-                    layout.error(held)
-                else:
+                unsealed = integrity_data.revealed_at(v.dataset, chosen, reveal, k)
+                if not layout.failed(unsealed):
+                    held = unsealed.value
                     table = held.summary[held.summary["run"].isin(v.runs)].assign(split=chosen)
                     st.dataframe(table[["run", "model", "metric", "mean", "ci_low", "ci_high", "n", "labels",
                                         "fingerprint", "split"]], hide_index=True, width="stretch",
@@ -178,18 +145,10 @@ with check_tab:
         chosen = st.multiselect("Queries to flag for blind re-judging", options=suspects["query"].tolist(),
                                 key=f"{PAGE}.flag")
         if st.button("Flag for blind re-judging", disabled=not chosen, key=f"{PAGE}.flag_button"):
-            try:
-                # The whole label set as read (not only the scored split): judgments made on the flagged
-                # queries become a version of the set every page loads.
-                base = ws.save_labels(data.labels(v.dataset.labels).value)
-                for q in chosen:
-                    row = suspects[suspects["query"] == q].iloc[0]
-                    ws.flag_for_rejudging(base.name, q, doc_id=row["doc_id"],
-                                          reason=f"every run misses at k = {k} while all put {row['doc_id']} "
-                                                 f"({row['doc_label']}) in their top {found.agree_depth}: {row['ranks']}")
-            except EvalcoreError as exc:
-                layout.error(str(exc))
-            else:
-                st.success(md_text(f"Queued {len(chosen)} queries of {base.ref} for blind re-judging; the labels are "
-                                   "unchanged."), icon=":material/flag:")
+            # The queue of the whole label set as read (not only the scored split): judgments made on the flagged
+            # queries become a version of the set every page loads.
+            flagged = saved.flag_for_rejudging(v.dataset, chosen, found)
+            if not layout.failed(flagged):
+                st.success(md_text(f"Queued {len(flagged.value.entries)} queries of {flagged.value.version.ref} for "
+                                   "blind re-judging; the labels are unchanged."), icon=":material/flag:")
         st.page_link("views/judge.py", label="Judge them blind", icon=":material/gavel:")

@@ -2,16 +2,15 @@
 
 A person marks each doc relevant or not; the marks are saved in the workspace as a new version of
 the label set (the query marked blind, the judged depth recorded; earlier versions unchanged).
-Everything is computed by `evalcore.analyses.judging` and stored by `evalcore.store.workspace`; this page renders.
+The pool comes from `dashboard.integrity_data` (`evalcore.analyses.judging`) and the round is saved through
+`dashboard.saved` (`evalcore.workflows.save_judging_round`, as ``evalcore judge save``); this page renders.
 """
 
 import streamlit as st
 
-from evalcore.errors import EvalcoreError
 from evalcore.safe_text import md_text
-from evalcore.analyses.judging import judging_pool, marks_to_labels
 
-from dashboard import data, layout, saved, state
+from dashboard import data, integrity_data, layout, saved, state
 
 PAGE = "judge"
 DEFAULT_DEPTH = 10
@@ -25,16 +24,10 @@ layout.header("Blind judging", v, "Judge one query without seeing any ranking: e
 # every query's split (the holdout stays in it, sealed) and is what "Use this version" loads.
 labels = data.labels(v.dataset.labels).value
 queries = data.evaluated_queries(v.dataset)
-opened = data.workspace()  # the one shared workspace ($EVALCORE_WORKSPACE or the per-user default)
-if not opened.ok:
-    layout.error(opened.error)
+queue = saved.rejudge_queue(labels.name)  # the one shared workspace ($EVALCORE_WORKSPACE or the per-user default)
+if layout.failed(queue):
     st.stop()
-ws = opened.value
-try:
-    queued = ws.rejudge_queue(labels.name)
-except EvalcoreError as exc:
-    layout.error(str(exc))
-    st.stop()
+queued = queue.value
 queued_queries = [q for q in queued["query"].tolist() if q in set(queries)] if not queued.empty else []
 
 cols = st.columns([3, 1])
@@ -57,13 +50,11 @@ with cols[1]:
                             help="Raise it to judge deeper before quoting a larger k.",
                             **state.bind(PAGE, "depth", depth, int))
 
-runs = [v.evaluation[name].run for name in v.all_runs]
-pool = judging_pool(runs, labels, query, int(depth))
-texts = None
-if v.dataset.documents is not None:
-    loaded = data.documents(v.dataset.documents)
-    if loaded.ok:
-        texts = {d: loaded.value.text(d) for d in pool.docs}
+pooled = integrity_data.pool(v.dataset, query, int(depth))
+if layout.failed(pooled):
+    st.stop()
+pool = pooled.value
+texts = integrity_data.pool_texts(v.dataset, pool)
 
 st.subheader("What the customer typed")
 st.text(pool.query_text or f"(no query text; query id {pool.query})")
@@ -86,13 +77,9 @@ judge = st.text_input("Your name", key=f"{PAGE}.judge", help="Recorded with the 
 if missing:
     st.caption(md_text(f"{missing} of {len(pool.docs)} docs still to mark; a blind judgment covers the whole pool."))
 if st.button("Save as a new label-set version", type="primary", disabled=bool(missing), key=f"{PAGE}.save"):
-    try:
-        base = ws.save_labels(labels, name=labels.name)
-        version = ws.save_blind_judgments(base.name, marks_to_labels(pool, marks), query=pool.query,
-                                          depth=pool.depth, who=judge or None)
-    except EvalcoreError as exc:
-        layout.error(str(exc))
-    else:
+    judged = saved.save_judging_round(v.dataset, pool, marks, judge)
+    if not layout.failed(judged):
+        version = judged.value
         n_relevant = sum(marks.values())
         st.session_state[f"{PAGE}.use_choice"] = int(version.version)  # offered below
         st.success(md_text(f"Saved: label set {version.ref}, query {pool.query} judged blind at depth {pool.depth} "
@@ -112,10 +99,7 @@ def use_version(name: str, number: int) -> None:
     st.session_state[f"{PAGE}.used"] = number
 
 
-try:
-    versions = ws.label_versions(labels.name)
-except EvalcoreError:
-    versions = None  # these labels were never saved: nothing to switch to yet
+versions = saved.label_versions(labels.name)  # None: these labels were never saved, nothing to switch to yet
 if versions is not None and not versions.empty:
     st.subheader("Score a saved version")
     numbers = versions["version"].astype(int).tolist()
@@ -149,7 +133,7 @@ if versions is not None and not versions.empty:
                    icon=":material/swap_horiz:")
         st.page_link("views/overview.py", label="See the Overview on this version", icon=":material/leaderboard:")
 
-rounds = ws.judging_rounds(labels.name)
+rounds = saved.judging_rounds(labels.name)
 if not rounds.empty:
     st.subheader("Judging rounds of this label set")
     st.dataframe(rounds[["version", "query", "depth", "n_docs", "n_relevant", "judge", "at"]], hide_index=True,

@@ -11,7 +11,7 @@ import streamlit as st
 from evalcore.safe_text import md_text, to_csv
 from evalcore.metrics.measures import DESCRIPTIONS
 
-from dashboard import charts, data, fragments, layout, state
+from dashboard import charts, curves_data, data, fragments, layout, state
 
 PAGE = "overview"
 CURVES_PENDING = ("The intervals and paired tests for every k are being computed in the background (seconds with many "
@@ -33,7 +33,7 @@ def body(v: layout.View) -> None:
 
 def _body(v: layout.View, more: bool) -> None:
     k = v.k
-    summary = data.summary(v.dataset, k, more)
+    summary = curves_data.summary(v.dataset, k, more)
     if len(v.runs) < len(v.all_runs):
         summary = summary[summary["run"].isin(v.runs)]
     main_metrics = list(dict.fromkeys(["recall@1", f"recall@{k}", "mrr"]))
@@ -45,7 +45,7 @@ def _body(v: layout.View, more: bool) -> None:
     runs_meta = {r.name: r.run.metadata() for r in v.evaluation.results}
     cells = {(run, m): (mean, low, high, n) for run, m, mean, low, high, n in zip(
         *(summary[c].tolist() for c in ("run", "metric", "mean", "ci_low", "ci_high", "n")))}
-    caveats = data.caveats(v.dataset, k)  # blind share and judged depth beside each run's numbers
+    caveats = curves_data.caveats(v.dataset, k)  # blind share and judged depth beside each run's numbers
     rows = []
     for run in v.runs:
         meta = runs_meta[run]
@@ -55,16 +55,17 @@ def _body(v: layout.View, more: bool) -> None:
                 mean, low, high, _ = cells[run, m]
                 row[m] = mean
                 row[f"{m} 95% CI"] = f"{low:.3f} – {high:.3f}"
-        row.update(data.caveat_cells(caveats.get(run), k))
+        row.update(curves_data.caveat_cells(caveats.get(run), k))
         row.update({"n": int(cells[run, "mrr"][3]), "k": k, "price $/M tokens": meta["price_per_mtok"],
                     "dims": meta["dims"], "index MB": (meta["index_bytes"] / 1e6 if meta["index_bytes"] else None),
                     "labels": v.labels_ref})
         rows.append(row)
     table = pd.DataFrame(rows)
     config = {m: st.column_config.NumberColumn(m, format="%.3f", help=DESCRIPTIONS[m.split("@")[0]]) for m in metrics}
-    config.update({"blind share": st.column_config.NumberColumn(format="percent", help=data.CAVEAT_HELP["blind share"]),
-                   f"recall@{k} judged depth": st.column_config.TextColumn(help=data.CAVEAT_HELP["judged depth"]),
-                   f"recall@{k} bounds": st.column_config.TextColumn(help=data.CAVEAT_HELP["bounds"]),
+    helps = curves_data.CAVEAT_HELP
+    config.update({"blind share": st.column_config.NumberColumn(format="percent", help=helps["blind share"]),
+                   f"recall@{k} judged depth": st.column_config.TextColumn(help=helps["judged depth"]),
+                   f"recall@{k} bounds": st.column_config.TextColumn(help=helps["bounds"]),
                    "index MB": st.column_config.NumberColumn(format="%.2f"),
                    "price $/M tokens": st.column_config.NumberColumn(format="$%.3f")})
     st.dataframe(table, hide_index=True, column_config=config, width="stretch")
@@ -80,7 +81,7 @@ def _body(v: layout.View, more: bool) -> None:
         title="Recall@1, recall@k and MRR with 95% intervals",  # the panels name k: the spec is the same for every k
         subtitle=f"n = {v.n:,} queries · labels {v.labels_ref} · " + "; ".join(f"{r} = {v.model(r)}" for r in v.runs))
     st.vega_lite_chart(spec=chart, width="content")
-    if data.curves(v.dataset, more, wait=False) is None:  # starts them, after the first chart
+    if curves_data.curves(v.dataset, more, wait=False) is None:  # starts them, after the first chart
         st.caption(CURVES_PENDING)
 
     # ---------------------------------------------------------------- paired comparison
@@ -88,7 +89,7 @@ def _body(v: layout.View, more: bool) -> None:
     if len(v.all_runs) < 2:
         st.info("Load a second run to compare runs on the same queries.")
     else:
-        report = data.comparison(v.dataset, k, v.baseline)
+        report = curves_data.comparison(v.dataset, k, v.baseline)
         shown = [c for c in report.comparisons if c.run in v.runs] if report else []
         st.caption(md_text(f"Every run against the baseline {v.baseline} ({v.model(v.baseline)}) on the same {v.n:,} "
                            f"queries: paired bootstrap interval of the difference, sign-flip test, Holm-corrected "

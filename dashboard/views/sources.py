@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-import altair as alt
 import pandas as pd
 import streamlit as st
 
 from evalcore.safe_text import md_text, to_csv
 from evalcore.metrics.measures import DESCRIPTIONS
-from evalcore.stats.paired import format_amount
 from evalcore.analyses.slices import DEFAULT_MIN_SLICE_N, MISSING_VALUE
 
 from dashboard import charts, layout, segments_data, state
 
 PAGE = "sources"
-TOO_FEW = "too few to rank"
-GREY = "#9e9e9e"
+TOO_FEW, GREY = charts.TOO_FEW, charts.GREY
 MAX_MIN_N = 100_000
 
 v = layout.view(PAGE, own=("metric", "minn"))
@@ -56,8 +53,7 @@ with right:
 metric = segments_data.at_k(family, k)
 
 loaded = segments_data.source_gaps(v.dataset, k, min_n)
-if not loaded.ok:
-    layout.error(loaded.error)
+if layout.failed(loaded):
     st.stop()
 report = loaded.value
 segments = report.segments[report.segments["run"].isin(v.runs)]
@@ -83,75 +79,12 @@ layout.context(v, k=k, extra=f"95% interval of the gap: {', '.join(METHODS[m] fo
 
 
 # ---------------------------------------------------------------- the chart
-def _order(frame: pd.DataFrame) -> list[str]:
-    """The team-written side first, then the other side, then the rest; by size within each (``(not set)`` last)."""
-    sizes = frame.groupby("value")["n"].first().to_dict()
-    groups = [list(pair.b), list(pair.a)] if pair is not None else []
-    grouped = [x for group in groups for x in sorted(group, key=lambda x: (-sizes.get(x, 0), x)) if x in sizes]
-    rest = sorted((x for x in sizes if x not in grouped), key=lambda x: (x == MISSING_VALUE, -sizes[x], x))
-    return grouped + rest
-
-
-def gap_chart(frame: pd.DataFrame, gap_rows: pd.DataFrame, *, title: str, subtitle: list[str]) -> alt.HConcatChart:
-    """One panel per run: each source's mean with its interval, small sources grey and faded; each group's pooled
-    mean as a dashed (b) or dotted (a) line, and the gap between them as a red bar at the right edge, labelled."""
-    colors = charts.run_colors(v.all_runs)
-    order = _order(frame)
-    y_title, y_scale = f"{metric} with 95% interval", alt.Scale(zero=False, padding=12)
-    y = alt.Y("mean:Q", title=y_title, scale=y_scale)
-    panels = []
-    for run in v.runs:
-        mine = frame[frame["run"] == run].copy()
-        mine["interval"] = mine.apply(lambda r: f"{r.ci_low:.3f} to {r.ci_high:.3f}", axis=1)
-        mine["status"] = mine.apply(lambda r: TOO_FEW if r.small else f"rank {int(r['rank'])}", axis=1)
-        colour = colors.range[v.all_runs.index(run)]
-        base = alt.Chart(mine).encode(
-            x=alt.X("value:N", title=None, sort=order,
-                    axis=alt.Axis(labelAngle=-35, labelLimit=150, labelOverlap=False)),
-            color=alt.condition(alt.datum.small, alt.value(GREY), alt.value(colour)),
-            opacity=alt.condition(alt.datum.small, alt.value(0.45), alt.value(1.0)),
-            tooltip=[alt.Tooltip("value:N", title="source"), alt.Tooltip("mean:Q", title=metric, format=".3f"),
-                     alt.Tooltip("interval:N", title="95% CI"), alt.Tooltip("n:Q"), alt.Tooltip("status:N")],
-        )
-        layers = [
-            base.mark_rule(strokeWidth=3).encode(y=alt.Y("ci_low:Q", title=y_title, scale=y_scale), y2="ci_high:Q"),
-            base.mark_point(filled=True, size=90).encode(y=y),
-            base.mark_text(align="left", dx=7, dy=-8, fontSize=11).encode(y=y, text=alt.Text("mean:Q", format=".3f")),
-        ]
-        sub = ["no second group to compare"]
-        gap = gap_rows[gap_rows["run"] == run]
-        if not gap.empty:
-            g = gap.iloc[0]
-            lines = pd.DataFrame({"group": [g.group_a, g.group_b], "mean": [g.mean_a, g.mean_b],
-                                  "side": ["a", "b"]})
-            layers.append(alt.Chart(lines).mark_rule(color="#333", strokeWidth=1.2).encode(
-                y="mean:Q", strokeDash=alt.StrokeDash("side:N", scale=alt.Scale(domain=["a", "b"],
-                                                                                range=[[2, 2], [6, 3]]), legend=None),
-                tooltip=[alt.Tooltip("group:N"), alt.Tooltip("mean:Q", title="pooled mean", format=".3f")]))
-            bar = pd.DataFrame({"mean_a": [g.mean_a], "mean_b": [g.mean_b], "mid": [(g.mean_a + g.mean_b) / 2],
-                                "label": [format_amount(metric, g.gap, unit=False)]})
-            red = "#c0392b" if g.verdict in ("lower", "higher") else GREY
-            bracket = alt.Chart(bar)
-            layers.append(bracket.mark_rule(color=red, strokeWidth=4, x="width").encode(y="mean_a:Q", y2="mean_b:Q"))
-            layers.append(bracket.mark_text(color=red, align="right", dx=-6, x="width", fontWeight="bold",
-                                            fontSize=12).encode(y="mid:Q", text="label:N"))
-            if g.verdict == "too few":
-                first = f"too few queries to compare (n = {g.n_a:,} vs {g.n_b:,}; at least {min_n:,} each)"
-            else:
-                first = (f"gap {format_amount(metric, g.gap)} (95% CI {format_amount(metric, g.ci_low, unit=False)} "
-                         f"to {format_amount(metric, g.ci_high, unit=False)}): {g.verdict}; n = {g.n_a:,} vs {g.n_b:,}")
-            sub = [first, f"dotted: {g.group_a} {g.mean_a:.3f} · dashed: {g.group_b} {g.mean_b:.3f}"]
-        panels.append(alt.layer(*layers).properties(
-            width=max(200, 70 * len(order)), height=280,
-            title=alt.TitleParams(f"{run} ({v.model(run)})", subtitle=sub, fontSize=13, anchor="start")))
-    return (alt.hconcat(*panels, spacing=28).resolve_scale(y="shared")
-            .properties(title=alt.TitleParams(title, subtitle=subtitle, anchor="start")))
-
-
 shown = segments[segments["metric"] == metric]
 if not shown.empty:
-    chart = gap_chart(
-        shown, gaps[gaps["metric"] == metric],
+    order = charts.source_order(shown, [list(pair.b), list(pair.a)] if pair is not None else [], MISSING_VALUE)
+    chart = charts.gap_chart(
+        shown, gaps[gaps["metric"] == metric], v.runs, v.all_runs, metric=metric,
+        models={r: v.model(r) for r in v.runs}, order=order, min_n=min_n,
         title=f"{metric} by source, with 95% intervals",
         subtitle=[f"k = {k} · n = {v.n:,} queries · labels {v.labels_ref}",
                   "models: " + "; ".join(f"{r} = {v.model(r)}" for r in v.runs),

@@ -18,28 +18,16 @@ from pathlib import Path
 import pytest
 
 from evalcore.cli import main
-from evalcore.safe_text import md_text
-from evalcore.metrics.measures import DESCRIPTIONS
+
+from context_patterns import DECIMAL, FINGERPRINT, METRIC, METRIC_KEY, N_TEXT
+from context_patterns import has_model as _has_model
+from context_patterns import table_problems as _table_problems
+from context_patterns import without_descriptions as _without_descriptions
 
 ROOT = Path(__file__).resolve().parents[2]
 S = ROOT / "sample_data"
 LABELS = ["--labels", str(S / "labels.tsv")]
 RUNS = ["--run", str(S / "base.trec"), "--run", str(S / "tuned.trec")]
-MODELS = {json.loads((S / f"{stem}.meta.json").read_text())["model"] for stem in ("base", "tuned", "tuned-256d")}
-
-METRIC = r"(?:recall|hit|precision|ndcg|judged)@\d+|\bmrr\b|\brr\b"
-FAMILY = re.compile(r"^(recall|hit|precision|ndcg|judged)$")
-GENERIC = re.compile(r"^(mean|low|high|ci_low|ci_high|diff|\d+% CI|CI)$")
-SHARE = re.compile(r"share$")
-DECIMAL = re.compile(r"(?<![\w.\\])\d+\\?\.\d+(?![\w.])")
-FINGERPRINT = re.compile(r"#\s*[0-9a-f]{12}\b|\\#[0-9a-f]{12}\b")
-N_TEXT = re.compile(r"\bn = \d|\b\d[\d,]* (?:evaluated |labeled )?queries\b")
-K_TEXT = re.compile(rf"{METRIC}|\bk = \d+|\btop \d+")
-
-
-def _has_model(text: str) -> bool:
-    plain = text.replace("\\", "")
-    return any(model in plain for model in MODELS)
 
 
 # ----------------------------------------------------------------------------- text and Markdown
@@ -87,43 +75,6 @@ def _tables(lines: list[str]):
         i += 1
 
 
-def _table_problems(title: str, header: list[str], rows: list[list[str]], doc: str, where: str) -> list[str]:
-    problems = []
-    head = [h.replace("\\", "") for h in header]
-    k_column = next((c for c, h in enumerate(head) if h == "k"), None)
-    n_column = next((c for c, h in enumerate(head) if h == "n"), None)
-    for row in rows:
-        row_text = " ".join(row)
-        for c, (name, cell) in enumerate(zip(head, row)):
-            if not DECIMAL.search(cell):
-                continue
-            metric_name = re.match(rf"^({METRIC})", name)
-            if not (metric_name or FAMILY.match(name.split(" ")[0]) or GENERIC.match(name) or SHARE.search(name)):
-                continue  # not a metric column (tokens, prices, ids)
-            place = f"{where}: {title[:60]!r} column {name!r} row {row_text[:80]!r}"
-            if not SHARE.search(name):
-                has_k = bool(metric_name) or (k_column is not None and row[k_column].strip().isdigit()) or \
-                    bool(re.search(METRIC, row_text)) or bool(re.search(METRIC, title))
-                if not has_k:
-                    problems.append(f"{place}: no metric name with k")
-            has_n = (n_column is not None and row[n_column].strip().replace(",", "").isdigit()) or \
-                bool(N_TEXT.search(title)) or bool(N_TEXT.search(doc))
-            if not has_n:
-                problems.append(f"{place}: no n")
-            if not (_has_model(row_text) or _has_model(title)):
-                problems.append(f"{place}: no model")
-            if not (FINGERPRINT.search(row_text) or FINGERPRINT.search(title) or FINGERPRINT.search(doc)):
-                problems.append(f"{place}: no label-set fingerprint")
-    return problems
-
-
-def _without_descriptions(text: str) -> str:
-    """The text minus the metric descriptions it quotes ("one of two found = 0.5" is an example, not a value)."""
-    for description in DESCRIPTIONS.values():
-        text = text.replace(description, "").replace(md_text(description), "")
-    return text
-
-
 def text_problems(text: str, where: str) -> list[str]:
     """Bare metric numbers in a text or Markdown document."""
     text = _without_descriptions(text)
@@ -158,10 +109,6 @@ def text_problems(text: str, where: str) -> list[str]:
 
 
 # ----------------------------------------------------------------------------- JSON and CSV
-
-METRIC_KEY = re.compile(rf"^(?:{METRIC}|(?:recall|hit|precision|ndcg|judged)(?:_ci_low|_ci_high|_at_k|_at_max_k|_lost)?|"
-                        r"mean|ci_low|ci_high|diff|low|high|recall_lost|blind_share|blind_judgment_share)$")
-
 
 def json_problems(data: object, where: str) -> list[str]:
     problems: list[str] = []

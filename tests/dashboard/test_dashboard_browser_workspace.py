@@ -10,9 +10,7 @@ from pathlib import Path
 from playwright.sync_api import Page, expect
 
 from evalcore.store.workspace import Workspace
-from test_dashboard_browser import (  # noqa: F401 - browser and page are fixtures
-    WAIT_MS, Server, browser, no_exceptions, open_page, page, params, settle, shoot,
-)
+from tests.dashboard.browser_helpers import WAIT_MS, Server, no_exceptions, open_page, params, settle, shoot
 
 LABELS = "query,doc_id,grade,query_text\nq1,d1,1,reset password\nq2,d2,1,cancel plan\nq3,d3,1,export data\n"
 RUN = "q1 Q0 d1 1 9 t\nq2 Q0 x 1 9 t\nq2 Q0 d2 2 8 t\nq3 Q0 d3 1 9 t\n"

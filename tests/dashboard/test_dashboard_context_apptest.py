@@ -16,7 +16,7 @@ from evalcore.store.workspace import Workspace
 
 from dashboard.store import MANIFEST_DIR, Dataset, FileRef
 
-from test_dashboard_apptest import app, no_exceptions, plain
+from tests.dashboard.apptest_helpers import app, no_exceptions, plain
 
 S = Path(__file__).resolve().parents[2] / "sample_data"
 SAMPLE_FINGERPRINT = read_labels(S / "labels.tsv").fingerprint
@@ -55,7 +55,7 @@ def test_overview_shows_blind_share_and_judged_depth_with_bounds_beside_each_run
 
 
 def test_overview_cells_for_relevant_only_labels_say_the_depth_is_unknown() -> None:
-    from dashboard.data import caveat_cells
+    from dashboard.curves_data import caveat_cells
     from evalcore.readers.runs import read_run
 
     labels = {f"q{i}": {"a": 1} for i in range(4)}

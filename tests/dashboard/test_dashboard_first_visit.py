@@ -3,7 +3,7 @@
 import pandas as pd
 import pytest
 
-from dashboard import data
+from dashboard import curves_data, data
 
 
 @pytest.fixture(scope="module")
@@ -17,9 +17,9 @@ def sample():
 @pytest.mark.parametrize("more", [False, True])
 def test_one_k_summary_equals_the_curves(sample, more):
     dataset, deep = sample
-    ready = data.curves(dataset, more, wait=True)
+    ready = curves_data.curves(dataset, more, wait=True)
     assert ready.ok
     for k in (1, 3, 10, 57):
-        direct = data.summary_at(deep, k, more)
+        direct = curves_data.summary_at(deep, k, more)
         looked_up = ready.value.summary((1, k))
         pd.testing.assert_frame_equal(direct, looked_up)

@@ -8,9 +8,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from test_dashboard_browser import (  # noqa: F401 - browser, page and server are fixtures
-    browser, no_exceptions, open_page, page, params, server, settle,
-)
+from tests.dashboard.browser_helpers import no_exceptions, open_page, params, settle
 
 
 def _k_field(page: Page):

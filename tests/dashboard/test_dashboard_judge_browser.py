@@ -18,7 +18,7 @@ from evalcore.readers.labels import read_labels
 from evalcore.readers.runs import read_run
 from evalcore.store.workspace import Workspace
 
-from test_dashboard_browser import browser, open_page, page, params, server, settle, shoot  # noqa: F401
+from tests.dashboard.browser_helpers import open_page, params, settle, shoot
 
 ROOT = Path(__file__).resolve().parents[2]
 S = ROOT / "sample_data"

@@ -31,9 +31,11 @@ from streamlit.testing.v1 import element_tree as et
 
 from evalcore.cli import main
 
-from test_dashboard_apptest import app, no_exceptions, plain
-from test_number_context import (DECIMAL, FINGERPRINT, METRIC, METRIC_KEY, N_TEXT, K_TEXT, _has_model,
-                                 _table_problems, _without_descriptions)
+from context_patterns import DECIMAL, FINGERPRINT, K_TEXT, METRIC, METRIC_KEY, N_TEXT
+from context_patterns import has_model as _has_model
+from context_patterns import table_problems as _table_problems
+from context_patterns import without_descriptions as _without_descriptions
+from tests.dashboard.apptest_helpers import app, no_exceptions, plain
 
 ROOT = Path(__file__).resolve().parents[2]
 S = ROOT / "sample_data"

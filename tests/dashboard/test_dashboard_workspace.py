@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 from evalcore.store.workspace import ENV_VAR, Workspace
 
-from test_dashboard_apptest import app, no_exceptions  # noqa: E402  (one way to open a page)
+from tests.dashboard.apptest_helpers import app, no_exceptions  # noqa: E402  (one way to open a page)
 
 ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:  # the store tests import `dashboard.store` directly

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from test_dashboard_apptest import RUN_A, app, charts, no_exceptions, plain, texts
+from tests.dashboard.apptest_helpers import RUN_A, app, charts, no_exceptions, plain, texts
 
 PAGE = "views/sources.py"
 

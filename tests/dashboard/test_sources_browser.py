@@ -1,6 +1,7 @@
 """The Sources page in a real browser (Chromium via Playwright, against `streamlit run`), with screenshots.
 
-Reuses the fixtures and helpers of tests/test_dashboard_browser.py; this module gets its own server.
+Uses the fixtures of tests/dashboard/conftest.py and the helpers of tests/dashboard/browser_helpers.py; this module
+gets its own server.
 """
 
 from __future__ import annotations
@@ -11,8 +12,7 @@ from pathlib import Path
 
 from playwright.sync_api import Page, expect
 
-from test_dashboard_browser import (  # noqa: F401 - server, browser and page are fixtures used by name
-    browser, chart_drawn, no_exceptions, open_page, page, params, server, settle, shoot)
+from tests.dashboard.browser_helpers import chart_drawn, no_exceptions, open_page, params, settle, shoot
 
 
 def test_sources_page_draws_the_gap_chart(page: Page, server: str) -> None:

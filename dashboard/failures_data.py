@@ -1,0 +1,79 @@
+"""The Failures page's numbers: what was missed at k, runs compared, one query up close.
+
+Keyed on content hashes as `dashboard.data` is, over its all-k evaluation; every list comes from
+`evalcore.analyses.failures` (one definition of failed at k: `evalcore.metrics.failure`).
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from evalcore.analyses import failures as core_failures
+
+from dashboard import data
+from dashboard.store import Dataset
+
+
+@st.cache_resource(max_entries=8, show_spinner="Finding where every relevant doc landed…", hash_funcs=data.HASH)
+def landed(dataset: Dataset) -> core_failures.Landed | None:
+    """Where each run put each relevant doc (k-independent; computed once per data set)."""
+    loaded = data.evaluation(dataset)
+    return core_failures.landed(loaded.value) if loaded.ok else None
+
+
+@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=data.HASH)
+def missed(dataset: Dataset, k: int, mode: str) -> core_failures.FailureList | None:
+    """The (run, query) pairs missed at k, as positions (`evalcore.analyses.failures.FailureList`; shared, never
+    changed)."""
+    loaded = data.evaluation(dataset)
+    if not loaded.ok:
+        return None
+    return core_failures.failure_list(loaded.value, k, mode=mode, where=landed(dataset))
+
+
+@st.cache_data(max_entries=64, show_spinner=False, hash_funcs=data.HASH)
+def disagreements(dataset: Dataset, k: int, a: str, b: str, mode: str) -> pd.DataFrame:
+    loaded = data.evaluation(dataset)
+    if not loaded.ok:
+        return pd.DataFrame(columns=core_failures.DISAGREEMENT_COLUMNS)
+    return core_failures.disagreements(loaded.value, k, a, b, mode=mode, where=landed(dataset))
+
+
+@st.cache_resource(max_entries=128, show_spinner=False, hash_funcs=data.HASH)
+def drill_down(dataset: Dataset, query: str, k: int, runs: tuple[str, ...]) -> data.Loaded:
+    loaded = data.evaluation(dataset)
+    if not loaded.ok:
+        return loaded
+    docs = data.documents(dataset.documents) if dataset.documents else None
+    doc_value = docs.value if docs is not None and docs.ok else None
+    return data.load(core_failures.drill_down, loaded.value, query, k, documents=doc_value, runs=list(runs),
+                     where=landed(dataset))
+
+
+@st.cache_resource(max_entries=128, show_spinner=False, hash_funcs=data.HASH)
+def failure_list(dataset: Dataset, k: int, mode: str, runs: tuple[str, ...], sources: tuple[str, ...], text: str,
+                 order: str) -> core_failures.FailureList | None:
+    """The Failures page's list: missed at k, for the runs shown, filtered and in the chosen order (positions: the
+    page builds a table only for the rows it shows)."""
+    rows = missed(dataset, k, mode)
+    return None if rows is None else rows.filtered(runs=list(runs), sources=list(sources), text=text).ordered(order)
+
+
+@st.cache_data(max_entries=64, show_spinner=False, hash_funcs=data.HASH)
+def disagreement_list(dataset: Dataset, k: int, a: str, b: str, mode: str, sources: tuple[str, ...],
+                      text: str) -> pd.DataFrame:
+    table = disagreements(dataset, k, a, b, mode)
+    return core_failures.filter_failures(table, sources=list(sources), text=text)
+
+
+@st.cache_data(max_entries=16, show_spinner=False, hash_funcs=data.HASH)
+def source_values(dataset: Dataset) -> list[str]:
+    """The ``source`` values of the labeled queries (``(not set)`` where a query has none)."""
+    loaded = data.labels(dataset.labels)
+    if not loaded.ok:
+        return []
+    values = loaded.value.field("source")
+    if values is None:
+        return []
+    return sorted({str(x) if x is not None and not pd.isna(x) else "(not set)" for x in values.tolist()})

@@ -1,0 +1,39 @@
+"""Fixtures of the browser tests: one `streamlit run` server per module, one Chromium per module, a fresh page per
+test. The helpers they use (and the AppTest ones) are plain modules beside this file: browser_helpers.py,
+apptest_helpers.py."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, sync_playwright
+
+from tests.dashboard.browser_helpers import CHROMIUM, CHROMIUM_ARGS, WAIT_MS, Server
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    running = Server(None, tmp_path_factory.mktemp("streamlit") / "server.log")
+    yield running.url
+    running.stop()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    assert Path(CHROMIUM).is_file(), (
+        f"No browser at {CHROMIUM}: the browser tests need Debian's Chromium. Run `bash scripts/test.sh`, which "
+        "installs it (apt-get install -y chromium), or set EVALCORE_CHROMIUM.")
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser: Browser):
+    context = browser.new_context(viewport={"width": 1500, "height": 2000}, accept_downloads=True)
+    page = context.new_page()
+    page.set_default_timeout(WAIT_MS)
+    yield page
+    context.close()
