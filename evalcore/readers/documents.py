@@ -16,11 +16,11 @@ from .tables import (
     Table,
     find_column,
     first_empty,
-    id_strings,
     parse_numbers,
     read_delimited,
     read_jsonl_records,
     read_parquet,
+    table_ids,
 )
 
 
@@ -71,7 +71,7 @@ def read_documents(source: DocumentsLike, *, format: str | None = None, name: st
     if fmt in ("csv", "tsv"):
         table = read_delimited(src, "," if fmt == "csv" else "\t", "doc_id and text or tokens columns")
     elif fmt == "parquet":
-        table = read_parquet(src)
+        table = read_parquet(src, columns=DOC_ALIASES + _ID + _TEXT + _TOKENS)
     elif fmt == "jsonl":
         records = read_jsonl_records(src)
         table = Table(pd.DataFrame([r for _, r in records]), src, 0, False, "row")
@@ -84,17 +84,22 @@ def read_documents(source: DocumentsLike, *, format: str | None = None, name: st
     return docs
 
 
+_ID = ("id", "_id")
+_TEXT = ("text", "chunk", "content", "body")
+_TOKENS = ("tokens", "token_count", "n_tokens")
+
+
 def _build(table: Table, name: str) -> Documents:
-    d_col = find_column(table, DOC_ALIASES + ("id", "_id"), "doc id")
-    t_col = find_column(table, ("text", "chunk", "content", "body"), "text", required=False)
-    k_col = find_column(table, ("tokens", "token_count", "n_tokens"), "tokens", required=False)
+    d_col = find_column(table, DOC_ALIASES + _ID, "doc id")
+    t_col = find_column(table, _TEXT, "text", required=False)
+    k_col = find_column(table, _TOKENS, "tokens", required=False)
     if t_col is None and k_col is None:
         raise InputError("a text or tokens column beside doc_id", source=table.source.name,
                          text=",".join(table.column_names))
     row = first_empty(table, d_col)
     if row is not None:
         raise table.error(row, f"a doc id in column {d_col!r}")
-    frame = pd.DataFrame({"doc_id": id_strings(table.frame[d_col]).to_numpy()})
+    frame = pd.DataFrame({"doc_id": table_ids(table, d_col, "a doc id").to_numpy()})
     if t_col is not None:
         frame["text"] = table.frame[t_col].fillna("").astype(str).to_numpy()
     if k_col is not None:

@@ -22,6 +22,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import InputError
+from .sources import MAX_ID_ENV, max_id_chars
 
 _M64 = np.uint64(0xFFFFFFFFFFFFFFFF)
 _K_LEN = np.uint64(0x9E3779B97F4A7C15)
@@ -239,6 +240,8 @@ def hash_strings(chunk: pa.Array) -> np.ndarray:
     a multiply-xorshift step, the length mixed in first; equal strings always hash equal and
     distinct ones collide with probability about 2^-64 per pair. When every id has the same
     length (common: ``doc0012345``) the words are read with one strided view, no gather.
+    Otherwise each step works on the rows still long enough, so the cost follows each id's
+    own length; the last few long ids are finished one at a time.
     """
     if isinstance(chunk, pa.ChunkedArray):
         chunk = chunk.combine_chunks()
@@ -255,33 +258,72 @@ def hash_strings(chunk: pa.Array) -> np.ndarray:
         padded[:hi - lo] = np.frombuffer(buffers[2], dtype=np.uint8, count=hi - lo, offset=lo)
     lengths = np.diff(offsets)
     longest = int(lengths.max())
-    fixed = int(lengths.min()) == longest
     h = lengths.astype(np.uint64) * _K_LEN
-    starts = None if fixed else (offsets[:-1] - lo).astype(np.int64)
-    for w in range(0, longest, 8):
-        ended = None  # rows with no bytes at w keep their hash: it depends on the id alone
-        if fixed:
+    if int(lengths.min()) == longest and n > _ONE_BY_ONE_ROWS:
+        for w in range(0, longest, 8):
             word = np.ndarray(shape=(n,), dtype="<u8", buffer=padded, offset=w, strides=(longest,)).copy()
             if longest - w < 8:
                 word &= np.uint64((1 << (8 * (longest - w))) - 1)
-        else:
-            words = _unaligned_words(padded)
-            word = words[np.minimum(starts + w, len(words) - 1)]
-            left = lengths - w
-            partial = left < 8
-            if partial.any():
-                keep = np.clip(left, 0, 7).astype(np.uint64) * np.uint64(8)
-                word &= np.where(partial, (np.uint64(1) << keep) - np.uint64(1), _M64)
-                ended = left <= 0
-                if not ended.any():
-                    ended = None
-        before = None if ended is None else h.copy()
-        h ^= word
-        h *= _K_WORD
-        h ^= h >> np.uint64(31)
-        if ended is not None:
-            h[ended] = before[ended]
+            _fold(h, word)
+        return _mix(h)
+    words = _unaligned_words(padded)
+    rows = None  # the rows still hashed, once fewer than half are (None: every row)
+    row_lengths = lengths
+    row_starts = (offsets[:-1] - lo).astype(np.int64)
+    shortest = int(lengths.min())
+    for w in range(0, longest, 8):
+        longer, count = None, len(row_lengths)
+        if w >= shortest:  # a row with no bytes at w keeps its hash: it depends on the id alone
+            longer = row_lengths > w
+            count = int(np.count_nonzero(longer))
+        if count <= _ONE_BY_ONE_ROWS or 2 * count <= len(row_lengths):
+            if longer is not None:
+                rows = np.flatnonzero(longer) if rows is None else rows[longer]
+                row_lengths, row_starts = row_lengths[longer], row_starts[longer]
+                shortest = int(row_lengths.min()) if len(row_lengths) else longest
+            longer = None
+        if count <= _ONE_BY_ONE_ROWS:
+            at = np.arange(n) if rows is None else rows
+            for row, start, length in zip(at.tolist(), row_starts.tolist(), row_lengths.tolist()):
+                h[row] = _fold_one(int(h[row]), padded[start + w:start + length], length - w)
+            break
+        word = words[np.minimum(row_starts + w, len(words) - 1)]
+        left = row_lengths - w
+        partial = left < 8
+        if partial.any():
+            keep = np.clip(left, 0, 7).astype(np.uint64) * np.uint64(8)
+            word &= np.where(partial, (np.uint64(1) << keep) - np.uint64(1), _M64)
+        part = h if rows is None else h[rows]
+        before = None if longer is None else part.copy()
+        _fold(part, word)
+        if before is not None:
+            np.copyto(part, before, where=~longer)
+        if rows is not None:
+            h[rows] = part
     return _mix(h)
+
+
+_ONE_BY_ONE_ROWS = 16
+"""When no more rows than this are still being hashed, each is finished in a plain loop over its words."""
+_MASK = (1 << 64) - 1
+
+
+def _fold(h: np.ndarray, word: np.ndarray) -> None:
+    """One step of the hash, in place: ``h = xorshift(h ^ word) * K``."""
+    h ^= word
+    h *= _K_WORD
+    h ^= h >> np.uint64(31)
+
+
+def _fold_one(h: int, tail: np.ndarray, left: int) -> int:
+    """`_fold` over every remaining word of one id (``left`` bytes from a word boundary), as Python ints."""
+    buffer = np.zeros(-(-left // 8) * 8, dtype=np.uint8)
+    buffer[:left] = tail[:left]
+    k = int(_K_WORD)
+    for word in buffer.view("<u8").tolist():
+        h = ((h ^ word) * k) & _MASK
+        h ^= h >> 31
+    return h
 
 
 def _unaligned_words(padded: np.ndarray) -> np.ndarray:
@@ -370,3 +412,41 @@ def _by_halves(kernel: Callable[[pa.ChunkedArray, np.ndarray], None], values: pa
         for future in done:
             future.result()
     return out
+
+
+def first_long_id(values: pa.Array | pa.ChunkedArray) -> int | None:
+    """The first row holding an id longer than `max_id_chars`, or None (one kernel on the lengths in bytes)."""
+    limit = max_id_chars()
+    if not len(values) or pc.max(pc.binary_length(values)).as_py() <= limit:
+        return None
+    too_long = pc.greater(pc.utf8_length(values), limit)  # bytes over the limit; characters decide
+    at = pc.index(too_long, True).as_py()
+    return None if at < 0 else at
+
+
+def long_id_error(value: str, role: str, source: str | None, line: int | None, where: str = "line") -> InputError:
+    """The error for an id past `max_id_chars`: the start of the id and its length."""
+    return InputError(
+        f"{role} of at most {max_id_chars():,} characters (set {MAX_ID_ENV} to allow longer)",
+        source=source, line=line, text=f"{value[:40]}... ({len(value):,} characters)", where=where)
+
+
+def used_ids(dictionary, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Query ids in order of first appearance, with codes into them; ids no row uses are dropped.
+
+    Arrow's unified dictionary is normally in that order already; values only a dropped
+    comment line used are what this puts right.
+    """
+    n = len(dictionary)
+    values = np.asarray(dictionary.to_pylist(), dtype=object)
+    if not len(codes):
+        return np.zeros(0, dtype=object), codes
+    # Rows of one query are usually contiguous: the first row of each run of equal codes suffices.
+    starts = np.flatnonzero(np.concatenate([[True], codes[1:] != codes[:-1]]))
+    used, first = np.unique(codes[starts], return_index=True)
+    order = used[np.argsort(starts[first], kind="stable")]
+    if len(order) == n and (order == np.arange(n)).all():
+        return values, codes
+    remap = np.full(n, -1, dtype=np.int32)
+    remap[order] = np.arange(len(order), dtype=np.int32)
+    return values[order], remap[codes]

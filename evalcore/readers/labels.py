@@ -20,6 +20,7 @@ import pyarrow.compute as pc
 
 from ..errors import InputError, invalid_parameter
 from ..warning_log import EvalWarning, plural
+from .ids import first_long_id, long_id_error
 from .sources import Source, SourceLike, detect_format, open_source
 from .tables import (
     DOC_ALIASES,
@@ -29,7 +30,6 @@ from .tables import (
     Table,
     find_column,
     first_empty,
-    id_strings,
     is_json_id,
     json_number,
     parse_numbers,
@@ -38,6 +38,7 @@ from .tables import (
     read_jsonl_records,
     read_parquet,
     read_whitespace,
+    table_ids,
 )
 
 _TRUE = {"true", "1", "yes", "y", "t"}
@@ -136,16 +137,17 @@ def read_labels(source: LabelsLike, *, format: str | None = None, name: str | No
     fmt = detect_format(src, format)
     label_name = name or src.stem
     if fmt == "trec":
-        table = read_whitespace(src, 4, "4 whitespace-separated fields: query iter doc_id grade", (0, 2, 3))
+        table = read_whitespace(src, 4, "4 whitespace-separated fields: query iter doc_id grade", (0, 2, 3),
+                                id_columns={0: "a query id", 2: "a doc id"})
         frame = pd.DataFrame({"query": table.frame[0], "doc_id": table.frame[2], "grade": table.frame[3]})
         table = Table(frame, src, table.header_lines, table.skip_comments)
         result = _from_table(table, label_name)
     elif fmt in ("csv", "tsv"):
         table = read_delimited(src, "," if fmt == "csv" else "\t", "query, doc_id and optional grade columns",
-                               columns=QUERY_ALIASES + DOC_ALIASES + GRADE_ALIASES + QUERY_FIELDS)
+                               columns=_TABLE_COLUMNS)
         result = _from_table(table, label_name)
     elif fmt == "parquet":
-        result = _from_table(read_parquet(src), label_name)
+        result = _from_table(read_parquet(src, columns=_TABLE_COLUMNS), label_name)
     elif fmt == "json":
         value = read_json_value(src)
         if not isinstance(value, Mapping):
@@ -158,6 +160,10 @@ def read_labels(source: LabelsLike, *, format: str | None = None, name: str | No
     result.warnings = repairs + result.warnings
     result.source = src.name
     return result
+
+
+_TABLE_COLUMNS = QUERY_ALIASES + DOC_ALIASES + GRADE_ALIASES + QUERY_FIELDS
+"""Every column a labels table may use: a CSV/TSV/Parquet labels file reads only these."""
 
 
 def _from_table(table: Table, name: str) -> LabelSet:
@@ -174,8 +180,8 @@ def _from_table(table: Table, name: str) -> LabelSet:
     else:
         grades = np.ones(len(table.frame))
     judgments = pd.DataFrame({
-        "query": id_strings(table.frame[q_col]).to_numpy(),
-        "doc_id": id_strings(table.frame[d_col]).to_numpy(),
+        "query": table_ids(table, q_col, "a query id").to_numpy(),
+        "doc_id": table_ids(table, d_col, "a doc id").to_numpy(),
         "grade": grades,
     })
     info, conflicts = _query_fields(table, judgments["query"])
@@ -375,6 +381,11 @@ def _finish(name: str, judgments: pd.DataFrame, info: pd.DataFrame | None, sourc
     warnings: list[EvalWarning] = list(conflicts)
     if judgments.empty:
         raise InputError("at least one judgment (query, doc, grade)", source=source or name)
+    for column, role in (("query", "a query id"), ("doc_id", "a doc id")):
+        values = pa.array(judgments[column].to_numpy(dtype=object), pa.string(), from_pandas=True)
+        row = first_long_id(values)  # the table readers name the line; this catches JSON and Python values
+        if row is not None:
+            raise long_id_error(values[row].as_py(), role, source or name, None)
     duplicated = judgments.duplicated(["query", "doc_id"], keep=False)
     if duplicated.any():
         dups = judgments[duplicated]

@@ -20,15 +20,14 @@ import pyarrow.compute as pc
 
 from ..errors import InputError, invalid_parameter
 from ..warning_log import EvalWarning, agree, plural
-from .ids import IdArray, repeated_rows
-from .sources import Source, SourceLike, detect_format, open_source
+from .ids import IdArray, first_long_id, long_id_error, repeated_rows
+from .sources import Source, SourceLike, detect_format, open_source, read_limited
 from .tables import (
     DOC_ALIASES,
     QUERY_ALIASES,
     Table,
     find_column,
     first_empty,
-    id_strings,
     is_json_id,
     json_number,
     parse_numbers,
@@ -38,6 +37,7 @@ from .tables import (
     read_parquet,
     read_trec_run_arrow,
     read_whitespace,
+    table_ids,
 )
 
 META_FIELDS = ("model", "price_per_mtok", "dims", "index_bytes")
@@ -160,7 +160,7 @@ def read_run(
         parts = _from_table(read_delimited(src, "," if fmt == "csv" else "\t", "query, doc_id and rank or score",
                                                   columns=_TABLE_COLUMNS))
     elif fmt == "parquet":
-        parts = _from_table(read_parquet(src))
+        parts = _from_table(read_parquet(src, columns=_TABLE_COLUMNS))
     elif fmt == "json":
         value = read_json_value(src)
         if not isinstance(value, Mapping):
@@ -168,6 +168,8 @@ def read_run(
         parts = _from_mapping(value, src.name)
     else:
         parts = _from_jsonl(src)
+    if not len(parts["docs"]):
+        raise InputError("a run with at least one ranked doc", source=src.name)
     found = {"model": parts.pop("tag", None) or src.stem}
     if sidecar and isinstance(source, (str, os.PathLike)):
         found.update(_read_sidecar(Path(source)))
@@ -188,9 +190,11 @@ def _read_sidecar(run_path: Path) -> dict:
     if not path.is_file():
         return {}
     try:
-        value = json.loads(path.read_text(encoding="utf-8-sig"))
+        value = json.loads(read_limited(path, str(path)).decode("utf-8-sig"))
     except (ValueError, UnicodeDecodeError) as exc:
         raise InputError(f"valid JSON run metadata ({exc})", source=str(path)) from None
+    except RecursionError:
+        raise InputError("valid JSON run metadata (nested too deeply)", source=str(path)) from None
     if not isinstance(value, Mapping):
         raise InputError('a JSON object like {"model": ..., "price_per_mtok": ...}', source=str(path))
     return _check_metadata({k: value[k] for k in META_FIELDS if k in value}, str(path))
@@ -210,15 +214,22 @@ def _check_metadata(values: Mapping, where: str) -> dict:
                 raise InputError(f"a number for {key!r}", source=where, text=repr(value)) from None
             if not math.isfinite(number) or number < 0:
                 raise InputError(f"a non-negative number for {key!r}", source=where, text=repr(value))
+            if key != "price_per_mtok" and number >= _LARGEST_COUNT:
+                raise InputError(f"a whole number below 2**53 for {key!r}", source=where, text=repr(value))
             checked[key] = number if key == "price_per_mtok" else int(number)
     return checked
+
+
+_LARGEST_COUNT = 2.0 ** 53
+"""dims and index_bytes must stay below this: exact as floats, and storable as 64-bit integers."""
 
 
 def _from_trec(src: Source) -> dict:
     fast = read_trec_run_arrow(src)
     if fast is not None:
         return fast
-    table = read_whitespace(src, 6, "6 whitespace-separated fields: query Q0 doc_id rank score tag", (0, 2, 4, 5))
+    table = read_whitespace(src, 6, "6 whitespace-separated fields: query Q0 doc_id rank score tag", (0, 2, 4, 5),
+                            id_columns={0: "a query id", 2: "a doc id"})
     scores = parse_numbers(table, 4, "a number in the score column (5th field)")
     tags = table.frame[5]
     return {"queries": table.frame[0], "docs": table.frame[2], "scores": scores, "ranks": None,
@@ -244,8 +255,13 @@ def _from_table(table: Table) -> dict:
         if row is not None:
             raise table.error(row, f"{role} in column {column!r}")
     ranks = parse_numbers(table, r_col, f"a number in the rank column {r_col!r}") if r_col else None
+    if ranks is not None:
+        bad = (ranks < 1) | (ranks != np.floor(ranks))
+        if bad.any():
+            row = int(np.flatnonzero(bad)[0])
+            raise table.error(row, f"a rank that is a positive whole number in column {r_col!r}")
     scores = parse_numbers(table, s_col, f"a number in the score column {s_col!r}") if s_col else None
-    return {"queries": id_strings(table.frame[q_col]), "docs": id_strings(table.frame[d_col]),
+    return {"queries": table_ids(table, q_col, "a query id"), "docs": table_ids(table, d_col, "a doc id"),
             "scores": scores, "ranks": ranks}
 
 
@@ -337,6 +353,10 @@ def _assemble(parts: dict, name: str, found: dict, explicit: dict, source: str |
     doc_ids = docs if isinstance(docs, IdArray) else IdArray(docs)
     del parts, docs
     query_ids = np.asarray(query_ids, dtype=object)
+    for values, role in ((doc_ids.arrow, "a doc id"), (IdArray(query_ids).arrow, "a query id")):
+        row = first_long_id(values)  # the readers of files name the line; this catches every other way in
+        if row is not None:
+            raise long_id_error(values[row].as_py(), role, source or name, None)
     query_codes = query_codes.astype(np.int32, copy=False)
     n = len(query_codes)
     index_type = np.int32 if n < 2**31 else np.int64

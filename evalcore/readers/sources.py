@@ -1,19 +1,24 @@
-"""Opening user files: gzip, byte-order marks, line endings and format detection.
+"""Opening user files: gzip, byte-order marks, line endings, size limits and format detection.
 
 Every reader starts here, so a file is read from disk (or an upload) exactly once and every
 later error can name it. Formats are detected from the extension first and the content
-second; an explicit format always wins.
+second; an explicit format always wins. No file grows past `max_file_bytes` in memory: gzip
+is inflated in a stream that stops at the limit. `quiet_in_pyarrow` keeps pyarrow's parser
+callbacks from printing tracebacks.
 """
 
 from __future__ import annotations
 
-import gzip
 import io
 import json
 import os
 import re
+import sys
+import threading
+import zlib
+from contextlib import contextmanager
 from pathlib import Path
-from typing import BinaryIO, Union
+from typing import BinaryIO, Iterable, Iterator, Union
 
 from ..errors import InputError, invalid_parameter
 
@@ -27,6 +32,16 @@ _EXTENSIONS = {
     ".csv": "csv", ".tsv": "tsv", ".parquet": "parquet", ".pq": "parquet",
     ".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl",
 }
+
+DEFAULT_MAX_FILE_MB = 2048
+"""Largest size of one input file, after decompression, in MB (``EVALCORE_MAX_FILE_MB`` overrides)."""
+DEFAULT_MAX_ID_CHARS = 1024
+"""Longest query or doc id, in characters (``EVALCORE_MAX_ID_CHARS`` overrides)."""
+MAX_FILE_ENV = "EVALCORE_MAX_FILE_MB"
+MAX_ID_ENV = "EVALCORE_MAX_ID_CHARS"
+_MB = 1 << 20
+_READ_BLOCK = 1 << 20  # compressed bytes fed to the inflater at a time
+_INFLATE_STEP = 1 << 22  # most bytes one inflate call may produce
 
 PathLike = Union[str, os.PathLike]
 SourceLike = Union[PathLike, bytes, BinaryIO, "Source"]
@@ -54,7 +69,7 @@ class Source:
     def data(self) -> bytes:
         """The whole file: gunzipped, BOM removed, line endings LF."""
         if self._data is None:
-            self._data, self._repairs = _normalise(_read_path(self.path, self.name), self.name)
+            self._data, self._repairs = _repair(read_limited(self.path, self.name))
         return self._data
 
     @property
@@ -72,14 +87,30 @@ class Source:
         return self.data[:size]
 
     @property
+    def binary_path(self) -> Path | None:
+        """The path, when the file on disk is not gzip and is unread (a binary format can read it in place).
+
+        The file must be within `max_file_bytes`: an InputError says so otherwise.
+        """
+        if self.path is None or self._data is not None:
+            return None
+        with open(self.path, "rb") as handle:
+            if handle.read(2) == b"\x1f\x8b":
+                return None
+            check_size(os.fstat(handle.fileno()).st_size, self.name)
+        return self.path
+
+    @property
     def plain_path(self) -> Path | None:
         """The path, when the file on disk needs no repair (not gzip, no BOM, no CR) and is unread."""
         if self.path is None or self._data is not None:
             return None
         with open(self.path, "rb") as handle:
             start = handle.read(65536)
+            size = os.fstat(handle.fileno()).st_size
         if start[:2] == b"\x1f\x8b" or start.startswith(b"\xef\xbb\xbf") or b"\r" in start:
             return None
+        check_size(size, self.name)  # streamed, never held whole: still no larger than a file read whole
         return self.path
 
     @property
@@ -126,10 +157,12 @@ def open_source(source: SourceLike, name: str | None = None) -> Source:
     if isinstance(source, (bytes, bytearray, memoryview)):
         return Source(name or "<bytes>", bytes(source))
     if hasattr(source, "read"):
-        raw = source.read()
+        display = name or getattr(source, "name", None) or "<upload>"
+        raw = source.read(max_file_bytes() + 1)
         if isinstance(raw, str):
             raw = raw.encode("utf-8")
-        return Source(name or getattr(source, "name", None) or "<upload>", raw)
+        check_size(len(raw), display)
+        return Source(display, raw)
     if isinstance(source, (str, os.PathLike)):
         path = Path(source)
         display = name or str(source)
@@ -137,27 +170,125 @@ def open_source(source: SourceLike, name: str | None = None) -> Source:
             raise InputError("an existing file", source=display, text=str(source))
         if path.is_dir():
             raise InputError("a file, not a directory", source=display)
+        if not path.resolve().is_file():
+            raise InputError("a regular file (not a device, pipe or socket)", source=display, text=str(source))
         if not os.access(path, os.R_OK):
             raise InputError("a readable file (permission denied)", source=display)
         return Source(display, path=path)
     raise invalid_parameter("source", "a path, bytes or a binary file object", type(source).__name__)
 
 
-def _read_path(path: Path, display: str) -> bytes:
+def max_file_bytes() -> int:
+    """The most bytes one input file may hold after decompression: ``EVALCORE_MAX_FILE_MB`` or the default."""
+    return int(_env_limit(MAX_FILE_ENV, DEFAULT_MAX_FILE_MB, "a positive number of megabytes") * _MB)
+
+
+def max_id_chars() -> int:
+    """The longest query or doc id accepted, in characters: ``EVALCORE_MAX_ID_CHARS`` or the default."""
+    return int(_env_limit(MAX_ID_ENV, DEFAULT_MAX_ID_CHARS, "a positive whole number of characters"))
+
+
+def _env_limit(variable: str, default: float, must: str) -> float:
+    raw = os.environ.get(variable, "").strip()
+    if not raw:
+        return default
     try:
-        return path.read_bytes()
+        value = float(raw)
+    except ValueError:
+        raise invalid_parameter(variable, must, raw) from None
+    if not value > 0 or value == float("inf"):
+        raise invalid_parameter(variable, must, raw)
+    return value
+
+
+def too_large(display: str, what: str = "a file of") -> InputError:
+    """The error for a file past `max_file_bytes`, naming the limit and how to raise it."""
+    limit = max_file_bytes() / _MB
+    return InputError(f"{what} at most {limit:,.0f} MB (set {MAX_FILE_ENV} to allow more)", source=display)
+
+
+def check_size(size: int, display: str) -> None:
+    """An InputError when ``size`` bytes are more than one input file may hold."""
+    if size > max_file_bytes():
+        raise too_large(display)
+
+
+def read_limited(path: Path, display: str) -> bytes:
+    """The bytes of a file on disk, gunzipped when it is gzip; never more than `max_file_bytes` in memory."""
+    limit = max_file_bytes()
+    try:
+        with open(path, "rb") as handle:
+            start = handle.read(2)
+            if start == b"\x1f\x8b":
+                blocks = _blocks(handle, start)
+                return _gunzip(blocks, display, limit)
+            size = os.fstat(handle.fileno()).st_size
+            check_size(size, display)
+            raw = start + handle.read(size + 1 - len(start))
     except OSError as exc:
         raise InputError(f"a readable file ({exc.strerror})", source=display) from None
+    check_size(len(raw), display)  # the file grew since its size was read
+    return raw
+
+
+def _blocks(handle: BinaryIO, first: bytes) -> Iterator[bytes]:
+    yield first
+    while True:
+        block = handle.read(_READ_BLOCK)
+        if not block:
+            return
+        yield block
+
+
+def _gunzip(blocks: Iterable[bytes], display: str, limit: int) -> bytes:
+    """Inflate a gzip stream (one member or several, as ``gzip.decompress``), stopping past ``limit`` bytes.
+
+    Zero bytes between or after members are padding; anything else after a member must be
+    another member. A stream that ends inside a member is an incomplete file.
+    """
+    out = io.BytesIO()
+    total = 0
+    inflater = None  # None: between members
+    try:
+        for block in blocks:
+            data = block
+            while data:
+                if inflater is None:
+                    data = bytes(data).lstrip(b"\x00")
+                    if not data:
+                        break
+                    inflater = zlib.decompressobj(wbits=31)
+                piece = inflater.decompress(data, _INFLATE_STEP)
+                total += len(piece)
+                if total > limit:
+                    raise too_large(display, "a file that decompresses to")
+                out.write(piece)
+                if inflater.eof:
+                    data, inflater = inflater.unused_data, None
+                else:
+                    data = inflater.unconsumed_tail
+        if inflater is not None:
+            raise EOFError("Compressed file ended before the end-of-stream marker was reached")
+    except (zlib.error, EOFError) as exc:
+        raise InputError(f"a complete gzip file ({exc})", source=display) from None
+    return out.getvalue()
 
 
 def _normalise(raw: bytes, display: str) -> tuple[bytes, tuple[str, ...]]:
     """Gunzip, drop a BOM and turn CRLF into LF, saying what was repaired."""
-    repairs: list[str] = []
     if raw[:2] == b"\x1f\x8b":
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError) as exc:
-            raise InputError(f"a complete gzip file ({exc})", source=display) from None
+        view = memoryview(raw)
+        raw = _gunzip((view[i:i + _READ_BLOCK] for i in range(0, len(view), _READ_BLOCK)), display,
+                      max_file_bytes())
+        del view
+    else:
+        check_size(len(raw), display)
+    return _repair(raw)
+
+
+def _repair(raw: bytes) -> tuple[bytes, tuple[str, ...]]:
+    """Drop a BOM and turn CRLF into LF, saying what was repaired."""
+    repairs: list[str] = []
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
         repairs.append("removed a UTF-8 byte-order mark at the start of the file")
@@ -263,3 +394,38 @@ def _first_content_line(data: bytes) -> str | None:
         if line.strip() and not line.lstrip().startswith("#"):
             return line
     return None
+
+
+_quiet_lock = threading.Lock()
+_quiet_handlers: dict[int, list[BaseException]] = {}
+_hook_before = None
+
+
+@contextmanager
+def quiet_in_pyarrow(handler, failures: list[BaseException]) -> Iterator[None]:
+    """While the block runs, pyarrow's "Exception ignored in ``handler``" reports land in ``failures``.
+
+    pyarrow decodes an invalid row's text before calling ``invalid_row_handler``, and prints a
+    traceback when that fails (bytes that are not UTF-8); every other report goes where it did.
+    """
+    global _hook_before
+    with _quiet_lock:
+        if not _quiet_handlers:
+            _hook_before = sys.unraisablehook
+            sys.unraisablehook = _record_unraisable
+        _quiet_handlers[id(handler)] = failures
+    try:
+        yield
+    finally:
+        with _quiet_lock:
+            _quiet_handlers.pop(id(handler), None)
+            if not _quiet_handlers and sys.unraisablehook is _record_unraisable:
+                sys.unraisablehook = _hook_before
+
+
+def _record_unraisable(report) -> None:
+    failures = _quiet_handlers.get(id(report.object))
+    if failures is None:
+        (_hook_before or sys.__unraisablehook__)(report)
+    else:
+        failures.append(report.exc_value)

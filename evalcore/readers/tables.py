@@ -1,7 +1,8 @@
 """Turning a `Source` into a DataFrame of strings, with line numbers for every error.
 
 Parsing is columnar (pandas' C parser); line numbers are only worked out on the error path,
-by re-reading the text, so a good file never pays for them.
+by re-reading the text, so a good file never pays for them. Ids longer than `max_id_chars`
+are refused right after parsing (one Arrow kernel over the lengths).
 """
 
 from __future__ import annotations
@@ -18,10 +19,20 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 from pyarrow import csv as pacsv
 
 from ..errors import InputError
-from .sources import Source, first_content_line
+from .ids import first_long_id, long_id_error, used_ids
+from .sources import (
+    MAX_ID_ENV,
+    Source,
+    first_content_line,
+    max_file_bytes,
+    max_id_chars,
+    quiet_in_pyarrow,
+    too_large,
+)
 
 QUERY_ALIASES = ("query", "query_id", "qid", "query-id")
 DOC_ALIASES = ("doc_id", "docid", "doc", "corpus-id")
@@ -102,11 +113,13 @@ class Table:
         )
 
 
-def read_whitespace(source: Source, fields: int, describe: str, usecols: Iterable[int]) -> Table:
+def read_whitespace(source: Source, fields: int, describe: str, usecols: Iterable[int],
+                    id_columns: dict[int, str] | None = None) -> Table:
     """Read a TREC-style file: whitespace-separated, ``#`` lines and blank lines skipped.
 
     Rows with fewer than ``fields`` fields are an error naming the line; extra trailing
     fields are ignored (trec_eval does the same). Only ``usecols`` are kept, as strings.
+    ``id_columns`` (column -> role, e.g. ``{2: "doc id"}``) are checked against `max_id_chars`.
     """
     data = source.data
     has_comments = data.startswith(b"#") or b"\n#" in data or re.search(rb"\n[ \t]+#", data)
@@ -139,6 +152,8 @@ def read_whitespace(source: Source, fields: int, describe: str, usecols: Iterabl
     if short.any():
         row = int(np.flatnonzero(short.to_numpy())[0])
         raise table.error(row, describe)
+    for column, role in (id_columns or {}).items():
+        check_id_lengths(table, frame[column], role)
     return Table(frame[sorted(wanted)], source, header_lines=0, skip_comments=True)
 
 
@@ -173,38 +188,56 @@ def read_trec_run_arrow(source: Source) -> dict | None:
     bad = False
 
     def handle(row) -> str:
+        # Called from pyarrow's parser threads: it must never raise (see `quiet_in_pyarrow`).
         nonlocal bad
-        text = row.text.strip()
-        if text.startswith("#") or not text:
-            return "skip"
-        fields = text.split()
-        if len(fields) >= 6:
-            irregular.append(fields[:6])
-        else:
+        try:
+            text = row.text.strip()
+            if text.startswith("#") or not text:
+                return "skip"
+            fields = text.split()
+            if len(fields) >= 6:
+                irregular.append(fields[:6])
+            else:
+                bad = True
+        except Exception:  # noqa: BLE001 - recorded, and the slow path names the line
             bad = True
         return "skip"
 
     pool = pa.default_memory_pool()
-    query_type = pa.dictionary(pa.int32(), pa.string())
+    failures: list[BaseException] = []
     try:
-        table = pacsv.read_csv(
-            data, memory_pool=pool,
-            # 4 MiB blocks: as fast as larger ones, and fewer bytes in flight across the parser threads.
-            read_options=pacsv.ReadOptions(column_names=_RUN_COLUMNS, block_size=1 << 22),
-            parse_options=pacsv.ParseOptions(delimiter=" ", quote_char=False, escape_char=False,
-                                              ignore_empty_lines=True, invalid_row_handler=handle),
-            # Query ids are few and repeat on every line: read straight to dictionary codes.
-            convert_options=pacsv.ConvertOptions(
-                column_types={"query": query_type, "doc_id": pa.string(), "score": pa.float64()},
-                include_columns=["query", "doc_id", "score"], strings_can_be_null=False,
-            ),
-        )
-    except (pa.ArrowException, UnicodeDecodeError):
+        with quiet_in_pyarrow(handle, failures):
+            table = _read_run_csv(data, pool, handle)
+    except (pa.ArrowException, UnicodeDecodeError) as exc:
+        if "straddl" in str(exc):  # a line longer than a block: refuse it before pandas reads it whole
+            _refuse_long_line(source)
         return None
     del data
     pool.release_unused()  # the parser's block buffers, kept by the allocator until asked
-    if bad or len(irregular) > 100_000:
+    if bad or failures or len(irregular) > 100_000:
         return None
+    return _run_parts(source, table, irregular, first_line, pool)
+
+
+def _read_run_csv(data, pool, handle) -> pa.Table:
+    """pyarrow's CSV reader on a TREC run (space-separated, six columns, three kept)."""
+    query_type = pa.dictionary(pa.int32(), pa.string())
+    return pacsv.read_csv(
+        data, memory_pool=pool,
+        # 4 MiB blocks: as fast as larger ones, and fewer bytes in flight across the parser threads.
+        read_options=pacsv.ReadOptions(column_names=_RUN_COLUMNS, block_size=1 << 22),
+        parse_options=pacsv.ParseOptions(delimiter=" ", quote_char=False, escape_char=False,
+                                          ignore_empty_lines=True, invalid_row_handler=handle),
+        # Query ids are few and repeat on every line: read straight to dictionary codes.
+        convert_options=pacsv.ConvertOptions(
+            column_types={"query": query_type, "doc_id": pa.string(), "score": pa.float64()},
+            include_columns=["query", "doc_id", "score"], strings_can_be_null=False,
+        ),
+    )
+
+
+def _run_parts(source: Source, table: pa.Table, irregular: list[list[str]], first_line: list[str], pool) -> dict | None:
+    """The parsed columns of a TREC run as `read_trec_run_arrow` returns them (None: the slow path decides)."""
     tag = first_line[5] if len(first_line) >= 6 else None
     if irregular:
         try:
@@ -237,9 +270,52 @@ def read_trec_run_arrow(source: Source) -> dict | None:
     docs = table["doc_id"]
     del table
     pool.release_unused()  # the query strings, score and parse buffers: give the memory back now
-    query_ids, query_codes = _used_queries(query_ids, query_codes)
+    query_ids, query_codes = used_ids(query_ids, query_codes)
+    for values, role in ((pa.array(query_ids, pa.string()), "a query id"), (docs, "a doc id")):
+        row = first_long_id(values)
+        if row is not None:
+            value = values[row].as_py()
+            raise long_id_error(value, role, source.name, _line_holding(source, value))
     return {"query_codes": query_codes, "query_ids": query_ids, "docs": docs, "scores": scores, "ranks": None,
             "tag": tag}
+
+
+def _refuse_long_line(source: Source) -> None:
+    """An InputError for the first line longer than a run line can be (ids within `max_id_chars`), if any.
+
+    Only called when a line did not fit one 4 MiB parser block: the gaps between newlines, 64 MiB at a time.
+    """
+    cap = 8 * max_id_chars() + 4096  # two ids of up to 4 UTF-8 bytes a character, and the short fields
+    data = source.data
+    everything = np.frombuffer(data, dtype=np.uint8)
+    last, lines = -1, 0  # the last newline seen, and how many
+    for lo in range(0, len(everything) + 1, 1 << 26):
+        ends = np.flatnonzero(everything[lo:lo + (1 << 26)] == 10) + lo
+        if lo + (1 << 26) >= len(everything):
+            ends = np.append(ends, len(everything))  # the last line, with or without its newline
+        starts = np.concatenate([[last + 1], ends[:-1] + 1])
+        long = np.flatnonzero(ends - starts > cap)
+        if len(long):
+            start, end = int(starts[long[0]]), int(ends[long[0]])
+            raise InputError(f"a run line of at most {cap:,} bytes (set {MAX_ID_ENV} to allow longer ids)",
+                             source=source.name, line=lines + int(long[0]) + 1,
+                             text=data[start:start + 40].decode("utf-8", "replace") + f"... ({end - start:,} bytes)")
+        if len(ends):
+            last, lines = int(ends[-1]), lines + len(ends)
+
+
+def _line_holding(source: Source, value: str) -> int | None:
+    """The line where ``value`` first appears in the file (the error path only)."""
+    data = source.data
+    at = data.find(value.encode("utf-8"))
+    return None if at < 0 else data.count(b"\n", 0, at) + 1
+
+
+def check_id_lengths(table: "Table", values: pd.Series, role: str) -> None:
+    """An InputError naming the row of the first id in ``values`` (strings) longer than `max_id_chars`."""
+    row = first_long_id(pa.array(values.to_numpy(dtype=object), type=pa.string(), from_pandas=True))
+    if row is not None:
+        raise long_id_error(str(values.iloc[row]), role, table.source.name, table.line_of(row), table.where)
 
 
 def _chunk_dictionary(column) -> "pa.Array":
@@ -250,27 +326,6 @@ def _chunk_dictionary(column) -> "pa.Array":
 
 def _indices(column) -> "pa.ChunkedArray":
     return pa.chunked_array([chunk.indices for chunk in column.chunks], type=pa.int32())
-
-
-def _used_queries(dictionary, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Query ids in order of first appearance, with codes into them; ids no row uses are dropped.
-
-    Arrow's unified dictionary is normally in that order already; values only a dropped
-    comment line used are what this puts right.
-    """
-    n = len(dictionary)
-    values = np.asarray(dictionary.to_pylist(), dtype=object)
-    if not len(codes):
-        return np.zeros(0, dtype=object), codes
-    # Rows of one query are usually contiguous: the first row of each run of equal codes suffices.
-    starts = np.flatnonzero(np.concatenate([[True], codes[1:] != codes[:-1]]))
-    used, first = np.unique(codes[starts], return_index=True)
-    order = used[np.argsort(starts[first], kind="stable")]
-    if len(order) == n and (order == np.arange(n)).all():
-        return values, codes
-    remap = np.full(n, -1, dtype=np.int32)
-    remap[order] = np.arange(len(order), dtype=np.int32)
-    return values[order], remap[codes]
 
 
 def _first_short_line(source: Source, fields: int, describe: str) -> InputError:
@@ -319,14 +374,65 @@ def read_delimited(source: Source, delimiter: str, describe: str, columns: Itera
                  quoted_delimiter=None if delimiter == "\t" else delimiter, header=header)
 
 
-def read_parquet(source: Source) -> Table:
-    """Read a Parquet file; ids become strings exactly as stored (no number conversion)."""
+def read_parquet(source: Source, columns: Iterable[str] | None = None) -> Table:
+    """Read a Parquet file; ids become strings exactly as stored (no number conversion).
+
+    ``columns`` are the names (lower case) a caller may use: only those are read and
+    decompressed, so a wide file's other columns cost nothing; the whole header is kept for
+    messages. The columns read may not take more than `max_file_bytes` in memory. Binary
+    columns must hold UTF-8 text.
+    """
+    wanted = None if columns is None else {c.lower() for c in columns}
     try:
-        frame = pd.read_parquet(io.BytesIO(source.data))
+        parquet = pq.ParquetFile(source.binary_path or pa.BufferReader(source.data))
+        names = tuple(parquet.schema_arrow.names)
+        chosen = [n for n in names if wanted is None or str(n).strip().lower() in wanted]
+        table = _read_parquet_columns(parquet, chosen, source.name)
+    except InputError:
+        raise
     except Exception as exc:  # pyarrow raises many types for a damaged file
         raise InputError(f"a readable Parquet file ({type(exc).__name__}: {exc})", source=source.name) from None
+    for i, name in enumerate(table.column_names):
+        if pa.types.is_binary(table.schema.field(i).type) or pa.types.is_large_binary(table.schema.field(i).type):
+            table = table.set_column(i, name, _utf8_column(table.column(i), name, source.name))
+    frame = table.to_pandas()
     frame.columns = [str(c).strip() for c in frame.columns]
-    return Table(frame, source, header_lines=0, skip_comments=False, where="row")
+    return Table(frame, source, header_lines=0, skip_comments=False, where="row",
+                 header=tuple(str(n).strip() for n in names))
+
+
+def _read_parquet_columns(parquet: pq.ParquetFile, columns: list[str], display: str) -> pa.Table:
+    """The chosen columns, batch by batch, stopping as soon as they pass `max_file_bytes`."""
+    limit, meta, chosen = max_file_bytes(), parquet.metadata, set(columns)
+    groups = (meta.row_group(i) for i in range(meta.num_row_groups))
+    if sum(group.column(j).total_uncompressed_size for group in groups for j in range(group.num_columns)
+           if group.column(j).path_in_schema in chosen) > limit:
+        raise too_large(display, "Parquet columns that decompress to")
+    batches, held = [], 0
+    for batch in parquet.iter_batches(batch_size=1 << 16, columns=columns, use_pandas_metadata=False):
+        held += batch.nbytes
+        if held > limit:
+            raise too_large(display, "Parquet columns that decompress to")
+        batches.append(batch)
+    if not batches:
+        return parquet.schema_arrow.empty_table().select(columns)
+    return pa.Table.from_batches(batches)
+
+
+def _utf8_column(values: pa.ChunkedArray, name: str, display: str) -> pa.ChunkedArray:
+    """A binary column as text; bytes that are not UTF-8 are an error naming their row."""
+    try:
+        return values.cast(pa.string())
+    except pa.ArrowInvalid:
+        pass
+    for row, value in enumerate(values.to_pylist()):  # the error path only
+        try:
+            (value or b"").decode("utf-8")
+        except UnicodeDecodeError:
+            raise InputError(f"UTF-8 text in column {name!r}", source=display, line=row + 1,
+                             text=value[:60].decode("utf-8", "replace"),
+                             where="row") from None
+    raise InputError(f"UTF-8 text in column {name!r}", source=display)
 
 
 def read_json_value(source: Source) -> object:
@@ -424,17 +530,38 @@ def _header_as_read(table: Table) -> str:
     return first if first is not None else ",".join(table.column_names)
 
 
-def id_strings(values: pd.Series) -> pd.Series:
+def id_strings(values: pd.Series, table: Table | None = None) -> pd.Series:
     """Ids as strings, exactly as written: ``007`` stays ``007`` and spaces are kept; Parquet
-    integers become their text. Missing cells become "" (callers reject empty ids)."""
+    integers become their text. Missing cells become "" (callers reject empty ids).
+
+    Ids stored as floats must be whole numbers within 2**53 (beyond, distinct ids would merge):
+    anything else is an InputError naming the row of ``table`` (when given).
+    """
     missing = values.isna().to_numpy()
     if pd.api.types.is_float_dtype(values.dtype):
-        present = values.dropna()
-        if (present == np.floor(present)).all():
-            values = values.fillna(0).astype(np.int64)
+        numbers = values.to_numpy(dtype=np.float64, na_value=np.nan)
+        bad = ~missing & ((numbers != np.floor(numbers)) | (np.abs(numbers) > _EXACT_FLOAT))
+        if bad.any():
+            row = int(np.flatnonzero(bad)[0])
+            expected = f"an id that is text or a whole number up to 2**53 in column {values.name!r}"
+            text = repr(float(numbers[row]))
+            if table is not None:
+                raise table.error(row, expected, text=text)
+            raise InputError(expected, line=row + 1, text=text, where="row")
+        values = values.fillna(0).astype(np.int64)
     text = values.astype(str)
     if missing.any():
         text = text.where(~missing, "")
+    return text
+
+
+_EXACT_FLOAT = 2.0 ** 53
+
+
+def table_ids(table: Table, column: str, role: str) -> pd.Series:
+    """The ids of one column as `id_strings`, each within `max_id_chars` (else an error naming the row)."""
+    text = id_strings(table.frame[column], table)
+    check_id_lengths(table, text, role)
     return text
 
 
