@@ -6,6 +6,7 @@ version keeps every query and its split), and a judging round becomes a new vers
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
@@ -37,18 +38,23 @@ def suspect_reason(row: Mapping, k: int, agree_depth: int) -> str:
 def flag_for_rejudging(workspace: Workspace, labels: LabelSet, queries: Sequence[str], *,
                        scored: Sequence[str] | None = None, suspects: pd.DataFrame | None = None,
                        suspect_k: int | None = None, agree_depth: int | None = None, label_set: str | None = None,
-                       labels_file: StoredFile | None = None, who: str | None = None) -> Flagged:
+                       labels_file: StoredFile | str | os.PathLike | None = None, who: str | None = None,
+                       scored_name: str | None = None) -> Flagged:
     """Save ``labels`` (the whole set as read) as a version, then queue each of ``queries`` for blind re-judging.
 
     Only queries that were scored (``scored``: the tune side, or every query after a reveal; default every
-    labeled query) can be flagged. A query among the audit's ``suspects`` is queued with the doc every run agreed
-    on and why; any other with `MANUAL_REASON`.
+    labeled query; ``scored_name``: what the error calls them, e.g. ``NAME:tune``, default the labels' name) can
+    be flagged. A query among the audit's ``suspects`` is queued with the doc every run agreed on and why; any
+    other with `MANUAL_REASON`. ``labels_file`` is the stored file the labels were read from, or its path (stored
+    once the queries are checked, so a refused flag stores nothing).
     """
     allowed = set(labels.queries.tolist() if scored is None else scored)
     unknown = [q for q in queries if q not in allowed]
     if unknown:
-        raise UsageError(f"{unknown[0]!r}: no such query in the labels {labels.name!r} (of {len(allowed):,} scored "
-                         "queries, only those can be flagged).")
+        raise UsageError(f"{unknown[0]!r}: no such query in the labels {scored_name or labels.name!r} (of "
+                         f"{len(allowed):,} scored queries, only those can be flagged).")
+    if labels_file is not None and not isinstance(labels_file, StoredFile):
+        labels_file = workspace.put_file(labels_file)
     version = workspace.save_labels(labels, name=label_set, file=labels_file)
     entries = []
     for query in queries:

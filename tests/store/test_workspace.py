@@ -41,8 +41,9 @@ def seed_evaluation(**options):
 
 
 def run_cli(*args: object, env: dict | None = None, stdin: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "evalcore.cli", *map(str, args)], capture_output=True, text=True,
-                          cwd=ROOT, timeout=120, input=stdin, env={**os.environ, **(env or {})})
+    from cli_runner import run_cli  # the command line in-process (tests/cli_runner.py)
+
+    return run_cli(*args, env=env, stdin=stdin)
 
 
 # ----------------------------------------------------------------------------- location and files

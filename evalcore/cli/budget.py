@@ -1,0 +1,38 @@
+"""``evalcore budget``: recall@k next to the prompt-token cost of k chunks, and a recommended k per run."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from ..analyses.budget import k_budget
+from ..metrics.measures import check_k
+from ..readers.documents import read_documents
+from .common import Recording, add_split, load, scope, split_notice, warn, write
+from .parser import EXIT_OK
+
+
+def run(args: argparse.Namespace, recording: Recording) -> int:
+    labels, runs = load(args)
+    scoped = scope(args, labels, runs, recording)
+    docs = read_documents(args.docs, format=args.docs_format) if args.docs else None
+    if scoped.split is None:
+        scored = runs
+    else:  # scored here on the split's queries, to the depth the table needs
+        scored = scoped.evaluate(runs, check_k(args.max_k, name="max_k"), min_grade=args.min_grade,
+                                 zero_relevant=args.zero_relevant, level=args.level, seed=args.seed)
+        labels = None
+    report = k_budget(scored, labels, docs, max_k=args.max_k, price_per_mtok=args.price_per_mtok,
+                      requests_per_month=args.requests_per_month, overhead_tokens=args.overhead_tokens,
+                      chunk_tokens=args.chunk_tokens, tokenizer=args.tokenizer, lam=args.lam,
+                      value_per_point=args.value_per_point, min_grade=args.min_grade,
+                      zero_relevant=args.zero_relevant, level=args.level, rng=args.seed)
+    split_notice(scoped, args.format)
+    if args.format == "json":
+        write(json.dumps(add_split(report.to_dict(), scoped), ensure_ascii=False, allow_nan=False) + "\n")
+    elif args.format == "csv":
+        write(report.to_csv())
+        warn(report.warnings)
+    else:
+        write(report.to_text())
+    return EXIT_OK

@@ -1,0 +1,155 @@
+"""What the commands share: reading the inputs, the split options and their scope, notices, writing output.
+
+Nothing here touches the workspace: a scoring command reaches it (to record a --reveal) through the
+``recording`` loader `main` gives its handler, so a command line that never asks for the workspace never loads it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import sys
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from types import ModuleType
+
+import pandas as pd
+
+from ..errors import UsageError
+from ..metrics.split import SplitRule, query_splits, scoring_labels
+from ..readers.labels import read_labels
+from ..readers.runs import read_run
+from ..report.render import _text_table
+from ..safe_text import md_text
+
+Recording = Callable[[], ModuleType]
+"""Loads `evalcore.cli.recording` (the reveal, ``evaluate --save``, ``audit --flag``: the store) on first use."""
+
+
+# ----------------------------------------------------------------------------- inputs
+
+
+def load(args: argparse.Namespace):
+    """The labels and runs named by --labels and --run (and their format options)."""
+    labels = read_labels(args.labels, format=args.labels_format)
+    runs = [read_run(path, format=args.run_format, name=name) for name, path in map(run_argument, args.run)]
+    return labels, runs
+
+
+def run_argument(value: str) -> tuple[str | None, str]:
+    """``--run FILE`` or ``--run NAME=FILE`` (a name for runs whose files share a stem)."""
+    name, sep, path = value.partition("=")
+    if sep and name and path and not Path(value).exists() and "/" not in name and "\\" not in name:
+        return name, path
+    return None, value
+
+
+# ----------------------------------------------------------------------------- the tune/holdout split
+
+
+def check_split_options(args: argparse.Namespace) -> None:
+    """--split, --hash-split, --reveal and --who only make sense together."""
+    if args.split in (None, "tune"):
+        given = [flag for flag, value in (("--reveal", args.reveal or None), ("--who", args.who)) if value is not None]
+        if given:
+            raise UsageError(f"{', '.join(given)}: only used with --split holdout or --split all; tune numbers are "
+                             "never sealed.")
+        return
+    if args.who is not None and not args.reveal:
+        raise UsageError("--who names the person of a --reveal; add --reveal or leave it out.")
+
+
+def scope(args: argparse.Namespace, labels, runs, recording: Recording):
+    """The labels this command may score (`evalcore.metrics.split.scoring_labels`): the tune split by default when the
+    labels carry a split; the holdout or all queries only with --reveal, recorded in the workspace first."""
+    check_split_options(args)
+    rule = SplitRule(args.hash_split) if args.hash_split is not None else SplitRule()
+    reveal = None
+    if args.split in ("holdout", "all"):
+        query_splits(labels, rule)  # labels without a split: say so before anything is recorded
+        reveal = recording().reveal(args, labels, runs, rule)
+    return scoring_labels(labels, rule, reveal, args.split)
+
+
+def split_notice(scope, fmt: str) -> None:
+    """One line on the tune split: how many holdout queries are sealed and how to see them. First on stdout for
+    tables (a reader sees it before any number), on stderr beside JSON and CSV (their stdout stays parseable)."""
+    if scope.split != "tune":
+        return
+    total = len(scope.full_queries)
+    text = f"tune split (exploratory, {scope.rule}): {scope.n_queries:,} of {total:,} labeled queries scored"
+    if scope.sealed:
+        text += (f"; {scope.sealed:,} holdout queries sealed: see them with --split holdout --reveal, or every query "
+                 "with --split all --reveal (each view is recorded in the workspace)")
+    if fmt == "table":
+        write(text + "\n\n")
+    elif fmt in ("markdown", "html"):
+        write(md_text(text) + "\n\n")
+    else:
+        note(text)
+
+
+def add_split(data: dict, scope) -> dict:
+    """A JSON result with the ``split`` its numbers are on (when the labels carry one)."""
+    if scope.split is not None:
+        data["split"] = scope.to_dict()
+    return data
+
+
+# ----------------------------------------------------------------------------- output
+
+
+def write(text: str) -> None:
+    """Text to stdout; a reader that went away (``evalcore evaluate ... | head``) is not an error."""
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        try:  # silence the flush at exit; only a real file descriptor can be redirected
+            fd = sys.stdout.fileno()
+        except (AttributeError, ValueError, io.UnsupportedOperation):
+            return
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, fd)
+
+
+def note(text: str) -> None:
+    """One ``evalcore: ...`` line on stderr (what was saved, recorded or written; never a number's only place)."""
+    print(f"evalcore: {text}", file=sys.stderr)
+
+
+def warn(warnings: Iterable) -> None:
+    """Warnings on stderr, beside a CSV whose stdout must stay parseable."""
+    for warning in warnings:
+        note(f"warning: [{warning.code}] x{warning.count}: {warning.message}")
+
+
+def frame_text(frame: pd.DataFrame, title: str) -> str:
+    """A DataFrame as an aligned text table under a title (empty frames say so)."""
+    if frame.empty:
+        return f"{title}\n(none)"
+    whole = {c: c not in ("mean", "ci_low", "ci_high", "price_per_mtok") and pd.api.types.is_float_dtype(frame[c])
+             and bool((frame[c].dropna() % 1 == 0).all()) for c in frame.columns}  # float only because of gaps (ids, versions): print as integers
+
+    def cell(value, column) -> str:
+        if value is None or value is pd.NA or (isinstance(value, float) and value != value):
+            return ""
+        if isinstance(value, float):
+            return str(int(value)) if whole[column] else f"{value:.4f}"
+        return str(value)
+
+    body = [[cell(v, c) for v, c in zip(row, frame.columns)] for row in frame.itertuples(index=False)]
+    return _text_table(title, [str(c) for c in frame.columns], body)
+
+
+def frames_text(frames: dict[str, pd.DataFrame]) -> str:
+    """Several titled tables, a blank line apart."""
+    return "\n\n".join(frame_text(frame, name) for name, frame in frames.items())
+
+
+def frames_json(frames: dict[str, pd.DataFrame]) -> str:
+    """Titled tables as one JSON object of record lists."""
+    out = {name: json.loads(frame.to_json(orient="records", date_format="iso")) for name, frame in frames.items()}
+    return json.dumps(out, ensure_ascii=False, indent=1)

@@ -1,0 +1,28 @@
+"""``evalcore compare``: paired comparison of runs on the same queries, in plain words."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from ..analyses.compare import DEFAULT_COMPARE_METRICS, compare_evaluation
+from ..metrics.measures import Measure
+from .common import Recording, add_split, load, scope, split_notice, write
+from .parser import EXIT_OK
+
+
+def run(args: argparse.Namespace, recording: Recording) -> int:
+    metrics = [Measure.parse(m) for m in (args.metric or DEFAULT_COMPARE_METRICS)]
+    ks = sorted({m.k for m in metrics if m.k}) or [1]
+    labels, runs = load(args)
+    scoped = scope(args, labels, runs, recording)
+    evaluation = scoped.evaluate(runs, ks, min_grade=args.min_grade, zero_relevant=args.zero_relevant,
+                                 level=args.level, seed=args.seed)
+    report = compare_evaluation(evaluation, [str(m) for m in metrics], args.baseline, alpha=args.alpha,
+                                target_diff=args.target_diff)
+    split_notice(scoped, args.format)
+    if args.format == "json":
+        write(json.dumps(add_split(report.to_dict(), scoped), ensure_ascii=False, allow_nan=False) + "\n")
+    else:
+        write(report.to_text(markdown=args.format == "markdown"))
+    return EXIT_OK

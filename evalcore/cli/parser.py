@@ -1,0 +1,330 @@
+"""Every argparse definition of the ``evalcore`` command line, and nothing heavy: parsing ``--help`` or a usage
+error loads no command's code.
+
+Each command names its handler as ``"module:function"`` (``handler``), a module of this package that `main`
+imports only when that command runs. Scoring commands (the ones taking the split options) also set ``scores``:
+their handler is given `recording`, the workspace side, loaded on first use.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..metrics.measures import DESCRIPTIONS
+
+EXIT_OK, EXIT_FAILURE, EXIT_BAD_INPUT = 0, 1, 2
+"""Exit status: 0 success, 2 bad input or usage, 1 anything else (SPEC.md §4)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that exits 2 with a one-line message (its default, made explicit)."""
+
+    def error(self, message: str) -> None:  # pragma: no cover - argparse contract
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    metrics_help = "\n".join(f"  {name}: {text}" for name, text in DESCRIPTIONS.items())
+    parser = _Parser(
+        prog="evalcore",
+        description="Measure retrieval quality from labels and ranked runs.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="metrics:\n" + metrics_help,
+    )
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    ev = sub.add_parser("evaluate", help="score one or more runs against labels",
+                        formatter_class=argparse.RawDescriptionHelpFormatter, epilog="metrics:\n" + metrics_help)
+    _add_inputs(ev)
+    ev.add_argument("--k", default="1,5,10", help="cutoffs, comma separated (default 1,5,10)")
+    ev.add_argument("--format", choices=("table", "json", "csv", "markdown"), default="table",
+                    help="output format (default table)")
+    ev.add_argument("--per-query", action="store_true", help="also print every query's scores")
+    ev.add_argument("--slice-by", action="append", default=None, metavar="FIELD",
+                    help="also score each value of a label field (source, split, blind) separately; "
+                         "repeatable. With --format csv the slice rows are printed instead of the summary")
+    ev.add_argument("--min-slice-n", type=int, default=30,
+                    help="slices with fewer queries are marked as too small to rank (default 30)")
+    _add_interval_options(ev)
+    ev.add_argument("--save", action="store_true",
+                    help="also record this evaluation in the workspace: the files (stored before they are read), "
+                         "the label-set version, the runs, the summary and every query's outcome at --save-k. With "
+                         "a tune/holdout split the tune numbers are saved, under the label set NAME:tune (holdout "
+                         "and all-query numbers are never saved: the reveal log is their record)")
+    ev.add_argument("--workspace", default=None, metavar="DIR",
+                    help="workspace folder for --save and --reveal (default: $EVALCORE_WORKSPACE, else "
+                         "~/.local/share/evalcore)")
+    ev.add_argument("--label-set", default=None, metavar="NAME",
+                    help="with --save or --reveal: the label set to version these labels under (default: the labels "
+                         "file stem)")
+    ev.add_argument("--line", action="append", default=None, metavar="RUN=LINE",
+                    help="with --save: the model line a run belongs to (default: its model string); repeatable. "
+                         "With a single --run, LINE alone is enough")
+    ev.add_argument("--save-k", type=int, default=None, metavar="K",
+                    help="with --save: the k at which each query's hit or miss is recorded (default: the largest --k)")
+    _add_split_options(ev)
+    ev.set_defaults(handler="evaluate:run")
+
+    aud = sub.add_parser("audit", help="can these numbers be trusted: blind labels, pooling bias, judged depth with "
+                                       "bounds, labels to check",
+                         description="An integrity audit of runs against labels: the share of blind labels behind "
+                                     "each run's numbers and the metrics on blind labels only; whether the judged "
+                                     "docs come mostly from one run's top results; judged@k per run with bounds for "
+                                     "every quoted k (unjudged docs counted as non-relevant and as relevant); and "
+                                     "the queries every run misses while the runs agree on another doc.")
+    _add_inputs(aud)
+    aud.add_argument("--k", default="1,5,10", help="the cutoffs you quote, comma separated (default 1,5,10)")
+    aud.add_argument("--pool-depth", type=int, default=10, metavar="D",
+                     help="depth of each run's top results looked at for pooling bias (default 10)")
+    aud.add_argument("--min-judged", type=float, default=0.9, metavar="SHARE",
+                     help="judged@k a k needs to count as covered by the judgments (default 0.9)")
+    aud.add_argument("--suspect-k", type=int, default=None, metavar="K",
+                     help="k at which every run must miss for a 'check the label' candidate (default: the largest --k)")
+    aud.add_argument("--agree-depth", type=int, default=3, metavar="D",
+                     help="every run must have the same other doc in its top D (default 3)")
+    aud.add_argument("--min-slice-n", type=int, default=30,
+                     help="blind-only metrics on fewer queries are marked too small to rank (default 30)")
+    aud.add_argument("--flag", action="append", default=None, metavar="QUERY",
+                     help="queue this query for blind re-judging in the workspace (labels are never edited here); "
+                          "repeatable")
+    aud.add_argument("--workspace", default=None, metavar="DIR",
+                     help="with --flag or --reveal: workspace folder (default: $EVALCORE_WORKSPACE, else "
+                          "~/.local/share/evalcore)")
+    aud.add_argument("--label-set", default=None, metavar="NAME",
+                     help="with --flag or --reveal: the label set the labels are saved under (default: the labels "
+                          "file stem)")
+    aud.add_argument("--format", choices=("table", "json", "markdown"), default="table",
+                     help="output format (default table)")
+    _add_interval_options(aud)
+    _add_split_options(aud)
+    aud.set_defaults(handler="audit:run")
+
+    _add_judge_commands(sub)
+
+    cmp_ = sub.add_parser("compare", help="paired comparison of runs on the same queries, in plain words")
+    _add_inputs(cmp_)
+    cmp_.add_argument("--baseline", default=None, metavar="NAME",
+                      help="run every other run is compared with (default: all pairs)")
+    cmp_.add_argument("--metric", action="append", default=None, metavar="METRIC",
+                      help="metric to compare, e.g. recall@1 or mrr; repeat for several "
+                           "(default recall@1, recall@5, mrr)")
+    cmp_.add_argument("--alpha", type=float, default=0.05, help="significance level after Holm (default 0.05)")
+    cmp_.add_argument("--target-diff", type=float, default=None, metavar="D",
+                      help="difference to plan for, on the metric's 0..1 scale (0.03 = 3 points)")
+    cmp_.add_argument("--format", choices=("table", "json", "markdown"), default="table")
+    _add_interval_options(cmp_, seeded="the bootstrap and sign flips")
+    _add_split_options(cmp_, workspace=True)
+    cmp_.set_defaults(handler="compare:run")
+
+    bud = sub.add_parser("budget", help="pick k: recall@k next to the prompt-token cost of k chunks",
+                         description="Recall and hit rate at k = 1..max-k next to the prompt tokens and money the k "
+                                     "retrieved chunks cost per request, and a recommended k per run: the k "
+                                     "maximising 100*recall(k) - lambda*tokens(k)/1000.")
+    _add_inputs(bud)
+    bud.add_argument("--docs", default=None, metavar="FILE",
+                     help="documents file with doc_id and tokens and/or text (CSV, TSV, JSONL, Parquet); "
+                          "tokens column first, else text counted with --tokenizer")
+    bud.add_argument("--docs-format", default=None, help="override format detection for the documents file")
+    bud.add_argument("--max-k", type=int, default=50, help="largest k in the table (default 50)")
+    bud.add_argument("--price-per-mtok", type=float, default=None, metavar="P",
+                     help="generator LLM price in dollars per million input tokens (default 1.00; the run "
+                          "sidecar's price_per_mtok is the embedding model's and is not used for this)")
+    bud.add_argument("--requests-per-month", type=float, default=None, metavar="N",
+                     help="requests per month, for the cost per month")
+    bud.add_argument("--overhead-tokens", type=int, default=0, metavar="T",
+                     help="fixed prompt tokens on every request besides the chunks (default 0)")
+    bud.add_argument("--chunk-tokens", type=int, default=None, metavar="N",
+                     help="tokens per chunk for docs without a count or text, or for every doc without --docs")
+    bud.add_argument("--tokenizer", choices=("o200k_base", "cl100k_base", "chars/4"), default="o200k_base",
+                     help="how chunk text is counted (default o200k_base; chars/4 is approximate)")
+    trade = bud.add_mutually_exclusive_group()
+    trade.add_argument("--lam", type=float, default=None, metavar="L",
+                       help="recall points 1,000 more prompt tokens per request must buy (default 10)")
+    trade.add_argument("--value-per-point", type=float, default=None, metavar="V",
+                       help="dollars per month one recall point is worth; with --requests-per-month derives "
+                            "lambda from the price")
+    bud.add_argument("--format", choices=("table", "json", "csv"), default="table",
+                     help="output format (default table)")
+    _add_interval_options(bud)
+    _add_split_options(bud, workspace=True)
+    bud.set_defaults(handler="budget:run")
+
+    _add_workspace_commands(sub)
+
+    rep = sub.add_parser("report", help="one-page report for a meeting: leaderboard, comparison, cost of k, open "
+                                        "failures, provenance (Markdown or self-contained HTML)",
+                         description="A one-page report of a saved evaluation (--evaluation, default: the latest in "
+                                     "the workspace) or of files (--labels and --run): leaderboard with intervals, "
+                                     "paired comparison, the chosen k and its cost (with --docs), the top open "
+                                     "failures (regressions first, with the ledger's status, tags and notes) and "
+                                     "where every number came from.")
+    rep.add_argument("--evaluation", default=None, metavar="ID",
+                     help="a saved evaluation id, or 'latest' (the default when no --labels is given)")
+    rep.add_argument("--workspace", default=None, metavar="DIR", help="workspace folder (default: $EVALCORE_WORKSPACE, "
+                     "else ~/.local/share/evalcore)")
+    _add_inputs(rep, required=False)
+    rep.add_argument("--k", type=int, default=None,
+                     help="the chosen k (default: the saved evaluation's; 10 with --labels and --run)")
+    rep.add_argument("--baseline", default=None, metavar="NAME",
+                     help="run the others are compared with (default: the first run)")
+    rep.add_argument("--docs", default=None, metavar="FILE",
+                     help="documents file (doc_id and tokens and/or text): adds the prompt-token cost of k")
+    rep.add_argument("--docs-format", default=None, help="override format detection for the documents file")
+    rep.add_argument("--chunk-tokens", type=int, default=None, metavar="N",
+                     help="tokens per chunk for docs without a count or text (or instead of --docs)")
+    rep.add_argument("--price-per-mtok", type=float, default=None, metavar="P",
+                     help="generator LLM price in dollars per million input tokens (default 1.00)")
+    rep.add_argument("--requests-per-month", type=float, default=None, metavar="N",
+                     help="requests per month, for the cost per month")
+    rep.add_argument("--top-failures", type=int, default=5, metavar="N",
+                     help="open failures listed per run (default 5)")
+    rep.add_argument("--title", default=None, help="report title (default: labels, version and k)")
+    rep.add_argument("--format", choices=("markdown", "html"), default=None,
+                     help="output format (default: from the --output extension, else markdown)")
+    rep.add_argument("--output", default=None, metavar="FILE",
+                     help="write here (.html: one self-contained file; .md: Markdown plus PNG charts beside it) "
+                          "instead of printing")
+    rep.add_argument("--failures-csv", default=None, metavar="FILE",
+                     help="also write every failure at k with its context as CSV (formula-safe cells)")
+    rep.add_argument("--no-charts", action="store_true", help="leave the PNG charts out")
+    rep.add_argument("--level", type=float, default=None, help="with --labels: confidence level (default 0.95)")
+    rep.add_argument("--seed", type=int, default=None, help="with --labels: seed of the bootstrap (default 0)")
+    rep.add_argument("--label-set", default=None, metavar="NAME",
+                     help="with --labels and --reveal: the label set the reveal is recorded under (default: the "
+                          "labels file stem)")
+    _add_split_options(rep)
+    rep.set_defaults(handler="report:run")
+    return parser
+
+
+def _add_workspace_commands(sub) -> None:
+    ws = sub.add_parser("workspace", help="list, show, delete and extend what the workspace holds",
+                        description="The workspace keeps label sets (versioned), runs, evaluations and the failure "
+                                    "ledger in one SQLite file under $EVALCORE_WORKSPACE (default "
+                                    "~/.local/share/evalcore). Save into it with `evalcore evaluate ... --save`.")
+    actions = ws.add_subparsers(dest="action", required=True, parser_class=_Parser)
+
+    def common(parser: argparse.ArgumentParser, formats: bool = True) -> None:
+        parser.add_argument("--workspace", default=None, metavar="DIR",
+                            help="workspace folder (default: $EVALCORE_WORKSPACE, else ~/.local/share/evalcore)")
+        if formats:
+            parser.add_argument("--format", choices=("table", "json"), default="table",
+                                help="output format (default table)")
+
+    ls = actions.add_parser("list", help="label sets, runs, evaluations, model lines and files")
+    ls.add_argument("what", nargs="?", default="all", choices=("all", "labels", "runs", "evaluations", "lines", "files"))
+    common(ls)
+    ls.set_defaults(handler="workspace:list_contents")
+
+    show = actions.add_parser("show", help="one label set, run, evaluation or model line in detail")
+    show.add_argument("kind", choices=("labels", "run", "evaluation", "line"))
+    show.add_argument("key", metavar="NAME_OR_ID", help="label set or line name, run id, evaluation id or 'latest'")
+    show.add_argument("--version", type=int, default=None, help="labels: the version (default: the latest)")
+    show.add_argument("--labels", default=None, metavar="NAME",
+                      help="line: the label set (default: that of the line's latest evaluation)")
+    show.add_argument("--k", type=int, default=None, help="line: the k of hit or miss (default: the latest evaluation's)")
+    show.add_argument("--limit", type=int, default=20, help="line: ledger rows shown (default 20)")
+    common(show)
+    show.set_defaults(handler="workspace:show")
+
+    delete = actions.add_parser("delete", help="delete a label set (all versions), run, evaluation or unused file")
+    delete.add_argument("kind", choices=("labels", "run", "evaluation", "file"))
+    delete.add_argument("key", metavar="NAME_OR_ID", help="label set name, run id, evaluation id or 'latest', file hash")
+    delete.add_argument("--yes", action="store_true", help="delete without asking for confirmation")
+    common(delete, formats=False)
+    delete.set_defaults(handler="workspace:delete")
+
+    add = actions.add_parser("add-cases", help="a new version of a label set with more cases (e.g. production misses)")
+    add.add_argument("name", metavar="LABEL_SET")
+    add.add_argument("file", metavar="FILE", help="labels file with the cases (any labels format)")
+    add.add_argument("--cases-format", default=None, help="override format detection for the cases file")
+    add.add_argument("--note", default=None, help="why this version was made")
+    common(add, formats=False)
+    add.set_defaults(handler="workspace:add_cases")
+
+
+def _add_judge_commands(sub) -> None:
+    judge = sub.add_parser("judge", help="blind judging: export a shuffled pool of every run's top docs for a "
+                                         "query, save a person's marks as a new label-set version",
+                           description="Blind judging. `judge pool` writes the union of every run's top --depth docs "
+                                       "for one query, shuffled, without rank, score or run, as CSV with an empty "
+                                       "relevant column; a person fills it in (yes or no); `judge save` stores the "
+                                       "marks as a new version of a saved label set (the query marked blind, the "
+                                       "judged depth recorded; earlier versions unchanged). `judge queue` lists the "
+                                       "queries flagged for re-judging.")
+    actions = judge.add_subparsers(dest="action", required=True, parser_class=_Parser)
+    pool = actions.add_parser("pool", help="the shuffled judging pool of one query, as CSV")
+    _add_inputs(pool)
+    pool.add_argument("--query", required=True, metavar="QUERY", help="the query id to judge")
+    pool.add_argument("--depth", type=int, default=10, metavar="D",
+                      help="pool each run's top D docs (default 10); raise it to extend coverage before quoting a "
+                           "deeper k")
+    pool.add_argument("--seed", type=int, default=0, help="seed of the shuffle (default 0)")
+    pool.add_argument("--docs", default=None, metavar="FILE", help="documents file: adds each doc's text to the pool")
+    pool.add_argument("--docs-format", default=None, help="override format detection for the documents file")
+    pool.add_argument("--output", default=None, metavar="FILE", help="write the CSV here instead of printing it")
+    pool.set_defaults(handler="judge:pool")
+
+    save = actions.add_parser("save", help="save a filled-in pool as a new version of a label set")
+    save.add_argument("name", metavar="LABEL_SET")
+    save.add_argument("file", metavar="FILE", help="the pool CSV with its relevant column filled in (yes or no)")
+    save.add_argument("--judge", default=None, metavar="NAME", help="who judged (default: the login name)")
+    save.add_argument("--workspace", default=None, metavar="DIR",
+                      help="workspace folder (default: $EVALCORE_WORKSPACE, else ~/.local/share/evalcore)")
+    save.set_defaults(handler="judge:save")
+
+    queue = actions.add_parser("queue", help="queries flagged for blind re-judging, and the judging rounds done")
+    queue.add_argument("name", metavar="LABEL_SET", nargs="?", default=None)
+    queue.add_argument("--all", action="store_true", help="also list resolved entries")
+    queue.add_argument("--workspace", default=None, metavar="DIR",
+                       help="workspace folder (default: $EVALCORE_WORKSPACE, else ~/.local/share/evalcore)")
+    queue.add_argument("--format", choices=("table", "json"), default="table", help="output format (default table)")
+    queue.set_defaults(handler="judge:queue")
+
+
+def _add_split_options(parser: argparse.ArgumentParser, workspace: bool = False) -> None:
+    """--split, --hash-split, --reveal and --who, as every command that scores labels takes them (``scores``: its
+    handler is also given the workspace side, for a --reveal)."""
+    parser.set_defaults(scores=True)
+    parser.add_argument("--split", choices=("tune", "holdout", "all"), default=None,
+                        help="when the labels carry a tune/holdout split (their split field, or --hash-split): which "
+                             "queries to score. Default tune: exploratory numbers, the holdout sealed. holdout or all "
+                             "(tune and holdout together) need --reveal")
+    parser.add_argument("--hash-split", type=float, default=None, metavar="FRACTION",
+                        help="split by a hash of the query id instead of the labels' split field, putting FRACTION of "
+                             "the queries in tune (deterministic on every machine)")
+    parser.add_argument("--reveal", action="store_true",
+                        help="with --split holdout or all: show those numbers and record this view in the workspace "
+                             "(who, when, label-set version, runs); every view is counted")
+    parser.add_argument("--who", default=None, metavar="NAME",
+                        help="with --reveal: the person looking (default: the login name)")
+    if workspace:
+        parser.add_argument("--workspace", default=None, metavar="DIR",
+                            help="with --reveal: workspace folder the view is recorded in (default: "
+                                 "$EVALCORE_WORKSPACE, else ~/.local/share/evalcore)")
+        parser.add_argument("--label-set", default=None, metavar="NAME",
+                            help="with --reveal: the label set the view is recorded under (default: the labels file "
+                                 "stem)")
+
+
+def _add_interval_options(parser: argparse.ArgumentParser, seeded: str = "the bootstrap") -> None:
+    """--level and --seed, as every command that prints intervals takes them."""
+    parser.add_argument("--level", type=float, default=0.95, help="confidence level of intervals (default 0.95)")
+    parser.add_argument("--seed", type=int, default=0, help=f"seed of {seeded} (default 0)")
+
+
+def _add_inputs(parser: argparse.ArgumentParser, required: bool = True) -> None:
+    parser.add_argument("--labels", required=required, metavar="FILE", help="labels file (TREC qrels, BEIR, CSV/TSV, "
+                        "Parquet, JSON or JSONL; .gz accepted)")
+    parser.add_argument("--run", required=required, action="append", metavar="FILE",
+                        help="run file (TREC, CSV/TSV, Parquet, JSON or JSONL), or NAME=FILE to name it; repeat "
+                             "for several runs. Metadata comes from a sidecar <stem>.meta.json when present")
+    parser.add_argument("--labels-format", default=None, help="override format detection for the labels file")
+    parser.add_argument("--run-format", default=None, help="override format detection for the run files")
+    parser.add_argument("--min-grade", type=float, default=1 if required else None,
+                        help="relevance threshold: grade >= N is relevant (default 1)")
+    parser.add_argument("--zero-relevant", choices=("exclude", "zero"), default="exclude" if required else None,
+                        help="labeled queries with no relevant doc: leave out of means (default) or score 0 "
+                             "as trec_eval does")

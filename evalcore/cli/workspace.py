@@ -1,0 +1,120 @@
+"""``evalcore workspace``: list, show, delete and extend (add cases to) what the workspace holds."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import pandas as pd
+
+from ..errors import UsageError
+from ..store.workspace import Workspace
+from ..workflows import add_cases as add_cases_to
+from .common import frames_json, frames_text, note, write
+from .parser import EXIT_FAILURE, EXIT_OK
+
+LIST_COLUMNS = {
+    "labels": ["name", "versions", "latest_version", "fingerprint", "n_queries", "evaluations", "updated_at"],
+    "runs": ["id", "name", "model", "line", "price_per_mtok", "dims", "index_bytes", "file_name", "uploaded_at",
+             "evaluations"],
+    "evaluations": ["id", "created_at", "labels", "labels_version", "fingerprint", "k", "n_queries", "runs"],
+    "lines": ["line", "runs", "models", "latest_upload", "evaluations"],
+    "files": ["sha256", "name", "size", "stored_at", "used_by"],
+}
+"""The columns `list` shows of each kind."""
+
+
+def list_contents(args: argparse.Namespace) -> int:
+    workspace = Workspace(args.workspace)
+    readers = {"labels": workspace.label_sets, "runs": workspace.runs, "evaluations": workspace.evaluations,
+               "lines": workspace.lines, "files": workspace.files}
+    chosen = list(readers) if args.what == "all" else [args.what]
+    frames = {}
+    for name in chosen:
+        frame = readers[name]()
+        frames[name] = frame[LIST_COLUMNS[name]] if not frame.empty else frame
+    if "files" in frames and not frames["files"].empty:
+        frames["files"] = frames["files"].assign(sha256=frames["files"]["sha256"].str.slice(0, 12))
+    if args.format == "json":
+        write(frames_json(frames) + "\n")
+    else:
+        write(f"workspace {workspace.location}\n\n" + frames_text(frames) + "\n")
+    return EXIT_OK
+
+
+def show(args: argparse.Namespace) -> int:
+    workspace = Workspace(args.workspace)
+    frames: dict = {}
+    lines: list[str] = []
+    if args.kind == "labels":
+        version = workspace.label_version(args.key, args.version)
+        lines.append(f"label set {version.ref}: {version.n_queries} queries, {version.n_judgments} judgments; "
+                     f"{version.change}; made {version.created_at}")
+        frames["versions"] = workspace.label_versions(args.key)
+    elif args.kind == "run":
+        if not args.key.strip().isdigit():
+            raise UsageError(f"The run id must be a number (see `evalcore workspace list runs`). Got {args.key!r}.")
+        run = workspace.run(int(args.key))
+        lines.append(f"run #{run.id} {run.name}: model {run.model}, line {run.line}, file {run.file_name} "
+                     f"({run.file_sha256[:12]}), {run.n_queries} queries, uploaded {run.uploaded_at}; "
+                     f"price_per_mtok {run.price_per_mtok}, dims {run.dims}, index_bytes {run.index_bytes}")
+        evaluations = workspace.evaluations(run_id=run.id)
+        frames["evaluations"] = evaluations[LIST_COLUMNS["evaluations"]] if not evaluations.empty else evaluations
+    elif args.kind == "evaluation":
+        saved = workspace.evaluation(args.key)
+        lines.append(f"{saved.describe()}; saved {saved.created_at}")
+        summary = saved.summary
+        at_k = summary[summary["k"].isna() | (summary["k"] == 1) | (summary["k"] == saved.k)]
+        frames["summary"] = at_k[["run", "model", "metric", "mean", "ci_low", "ci_high", "n", "labels", "labels_version",
+                                  "fingerprint", "note"]]
+        for run in saved.runs:
+            changes = workspace.archive.changes(run.line, run_id=run.id, labels=saved.labels.name, k=saved.k)
+            lines.append(changes.summary())
+            if not changes.regressions.empty:
+                frames[f"regressions: run {run.name}"] = changes.regressions[
+                    ["query", "query_text", "first_rank_before", "first_rank", "status_label", "tags", "note"]]
+    else:
+        history = workspace.history(args.key, labels=args.labels)
+        ledger = workspace.archive.ledger(args.key, labels=args.labels, k=args.k)
+        changes = workspace.archive.changes(args.key, labels=args.labels, k=args.k)
+        lines.append(changes.summary())
+        shown = history[history["metric"].isin(["recall@1", f"recall@{changes.k}", "mrr"])]
+        frames["history"] = shown[["step", "run_id", "run", "model", "labels_version", "metric", "mean", "ci_low",
+                                   "ci_high", "n"]].assign(run_id=lambda f: f["run_id"].astype(str))
+        open_count = int(ledger["open"].sum()) if not ledger.empty else 0
+        lines.append(f"ledger at k = {changes.k}: {len(ledger)} queries failed at some point, {open_count} open; "
+                     f"showing {min(args.limit, len(ledger))}, regressions first")
+        frames["ledger"] = ledger.head(max(args.limit, 0))[
+            ["query", "query_text", "status_label", "status_by", "first_rank", "first_failed_run", "fixed_run",
+             "regressed_run", "n_failed", "n_runs", "tags", "note"]]
+    if args.format == "json":
+        frames = {name: (f.astype(object).where(pd.notna(f), None) if not f.empty else f) for name, f in frames.items()}
+        write(frames_json({"about": pd.DataFrame({"text": lines}), **frames}) + "\n")
+    else:
+        write("\n".join(lines) + "\n\n" + frames_text(frames) + "\n")
+    return EXIT_OK
+
+
+def delete(args: argparse.Namespace) -> int:
+    workspace = Workspace(args.workspace)
+    plan = workspace.delete(args.kind, args.key, dry_run=True)
+    if not args.yes:
+        print(f"Delete {plan.description} from {workspace.location}? This cannot be undone. [y/N] ", end="",
+              file=sys.stderr, flush=True)
+        answer = sys.stdin.readline().strip().lower()
+        if answer not in ("y", "yes"):
+            note("nothing deleted")
+            return EXIT_FAILURE
+    done = workspace.delete(args.kind, plan.key)
+    note(f"deleted {done.description}")
+    return EXIT_OK
+
+
+def add_cases(args: argparse.Namespace) -> int:
+    added = add_cases_to(Workspace(args.workspace), args.name, args.file, format=args.cases_format, note=args.note)
+    version, name = added.version, added.file.name
+    if version.created:
+        note(f"label set {version.ref}: {version.change} (from {name}); earlier versions are unchanged")
+    else:
+        note(f"label set {version.ref} already has every case in {name}; no new version")
+    return EXIT_OK
