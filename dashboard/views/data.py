@@ -145,7 +145,7 @@ if candidate.key != dataset.key:
 # ---------------------------------------------------------------- checklist
 st.subheader("Checklist")
 st.caption(md_text(f"Per file, before any metric (k = {v.k}; set k on any page). Zero is good: every other count "
-                   "is explained in the warnings below and in SPEC.md §2."))
+                   "is explained in the warnings below and in docs/metrics.md (edge cases)."))
 checks = files_data.checklist(dataset, v.k)
 counts = [c for c in checks.columns if c not in ("file", "role", "notes")]
 shown_checks = checks.astype(object)

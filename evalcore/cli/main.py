@@ -1,6 +1,6 @@
 """The ``evalcore`` command line: parse, run the command's handler, and translate every typed error here, once.
 
-Exit status: 0 success, 2 bad input or usage, 1 anything else (SPEC.md §4).
+Exit status: 0 success, 2 bad input or usage, 1 anything else (docs/formats.md).
 
 Each command lives in its own module of this package (`evaluate`, `compare`, `budget`, `audit`, `judge`,
 `workspace`, `report`), and is imported only when it runs: `_handler` is the command line's one lazy import, so

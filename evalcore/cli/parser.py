@@ -14,7 +14,7 @@ import sys
 from ..metrics.measures import DESCRIPTIONS
 
 EXIT_OK, EXIT_FAILURE, EXIT_BAD_INPUT = 0, 1, 2
-"""Exit status: 0 success, 2 bad input or usage, 1 anything else (SPEC.md §4)."""
+"""Exit status: 0 success, 2 bad input or usage, 1 anything else (docs/formats.md)."""
 
 
 class _Parser(argparse.ArgumentParser):

@@ -1,4 +1,4 @@
-"""No bare numbers (SPEC.md §3, issue 7 item 5): every metric value any CLI command prints or any report exports
+"""No bare numbers (docs/metrics.md, issue 7 item 5): every metric value any CLI command prints or any report exports
 travels with its metric and k, its n, the run's model and the label set's fingerprint.
 
 The checker reads what a user reads: text and Markdown tables (by column), prose lines, JSON (by the keys around

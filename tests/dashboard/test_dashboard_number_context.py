@@ -1,4 +1,4 @@
-"""No bare numbers in the dashboard (SPEC.md §3, issue 7 item 5): every page, opened on the sample data through
+"""No bare numbers in the dashboard (docs/metrics.md, issue 7 item 5): every page, opened on the sample data through
 Streamlit's AppTest (at two k, with "every metric" on, with a saved evaluation and a judging round in the
 workspace), shows each metric value with its k, n, model and label-set fingerprint, in the same element or in the
 context of its section.
