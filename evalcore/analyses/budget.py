@@ -31,7 +31,8 @@ range of current mid-size models that makes rescaling easy (costs are linear in 
 ``requests_per_month``; without it that column is empty (NaN / null).
 
 **What stopping costs**: ``stop_cost`` is the recall lost at the recommended k against the
-largest k in the table, the paired per-query difference ``recall@K - recall@k`` with its
+reference cutoff (`STOP_REFERENCE_K` = 50, or the table's largest k when it is shorter: one
+definition for the command, the dashboard and the report), the paired per-query difference ``recall@K - recall@k`` with its
 BCa bootstrap interval (same queries resampled for both, `evalcore.stats.intervals`), with the
 tokens and money saved per request.
 
@@ -95,11 +96,14 @@ from .tokens import DEFAULT_TOKENIZER, TOKENIZERS
 
 __all__ = [
     "DEFAULT_BUDGET_RESAMPLES", "DEFAULT_LAMBDA", "DEFAULT_MAX_K", "DEFAULT_PRICE_PER_MTOK", "FIT_BELOW_QUERIES",
-    "FIT_MODEL", "MIN_STABLE_QUERIES", "RULE_NAME", "STABILITY_LEVEL", "TABLE_COLUMNS",
-    "BudgetReport", "RunBudget", "k_budget",
+    "FIT_MODEL", "MIN_STABLE_QUERIES", "RULE_NAME", "STABILITY_LEVEL", "STOP_REFERENCE_K", "TABLE_COLUMNS",
+    "BudgetReport", "RunBudget", "k_budget", "stop_reference_k",
 ]
 
 DEFAULT_MAX_K = 50
+STOP_REFERENCE_K = 50
+"""What "stopping at k" is measured against, on every surface (command, page, report): recall and prompt tokens
+at k = 50, or at the table's largest k when it is shorter, or at the recommended k when that is deeper."""
 DEFAULT_PRICE_PER_MTOK = 1.00
 """Generator input price used when none is given: $1.00 per million tokens (a placeholder)."""
 
@@ -221,6 +225,11 @@ class _Settings:
     seed: int
 
 
+def stop_reference_k(max_k: int, recommended: int) -> int:
+    """The k a "stop at k" cost is measured against (`STOP_REFERENCE_K`, within the table, never above the pick)."""
+    return max(min(int(max_k), STOP_REFERENCE_K), int(recommended))
+
+
 def _finish_run(result: RunResult, evaluation: Evaluation, run_tokens: RunTokens, deviations: np.ndarray,
                 cfg: _Settings) -> RunBudget:
     """Table, rule, stability and stop cost of one run; ``deviations`` is its [recall | tokens] block."""
@@ -245,15 +254,17 @@ def _finish_run(result: RunResult, evaluation: Evaluation, run_tokens: RunTokens
         boot_recall = fit_saturating(boot_recall).curves
     stability = pick_stability(pick_k(boot_recall, boot_tokens, lam), recommended, n, cfg.n_resamples, cfg.seed)
 
-    # What stopping at the recommended k costs against the largest k: a paired interval. The
+    # What stopping at the recommended k costs against the reference cutoff: a paired interval. The
     # resampled mean of recall@K - recall@k is the difference of the two resampled means.
-    lost = recall[:, max_k - 1] - recall[:, recommended - 1]
-    lost_dev = deviations[:, max_k - 1] - deviations[:, recommended - 1]
+    reference = stop_reference_k(max_k, recommended)
+    lost = recall[:, reference - 1] - recall[:, recommended - 1]
+    lost_dev = deviations[:, reference - 1] - deviations[:, recommended - 1]
     lost_iv = shared_draw_intervals(lost[:, None], lost_dev[:, None], cfg.level, wilson=False)
-    saved = float(tokens_mean[max_k - 1] - tokens_mean[recommended - 1])
+    saved = float(tokens_mean[reference - 1] - tokens_mean[recommended - 1])
     stop_cost = {
-        "k": recommended, "max_k": max_k,
-        "recall_at_k": float(recall_mean[recommended - 1]), "recall_at_max_k": float(recall_mean[max_k - 1]),
+        "k": recommended, "reference_k": reference, "max_k": max_k,
+        "recall_at_k": float(recall_mean[recommended - 1]),
+        "recall_at_reference_k": float(recall_mean[reference - 1]),
         "recall_lost": float(lost.mean()), "ci_low": float(lost_iv.low[0]), "ci_high": float(lost_iv.high[0]),
         "level": cfg.level, "ci_method": lost_iv.method[0],
         "tokens_saved_mean": saved, "cost_saved_per_1k_requests": saved * cfg.price / 1000.0,

@@ -63,10 +63,12 @@ class RunBudget:
         if stop["k"] == stop["max_k"]:
             text += (". That is the largest k in the table: recall is still gaining more than lambda points per "
                      "1,000 tokens there, so a larger max k (or a larger lambda) may move the pick")
-        else:
-            text += (f". Stopping at {stop['k']} instead of {stop['max_k']} loses {100 * stop['recall_lost']:.1f} "
+        elif stop["k"] < stop["reference_k"]:
+            text += (f". Stopping at {stop['k']} instead of {stop['reference_k']} loses {100 * stop['recall_lost']:.1f} "
                      f"recall points ({stop['level']:.0%} CI {100 * stop['ci_low']:.1f} to {100 * stop['ci_high']:.1f}) and saves "
                      f"{stop['tokens_saved_mean']:,.0f} prompt tokens per request")
+        else:
+            text += f". That is at or past k = {stop['reference_k']}, the cutoff stopping early is measured against"
         if s["unstable"]:
             text += f". Unstable: {s['reason']}"
         return text

@@ -216,7 +216,9 @@ def read_trec_run_arrow(source: Source) -> dict | None:
     pool.release_unused()  # the parser's block buffers, kept by the allocator until asked
     if bad or failures or len(irregular) > 100_000:
         return None
-    return _run_parts(source, table, irregular, first_line, pool)
+    parsed = [table]  # handed over, not shared: _run_parts drops the parse buffers before it allocates more
+    del table
+    return _run_parts(source, parsed, irregular, first_line, pool)
 
 
 def _read_run_csv(data, pool, handle) -> pa.Table:
@@ -236,8 +238,10 @@ def _read_run_csv(data, pool, handle) -> pa.Table:
     )
 
 
-def _run_parts(source: Source, table: pa.Table, irregular: list[list[str]], first_line: list[str], pool) -> dict | None:
+def _run_parts(source: Source, parsed: list[pa.Table], irregular: list[list[str]], first_line: list[str],
+               pool) -> dict | None:
     """The parsed columns of a TREC run as `read_trec_run_arrow` returns them (None: the slow path decides)."""
+    table = parsed.pop()
     tag = first_line[5] if len(first_line) >= 6 else None
     if irregular:
         try:

@@ -11,7 +11,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalcore.analyses.budget import DEFAULT_LAMBDA, DEFAULT_PRICE_PER_MTOK, FIT_BELOW_QUERIES, TABLE_COLUMNS, k_budget
+from evalcore.analyses.budget import (DEFAULT_LAMBDA, DEFAULT_MAX_K, DEFAULT_PRICE_PER_MTOK, FIT_BELOW_QUERIES,
+                                      STOP_REFERENCE_K, TABLE_COLUMNS, k_budget)
 from evalcore.analyses.k_choice import fit_saturating, kneedle_k, pick_k
 from evalcore.errors import InputError, UsageError
 from evalcore.metrics.evaluation import evaluate_runs
@@ -405,3 +406,18 @@ def test_cli_documents_without_text_or_tokens_exit_2(tmp_path) -> None:
 def test_cli_without_documents_or_chunk_size_exits_2() -> None:
     out = run_cli("budget", "--labels", SAMPLE / "labels.tsv", "--run", SAMPLE / "base.trec")
     assert out.returncode == 2 and "--chunk-tokens" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_stopping_at_k_is_measured_against_one_reference_whatever_the_table_depth() -> None:
+    """The page builds its table to k = 100, the report and the command to 50: "stopping at k instead of X" must
+    name the same X and the same loss on all of them (it once read 100, 50 and --max-k)."""
+    labels, run = _knee_data(400)
+    deep = k_budget([run], labels, chunk_tokens=100, max_k=100, lam=200.0).runs[0]
+    default = k_budget([run], labels, chunk_tokens=100, max_k=DEFAULT_MAX_K, lam=200.0).runs[0]
+    assert deep.recommended_k == default.recommended_k < STOP_REFERENCE_K
+    for key in ("reference_k", "recall_lost", "ci_low", "ci_high", "tokens_saved_mean"):
+        assert deep.stop_cost[key] == default.stop_cost[key], key
+    assert deep.stop_cost["reference_k"] == STOP_REFERENCE_K
+    assert f"instead of {STOP_REFERENCE_K} loses" in deep.summary() and deep.summary() == default.summary()
+    short = k_budget([run], labels, chunk_tokens=100, max_k=30, lam=200.0).runs[0]
+    assert short.stop_cost["reference_k"] == 30  # a shorter table: its largest k
