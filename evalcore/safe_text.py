@@ -12,6 +12,7 @@ from typing import Iterable, Sequence
 import pandas as pd
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+\-.!|~])")
 
 
@@ -47,6 +48,12 @@ def write_csv_rows(header: Sequence[str], rows: Iterable[Sequence[object]]) -> s
     for row in rows:
         writer.writerow([safe_cell(v) for v in row])
     return buffer.getvalue()
+
+
+def terminal_safe(text: str) -> str:
+    """Text that a terminal shows as written: control characters (an ESC colour or clipboard sequence, a carriage
+    return that overwrites the line) appear escaped as ``\\xNN``; newlines and tabs are kept."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
 def md_text(value: object) -> str:

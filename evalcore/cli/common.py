@@ -22,7 +22,7 @@ from ..metrics.split import SplitRule, query_splits, scoring_labels
 from ..readers.labels import read_labels
 from ..readers.runs import read_run
 from ..report.render import _text_table
-from ..safe_text import md_text
+from ..safe_text import md_text, terminal_safe
 
 Recording = Callable[[], ModuleType]
 """Loads `evalcore.cli.recording` (the reveal, ``evaluate --save``, ``audit --flag``: the store) on first use."""
@@ -102,9 +102,10 @@ def add_split(data: dict, scope) -> dict:
 
 
 def write(text: str) -> None:
-    """Text to stdout; a reader that went away (``evalcore evaluate ... | head``) is not an error."""
+    """Text to stdout, control characters escaped (`terminal_safe`: an id may hold ESC sequences); a reader that
+    went away (``evalcore evaluate ... | head``) is not an error."""
     try:
-        sys.stdout.write(text)
+        sys.stdout.write(terminal_safe(text))
         sys.stdout.flush()
     except BrokenPipeError:
         try:  # silence the flush at exit; only a real file descriptor can be redirected
@@ -117,7 +118,7 @@ def write(text: str) -> None:
 
 def note(text: str) -> None:
     """One ``evalcore: ...`` line on stderr (what was saved, recorded or written; never a number's only place)."""
-    print(f"evalcore: {text}", file=sys.stderr)
+    print(terminal_safe(f"evalcore: {text}"), file=sys.stderr)
 
 
 def warn(warnings: Iterable) -> None:

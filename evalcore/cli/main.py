@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from types import ModuleType
 
 from ..errors import EvalcoreError
+from ..safe_text import terminal_safe
 from .parser import EXIT_BAD_INPUT, EXIT_FAILURE, build_parser
 
 __all__ = ["build_parser", "main"]
@@ -47,7 +48,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return _handler(args)()
     except EvalcoreError as exc:
-        print(f"evalcore: error: {exc}", file=sys.stderr)
+        print(terminal_safe(f"evalcore: error: {exc}"), file=sys.stderr)
         return getattr(exc, "exit_code", EXIT_BAD_INPUT)  # workspace failures (busy, damaged) exit 1
     except KeyboardInterrupt:
         return 130

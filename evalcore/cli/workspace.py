@@ -8,6 +8,7 @@ import sys
 import pandas as pd
 
 from ..errors import UsageError
+from ..safe_text import terminal_safe
 from ..store.workspace import Workspace
 from ..workflows import add_cases as add_cases_to
 from .common import frames_json, frames_text, note, write
@@ -99,7 +100,7 @@ def delete(args: argparse.Namespace) -> int:
     workspace = Workspace(args.workspace)
     plan = workspace.delete(args.kind, args.key, dry_run=True)
     if not args.yes:
-        print(f"Delete {plan.description} from {workspace.location}? This cannot be undone. [y/N] ", end="",
+        print(terminal_safe(f"Delete {plan.description} from {workspace.location}? This cannot be undone. [y/N] "), end="",
               file=sys.stderr, flush=True)
         answer = sys.stdin.readline().strip().lower()
         if answer not in ("y", "yes"):

@@ -184,3 +184,17 @@ def test_save_k_goes_with_save_and_stays_within_the_largest_k(tmp_path) -> None:
     deep = run_cli(*base, "--save", "--save-k", "5", "--workspace", tmp_path / "ws")
     assert deep.returncode == 2 and "'save_k' parameter must be an integer between 1 and 3" in deep.stderr
     assert not (tmp_path / "ws").exists()  # refused before anything was stored
+
+
+def test_control_characters_in_ids_are_shown_escaped_not_sent_to_the_terminal(tmp_path):
+    """A query id holding ESC sequences (a colour, an OSC 52 clipboard write) must not reach the terminal raw."""
+    evil = "q\x1b[31mred\x1b]52;c;ZXZpbA==\x07"
+    labels = tmp_path / "labels.tsv"
+    labels.write_text(f"query\tdoc_id\n{evil}\tA\n")
+    run = tmp_path / "run.tsv"
+    run.write_text(f"query\tdoc_id\trank\n{evil}\tA\t1\n")
+    for fmt in ("table", "markdown", "csv", "json"):
+        out = run_cli("evaluate", "--labels", labels, "--run", run, "--k", "1", "--per-query", "--format", fmt)
+        assert out.returncode == 0, out.stderr
+        assert "\x1b" not in out.stdout and "\x07" not in out.stdout and "\x1b" not in out.stderr, fmt
+        assert ("\\u001b" if fmt == "json" else "\\x1b") in out.stdout, fmt  # shown, escaped
