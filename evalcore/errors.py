@@ -95,3 +95,12 @@ class FrozenError(WorkspaceError, UsageError):
     """An attempt to change something the workspace keeps frozen (a label-set version, a stored file)."""
 
     exit_code = 2
+
+
+class WorkspaceReadOnly(WorkspaceError, UsageError):
+    """A save, change or deletion in a workspace whose folder (or file) cannot be written; reading still works.
+
+    Exit 2: nothing failed, the write was asked of a folder the user chose and cannot write.
+    """
+
+    exit_code = 2

@@ -200,7 +200,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_workspace_commands(sub) -> None:
-    ws = sub.add_parser("workspace", help="list, show, delete and extend what the workspace holds",
+    ws = sub.add_parser("workspace", help="list, show, delete, extend and verify what the workspace holds",
                         description="The workspace keeps label sets (versioned), runs, evaluations and the failure "
                                     "ledger in one SQLite file under $EVALCORE_WORKSPACE (default "
                                     "~/.local/share/evalcore). Save into it with `evalcore evaluate ... --save`.")
@@ -243,6 +243,15 @@ def _add_workspace_commands(sub) -> None:
     add.add_argument("--note", default=None, help="why this version was made")
     common(add, formats=False)
     add.set_defaults(handler="workspace:add_cases")
+
+    check = actions.add_parser("verify", help="check the workspace and remove stored files nothing uses (left by "
+                                              "a save that was killed)")
+    check.add_argument("--older-than", type=float, default=None, metavar="MINUTES",
+                       help="only remove unused files stored more than MINUTES ago: a save running now may be about "
+                            "to use a newer one (default 60)")
+    check.add_argument("--dry-run", action="store_true", help="list the unused files without removing them")
+    common(check, formats=False)
+    check.set_defaults(handler="workspace:verify")
 
 
 def _add_judge_commands(sub) -> None:

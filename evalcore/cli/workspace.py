@@ -1,4 +1,4 @@
-"""``evalcore workspace``: list, show, delete and extend (add cases to) what the workspace holds."""
+"""``evalcore workspace``: list, show, delete, extend (add cases to) and verify what the workspace holds."""
 
 from __future__ import annotations
 
@@ -7,9 +7,10 @@ import sys
 
 import pandas as pd
 
-from ..errors import UsageError
+from ..errors import UsageError, invalid_parameter
 from ..safe_text import terminal_safe
-from ..store.workspace import Workspace
+from ..store.workspace import ORPHAN_GRACE_S, Orphans, Workspace
+from ..warning_log import agree, plural
 from ..workflows import add_cases as add_cases_to
 from .common import frames_json, frames_text, note, write
 from .parser import EXIT_FAILURE, EXIT_OK
@@ -119,3 +120,49 @@ def add_cases(args: argparse.Namespace) -> int:
     else:
         note(f"label set {version.ref} already has every case in {name}; no new version")
     return EXIT_OK
+
+
+def verify(args: argparse.Namespace) -> int:
+    """Check the workspace (SQLite's checks, every stored file against its hash), then remove unused stored files.
+
+    Exit 0 when sound; 1 when a check fails (nothing is removed then). A read-only workspace is checked and its
+    unused files listed, not removed.
+    """
+    minutes = ORPHAN_GRACE_S / 60 if args.older_than is None else args.older_than
+    if not minutes >= 0:
+        raise invalid_parameter("--older-than", "a number of minutes, 0 or more", minutes)
+    workspace = Workspace(args.workspace)
+    problems = workspace.verify()
+    n_files = workspace.counts()["files"]
+    if problems:
+        write("".join(f"problem: {text}\n" for text in problems)
+              + f"workspace {workspace.location}: {plural(len(problems), 'problem')} found; nothing removed\n")
+        return EXIT_FAILURE
+    dry_run = args.dry_run or workspace.read_only
+    found = workspace.remove_orphans(older_than=minutes * 60, dry_run=dry_run)
+    sound = (f"workspace {workspace.location}: sound (integrity and foreign keys checked, "
+             f"{plural(n_files, 'stored file')} checked against their hashes)")
+    lines = [sound]
+    lines += _orphan_lines(found, minutes, "the workspace is read-only" if workspace.read_only else None)
+    write("\n".join(lines) + "\n")
+    return EXIT_OK
+
+
+def _orphan_lines(found: Orphans, minutes: float, kept_because: str | None) -> list[str]:
+    """What the clean-up removed (or would remove) and kept, in words."""
+    age = f"stored more than {minutes:g} minutes ago"
+    if not found.files:
+        lines = [f"no unused stored file {age}"]
+    else:
+        verb = "removed" if found.removed else "would remove" if kept_because is None else "found"
+        head = (f"{verb} {plural(len(found.files), 'unused stored file')} ({found.size:,} bytes) that no label set, "
+                f"run, evaluation or dashboard data set uses, {age}")
+        lines = [head + (f" (not removed: {kept_because})" if kept_because else "") + ":"]
+        lines += [f"  {f.short}  {f.name}  {f.size:,} bytes  stored {f.stored_at}" for f in found.files]
+    if found.stray_chunks:
+        lines.append(f"{'removed' if found.removed else 'found'} {plural(found.stray_chunks, 'content row')} "
+                     "without a stored file")
+    if found.recent:
+        lines.append(f"kept {plural(found.recent, 'unused file')} stored in the last {minutes:g} minutes (a save "
+                     f"running now may be about to use {agree(found.recent, 'it', 'them')})")
+    return lines

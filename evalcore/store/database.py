@@ -9,6 +9,10 @@ The folder is ``EVALCORE_WORKSPACE`` when set, else ``$XDG_DATA_HOME/evalcore`` 
 ``~/.local/share/evalcore``; ``%LOCALAPPDATA%\\evalcore`` on Windows). The file is
 ``workspace.sqlite`` in WAL mode: readers never wait for a writer, a killed process leaves
 the last committed state.
+
+A folder (or file) the user cannot write, ``EVALCORE_WORKSPACE_READONLY=1`` or ``read_only=True`` opens the
+workspace read-only: SQLite's ``mode=ro``, nothing created, no WAL switch; every write raises
+`WorkspaceReadOnly` naming the folder.
 """
 
 from __future__ import annotations
@@ -28,7 +32,9 @@ from typing import Callable, Sequence, TypeVar
 
 import pandas as pd
 
-from ..errors import FrozenError, WorkspaceBusy, WorkspaceCorrupt, WorkspaceError, invalid_parameter
+from ..errors import (
+    FrozenError, WorkspaceBusy, WorkspaceCorrupt, WorkspaceError, WorkspaceReadOnly, invalid_parameter,
+)
 from .schema import _FROZEN_MARK, DB_NAME, SCHEMA_VERSION, _integrity_statements, _schema_statements
 
 T = TypeVar("T")
@@ -40,6 +46,9 @@ BUSY_TIMEOUT_S = 10.0
 """How long one attempt waits for another writer's lock before retrying."""
 
 WRITE_ATTEMPTS = 5
+
+READ_ONLY_ENV = "EVALCORE_WORKSPACE_READONLY"
+"""Set to 1 (or true, yes, on) to open every workspace read-only, whatever its permissions."""
 
 
 def default_location() -> Path:
@@ -67,7 +76,7 @@ class Database:
     """
 
     def __init__(self, location: str | os.PathLike | None = None, *, busy_timeout: float = BUSY_TIMEOUT_S,
-                 attempts: int = WRITE_ATTEMPTS) -> None:
+                 attempts: int = WRITE_ATTEMPTS, read_only: bool | None = None) -> None:
         self.location = Path(location).expanduser() if location is not None else default_location()
         self.path = self.location / DB_NAME
         self._busy_timeout = float(busy_timeout)
@@ -75,7 +84,14 @@ class Database:
         self._lock = threading.RLock()
         self._conn: sqlite3.Connection | None = None
         self._pid: int | None = None
+        self._immutable: tuple | None = None  # the file's state when read as immutable (see _open_read_only)
+        self._read_only = _read_only_reason(self.location, self.path, read_only)
         self._connection()
+
+    @property
+    def read_only(self) -> bool:
+        """True when this workspace was opened read-only (reads work, every write raises `WorkspaceReadOnly`)."""
+        return self._read_only is not None
 
     def close(self) -> None:
         with self._lock:
@@ -84,11 +100,15 @@ class Database:
             self._conn = None
 
     def _connection(self) -> sqlite3.Connection:
-        """The open connection (a new one after a fork or `close`)."""
+        """The open connection (a new one after a fork or `close`, or when an immutable read's file changed)."""
         if self._conn is not None and self._pid == os.getpid():
-            return self._conn
+            if self._immutable is None or self._immutable == _file_state(self.path):
+                return self._conn
+            self.close()
         if self.location.exists() and not self.location.is_dir():
             raise WorkspaceError(f"The workspace {self.location} is a file, not a folder; set {ENV_VAR} to a folder.")
+        if self._read_only is not None:
+            return self._open_read_only()
         try:
             self.location.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -101,10 +121,65 @@ class Database:
         self._conn, self._pid = conn, os.getpid()
         try:
             self._retry(lambda: self._configure(conn))
+        except WorkspaceReadOnly:  # SQLite could not write what the permissions seemed to allow: read it as it is
+            self._conn = None
+            conn.close()
+            self._read_only = "SQLite cannot write to it"
+            return self._open_read_only()
         except BaseException:
             self._conn = None
             conn.close()
             raise
+        return conn
+
+    def _open_read_only(self) -> sqlite3.Connection:
+        """A ``mode=ro`` connection: nothing created, no WAL switch, no schema upgrade.
+
+        A WAL file needs its ``-shm`` index; when neither exists and the folder is read-only (the last writer closed
+        cleanly, so the main file holds everything) the file is read as immutable, and reopened when it changes.
+        """
+        self._immutable = None
+        if not self.path.is_file():
+            raise WorkspaceReadOnly(f"The workspace folder {self.location} is read-only ({self._read_only}) and holds "
+                                    f"no workspace yet ({DB_NAME}): there is nothing to read and nothing can be saved.")
+        uri = self.path.absolute().as_uri() + "?mode=ro"
+        try:
+            conn = self._read_only_probe(uri)
+        except sqlite3.OperationalError as exc:
+            if not _needs_shm(exc):
+                raise self._error(exc) from None
+            wal = self.path.with_name(DB_NAME + "-wal")
+            if wal.exists() and wal.stat().st_size > 0:
+                raise WorkspaceReadOnly(
+                    f"The workspace folder {self.location} is read-only ({self._read_only}) and its latest changes "
+                    f"are still in {wal.name}, which SQLite can only read with write access to the folder. Open it "
+                    "once with write access (any evalcore command) to fold them in.") from None
+            state = _file_state(self.path)
+            try:
+                conn = self._read_only_probe(uri + "&immutable=1")
+            except sqlite3.Error as again:
+                raise self._error(again) from None
+            self._immutable = state
+        self._conn, self._pid = conn, os.getpid()
+        return conn
+
+    def _read_only_probe(self, uri: str) -> sqlite3.Connection:
+        """Open ``uri`` and check its schema version (a read); the connection refuses writes itself."""
+        conn = sqlite3.connect(uri, uri=True, timeout=self._busy_timeout, isolation_level=None,
+                               check_same_thread=False)
+        try:
+            conn.execute("PRAGMA query_only = ON")
+            conn.execute("PRAGMA foreign_keys = ON")
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+        except BaseException:
+            conn.close()
+            raise
+        if version == 0 or version > SCHEMA_VERSION:
+            conn.close()
+            if version == 0:
+                raise WorkspaceReadOnly(f"The workspace folder {self.location} is read-only ({self._read_only}) and "
+                                        f"its {DB_NAME} holds no workspace yet: there is nothing to read.")
+            raise _newer(self.path, version)
         return conn
 
     def _configure(self, conn: sqlite3.Connection) -> None:
@@ -116,8 +191,7 @@ class Database:
         if version == SCHEMA_VERSION:
             return
         if version > SCHEMA_VERSION:
-            raise WorkspaceError(f"The workspace {self.path} was made by a newer evalcore (schema {version}; this "
-                                 f"one reads {SCHEMA_VERSION}). Upgrade evalcore.")
+            raise _newer(self.path, version)
         conn.execute("BEGIN IMMEDIATE")
         try:
             current = conn.execute("PRAGMA user_version").fetchone()[0]  # another process may have just made it
@@ -154,9 +228,12 @@ class Database:
         or not at all (a process killed halfway leaves the last committed state). While another
         writer holds the lock each attempt waits up to ``busy_timeout`` seconds, and the whole
         transaction is retried with backoff; ``fn`` must therefore only read and write through
-        ``conn``. Raises `WorkspaceBusy` when every attempt timed out.
+        ``conn``. Raises `WorkspaceBusy` when every attempt timed out, `WorkspaceReadOnly` (before anything
+        runs) on a read-only workspace.
         """
         with self._lock:
+            if self._read_only is not None:
+                raise self._refused()
             conn = self._connection()
             for attempt in range(self._attempts):
                 try:
@@ -196,8 +273,15 @@ class Database:
     def _frame(self, sql: str, params: Sequence = ()) -> pd.DataFrame:
         return self.read(lambda conn: _frame(conn, sql, params))
 
+    def _refused(self, reason: str | None = None) -> WorkspaceReadOnly:
+        return WorkspaceReadOnly(f"The workspace folder {self.location} is read-only ({reason or self._read_only}): "
+                                 f"reading works, but nothing can be saved, changed or deleted there. Use a folder you "
+                                 f"can write to (--workspace or {ENV_VAR}), or ask for write access.")
+
     def _error(self, exc: sqlite3.Error) -> WorkspaceError:
         text = str(exc)
+        if _is_read_only(exc, self.location):
+            return self._refused("SQLite cannot write to it")
         if _is_busy(exc):
             return WorkspaceBusy(f"The workspace {self.path} is busy: another process held the write lock through "
                                  f"{self._attempts} attempts of {self._busy_timeout:g} s. Try again.")
@@ -232,6 +316,56 @@ class Database:
         tables = ("files", "file_chunks", "label_sets", "label_versions", "runs", "evaluations", "evaluation_runs",
                   "metrics", "outcomes", "ledger", "ledger_tags", "ledger_log")
         return self.read(lambda conn: {t: conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in tables})
+
+
+# ----------------------------------------------------------------------------- helpers: read-only
+
+
+def _read_only_reason(location: Path, path: Path, read_only: bool | None) -> str | None:
+    """Why the workspace opens read-only, in words (None: read-write). An explicit ``read_only`` decides."""
+    if read_only is not None:
+        return "opened read-only" if read_only else None
+    if os.environ.get(READ_ONLY_ENV, "").strip().lower() in {"1", "true", "yes", "on"}:
+        return f"{READ_ONLY_ENV} is set"
+    if location.is_dir() and not os.access(location, os.W_OK):
+        return "you cannot write to it"
+    if path.is_file() and not os.access(path, os.W_OK):
+        return f"you cannot write to its {DB_NAME}"
+    return None
+
+
+def _is_read_only(exc: BaseException, location: Path) -> bool:
+    """SQLite refused a write to a read-only file (or cannot open one in a folder it may not write)."""
+    if not isinstance(exc, sqlite3.Error):
+        return False
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    if name == "SQLITE_READONLY_DBMOVED":
+        return False
+    if name.startswith("SQLITE_READONLY") or "attempt to write a readonly database" in str(exc):
+        return True
+    cannot_open = name.startswith("SQLITE_CANTOPEN") or "unable to open database file" in str(exc)
+    return cannot_open and location.is_dir() and not os.access(location, os.W_OK)
+
+
+def _needs_shm(exc: sqlite3.Error) -> bool:
+    """A read-only open of a WAL file whose ``-shm`` index is missing and cannot be made."""
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    return name in {"SQLITE_READONLY_DIRECTORY", "SQLITE_READONLY_CANTINIT", "SQLITE_CANTOPEN"} or \
+        "readonly database" in str(exc) or "unable to open database file" in str(exc)
+
+
+def _file_state(path: Path) -> tuple | None:
+    """The file's modification time and size, and whether a WAL file sits beside it (None: gone)."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return stat.st_mtime_ns, stat.st_size, path.with_name(DB_NAME + "-wal").exists()
+
+
+def _newer(path: Path, version: int) -> WorkspaceError:
+    return WorkspaceError(f"The workspace {path} was made by a newer evalcore (schema {version}; this one reads "
+                          f"{SCHEMA_VERSION}). Upgrade evalcore.")
 
 
 # ----------------------------------------------------------------------------- helpers: transactions

@@ -3,25 +3,37 @@
 The same bytes given twice are stored once, whatever their name. A file is split into rows of `CHUNK_BYTES`
 (no size limit, bounded memory per row) and its hash is checked on every read, so a damaged store says so
 instead of returning other bytes.
+
+A writer killed between storing a file and saving the record that uses it leaves an orphan: `remove_orphans`
+removes stored files no record references once they are older than a grace period (`ORPHAN_GRACE_S`). A record is
+a row of the workspace (label version, run, evaluation) or a JSON file kept in the workspace folder that names the
+file's hash (the dashboard's data-set manifests, behind its ``?data=`` links).
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import re
 import sqlite3
 from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 import pandas as pd
 
-from ..errors import InputError, NotInWorkspace, UsageError, WorkspaceCorrupt, invalid_parameter
+from ..errors import InputError, NotInWorkspace, UsageError, WorkspaceCorrupt, WorkspaceError, invalid_parameter
 from ..readers.sources import Source, open_source
 from .database import Database, _names, _now, _sha256
 
 CHUNK_BYTES = 8 * 1024 * 1024
 """Stored files are split into rows of this many bytes (no size limit, bounded memory per row)."""
+
+ORPHAN_GRACE_S = 3600.0
+"""`remove_orphans` keeps an unreferenced file stored less than this many seconds ago: a save may be about to use it."""
+
+_HASH = re.compile(r"(?<![0-9a-fA-F])[0-9a-fA-F]{64}(?![0-9a-fA-F])")
 
 
 @dataclass(frozen=True)
@@ -38,6 +50,22 @@ class StoredFile:
     @property
     def short(self) -> str:
         return self.sha256[:12]
+
+
+@dataclass(frozen=True)
+class Orphans:
+    """What `remove_orphans` found: the unreferenced files removed (or, for a dry run, that would be), the chunk
+    rows left without a file, and how many unreferenced files were kept as too recent."""
+
+    files: tuple[StoredFile, ...]
+    stray_chunks: int
+    recent: int
+    older_than: float
+    removed: bool
+
+    @property
+    def size(self) -> int:
+        return sum(f.size for f in self.files)
 
 
 class FileStore(Database):
@@ -78,7 +106,7 @@ class FileStore(Database):
                 if check.hexdigest() != digest:
                     raise InputError("a file that does not change while it is stored; try again", source=display)
 
-            return self.write(lambda conn: _store_file(conn, digest, size, display, chunks))
+            return self.write(lambda conn: _store_file(conn, digest, size, display, chunks, refresh=True))
         raise invalid_parameter("source", "a path, bytes or a binary file object", type(source).__name__)
 
     def _put_bytes(self, data: bytes, name: str) -> StoredFile:
@@ -88,7 +116,7 @@ class FileStore(Database):
             for start in range(0, max(len(data), 1), CHUNK_BYTES):
                 yield data[start:start + CHUNK_BYTES]
 
-        return self.write(lambda conn: _store_file(conn, digest, len(data), name, chunks))
+        return self.write(lambda conn: _store_file(conn, digest, len(data), name, chunks, refresh=True))
 
     def file(self, sha256: str) -> StoredFile:
         """The stored file with this hash (or a unique prefix of at least 8 hex digits)."""
@@ -112,6 +140,36 @@ class FileStore(Database):
                  + (SELECT COUNT(*) FROM evaluations e WHERE e.labels_file_sha256 = f.sha256) AS used_by
             FROM files f ORDER BY f.stored_at, f.sha256""")
 
+    def remove_orphans(self, *, older_than: float = ORPHAN_GRACE_S, dry_run: bool = False) -> Orphans:
+        """Remove stored files that no record references (a row of any table whose foreign key names ``files``:
+        label versions, runs, evaluations; or a JSON file in the workspace folder naming the hash, such as the
+        dashboard's data-set manifests) and that were stored more than ``older_than`` seconds ago, and chunk rows
+        without a file. One write transaction: a file referenced by then is never removed (SQLite's foreign keys
+        refuse it too). ``dry_run`` only reports (a read).
+        """
+        if not older_than >= 0:
+            raise invalid_parameter("older_than", "a number of seconds, 0 or more", older_than)
+        try:
+            cutoff = (datetime.now(timezone.utc) - timedelta(seconds=float(older_than))).isoformat(timespec="microseconds")
+        except OverflowError:  # before any date: nothing is that old
+            cutoff = ""
+
+        def sweep(conn: sqlite3.Connection) -> Orphans:
+            unused = [StoredFile(*row) for row in conn.execute(
+                f"SELECT sha256, name, size, stored_at FROM files WHERE sha256 NOT IN ({_references(conn)}) "
+                "ORDER BY stored_at, sha256")]
+            named = _named_in_folder(self.location)
+            unused = [f for f in unused if f.sha256 not in named]
+            old = tuple(f for f in unused if f.stored_at <= cutoff)
+            stray = conn.execute("SELECT COUNT(*) FROM file_chunks WHERE sha256 NOT IN (SELECT sha256 FROM files)"
+                                 ).fetchone()[0]
+            if not dry_run:
+                conn.executemany("DELETE FROM files WHERE sha256 = ?", [(f.sha256,) for f in old])
+                conn.execute("DELETE FROM file_chunks WHERE sha256 NOT IN (SELECT sha256 FROM files)")
+            return Orphans(old, stray, len(unused) - len(old), float(older_than), not dry_run)
+
+        return self.read(sweep) if dry_run else self.write(sweep)
+
 
 # ----------------------------------------------------------------------------- helpers (inside a transaction)
 
@@ -132,20 +190,60 @@ def _hash_path(path: Path, display: str) -> tuple[str, int]:
 
 
 def _store_file(conn: sqlite3.Connection, digest: str, size: int, name: str,
-                chunks: Callable[[], Iterator[bytes]]) -> StoredFile:
+                chunks: Callable[[], Iterator[bytes]], *, refresh: bool = False) -> StoredFile:
     """Insert a file and its chunks unless the same bytes are stored already (all inside the caller's
-    transaction)."""
-    row = conn.execute("SELECT size, stored_at FROM files WHERE sha256 = ?", (digest,)).fetchone()
+    transaction). ``refresh`` (`put_file`): bytes stored before but used by no record are stored afresh, under
+    their first name, so their age starts now and `remove_orphans` leaves them to the save about to use them."""
+    row = conn.execute("SELECT size, stored_at, name FROM files WHERE sha256 = ?", (digest,)).fetchone()
+    stored_name = name
     if row:
-        return StoredFile(digest, name, row[0], row[1], created=False)
+        if not refresh or not conn.execute(f"SELECT ? NOT IN ({_references(conn)})", (digest,)).fetchone()[0]:
+            return StoredFile(digest, name, row[0], row[1], created=False)
+        conn.execute("DELETE FROM files WHERE sha256 = ?", (digest,))
+        stored_name = row[2]
     stored_at = _now()
     n_chunks = max(1, -(-size // CHUNK_BYTES))
     conn.execute("INSERT INTO files (sha256, name, size, n_chunks, stored_at) VALUES (?, ?, ?, ?, ?)",
-                 (digest, name, size, n_chunks, stored_at))
+                 (digest, stored_name, size, n_chunks, stored_at))
     count = _store_chunks(conn, digest, chunks())
     if count != n_chunks:
         raise InputError("a file that does not change while it is stored; try again", source=name)
-    return StoredFile(digest, name, size, stored_at, created=True)
+    return StoredFile(digest, name, size, stored_at, created=row is None)
+
+
+def _file_references(conn: sqlite3.Connection) -> list[tuple[str, str]]:
+    """Every (table, column) whose foreign key names ``files``, found in the schema itself (the chunks aside)."""
+    found = []
+    for table in _names(conn, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"):
+        if table != "file_chunks":
+            found += [(_quoted(table), _quoted(str(fk[3])))
+                      for fk in conn.execute(f"PRAGMA foreign_key_list({_quoted(table)})") if fk[2] == "files"]
+    return found
+
+
+def _named_in_folder(location: Path) -> set[str]:
+    """Every file hash a JSON file in the workspace folder names (the dashboard's data-set manifests, ...); a file
+    that cannot be read stops the clean-up, as it may name any of them."""
+    named: set[str] = set()
+    for path in sorted(location.rglob("*.json")):
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            raise WorkspaceError(f"Cannot read {path} ({exc.strerror}), which may name stored files; nothing was "
+                                 "removed.") from None
+        named.update(match.lower() for match in _HASH.findall(text))
+    return named
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+
+def _references(conn: sqlite3.Connection) -> str:
+    """A subquery: the hash of every file a record references (no NULL, so ``NOT IN`` is safe)."""
+    parts = [f"SELECT {c} FROM {t} WHERE {c} IS NOT NULL" for t, c in _file_references(conn)]
+    return " UNION ".join(parts) or "SELECT NULL WHERE 0"
 
 
 def _store_chunks(conn: sqlite3.Connection, digest: str, chunks: Iterable[bytes]) -> int:

@@ -79,9 +79,9 @@ class LabelStore(FileStore):
     """The workspace's label sets and their versions (part of `Workspace`); parsed versions are cached."""
 
     def __init__(self, location: str | os.PathLike | None = None, *, busy_timeout: float = BUSY_TIMEOUT_S,
-                 attempts: int = WRITE_ATTEMPTS) -> None:
+                 attempts: int = WRITE_ATTEMPTS, read_only: bool | None = None) -> None:
         self._labels_cache: dict[str, LabelSet] = {}
-        super().__init__(location, busy_timeout=busy_timeout, attempts=attempts)
+        super().__init__(location, busy_timeout=busy_timeout, attempts=attempts, read_only=read_only)
 
     def save_labels(self, labels: LabelSet | Any, *, name: str | None = None, file: StoredFile | None = None,
                     format: str | None = None, note: str | None = None) -> LabelVersion:
@@ -107,7 +107,8 @@ class LabelStore(FileStore):
     def _version_record(self, version_id: int) -> LabelVersion:
         return self.read(lambda conn: _version_by_id(conn, version_id))
 
-    def add_cases(self, name: str, cases: Iterable[Case | Mapping] | LabelSet, *, note: str | None = None) -> LabelVersion:
+    def add_cases(self, name: str, cases: Iterable[Case | Mapping] | LabelSet, *, note: str | None = None,
+                  file: StoredFile | None = None) -> LabelVersion:
         """A new version of label set ``name``: its latest version plus ``cases``.
 
         Each case is a `Case` (or a dict with the same keys: ``query``, ``relevant``, optional
@@ -116,17 +117,19 @@ class LabelStore(FileStore):
         at the end; a per-query field given replaces the old one. Earlier versions never change.
         The read of the latest version and the write of the new one are one transaction, so two
         people adding cases at once each get their own version and neither loses the other's.
-        Returns the latest version unchanged (``created`` False) when nothing is new.
+        Returns the latest version unchanged (``created`` False) when nothing is new. ``file``: the stored upload
+        the cases came from, recorded as the new version's source (so `remove_orphans` keeps it).
         """
         judgments, info = _cases_table(cases)
         set_name = _check_name(name, "name")
 
-        version_id, created = self.write(lambda conn: self._add_cases_in(conn, set_name, judgments, info, note))
+        version_id, created = self.write(lambda conn: self._add_cases_in(conn, set_name, judgments, info, note, file))
         record = self._version_record(version_id)
         return _replace_created(record, created)
 
     def _add_cases_in(self, conn: sqlite3.Connection, set_name: str, judgments: pd.DataFrame,
-                      info: dict[str, dict[str, object]], note: str | None) -> tuple[int, bool]:
+                      info: dict[str, dict[str, object]], note: str | None,
+                      file: StoredFile | None = None) -> tuple[int, bool]:
         """Inside a write: the latest version of ``set_name`` plus the cases, as a new version when anything changed."""
         latest = _latest_version_row(conn, set_name)
         if latest is None:
@@ -138,7 +141,7 @@ class LabelStore(FileStore):
         if change is None:
             return latest["id"], False
         payload = _LabelsPayload.build(merged)
-        return _ensure_version(conn, set_name, payload, None, note, change=change, parent=latest["version"])
+        return _ensure_version(conn, set_name, payload, file, note, change=change, parent=latest["version"])
 
     def label_sets(self) -> pd.DataFrame:
         """One row per label set: versions, the latest version's fingerprint and size, evaluations."""

@@ -4,7 +4,9 @@ One class, `Workspace`, owns the connection. It is assembled from one part per c
 
 * `database.Database` - the connection, `write` (one ``BEGIN IMMEDIATE`` transaction, retried while another
   writer holds the lock, committed whole or not at all), `read` (one consistent snapshot), `verify`, `counts`;
+  read-only on a folder the user cannot write (or ``read_only=True``, ``EVALCORE_WORKSPACE_READONLY=1``);
 * `files.FileStore` - uploads' raw bytes, content-addressed by SHA-256, stored before anything parses them;
+  `remove_orphans` for those a killed writer left unreferenced;
 * `label_versions.LabelStore` - label sets and their numbered, frozen versions; `add_cases`;
 * `runs.RunStore` - runs with their metadata, grouped into model lines;
 * `evaluations.EvaluationStore` - saved evaluations, per-query outcomes, a line's history;
@@ -21,11 +23,11 @@ from __future__ import annotations
 
 import os
 
-from ..errors import FrozenError, NotInWorkspace, WorkspaceBusy, WorkspaceCorrupt, WorkspaceError
-from .database import BUSY_TIMEOUT_S, ENV_VAR, WRITE_ATTEMPTS, default_location
+from ..errors import FrozenError, NotInWorkspace, WorkspaceBusy, WorkspaceCorrupt, WorkspaceError, WorkspaceReadOnly
+from .database import BUSY_TIMEOUT_S, ENV_VAR, READ_ONLY_ENV, WRITE_ATTEMPTS, default_location
 from .deletion import DELETE_KINDS, Deletion, DeletionStore
 from .evaluations import SavedEvaluation
-from .files import StoredFile
+from .files import ORPHAN_GRACE_S, Orphans, StoredFile
 from .label_versions import Case, LabelVersion
 from .ledger import Archive
 from .rejudging import RejudgingStore
@@ -34,14 +36,16 @@ from .runs import StoredRun
 from .schema import DB_NAME, SCHEMA_VERSION
 
 __all__ = [
-    "BUSY_TIMEOUT_S", "DB_NAME", "DELETE_KINDS", "ENV_VAR", "SCHEMA_VERSION", "WRITE_ATTEMPTS",
-    "Case", "Deletion", "FrozenError", "LabelVersion", "NotInWorkspace", "SavedEvaluation", "StoredFile",
-    "StoredRun", "Workspace", "WorkspaceBusy", "WorkspaceCorrupt", "WorkspaceError", "default_location",
+    "BUSY_TIMEOUT_S", "DB_NAME", "DELETE_KINDS", "ENV_VAR", "ORPHAN_GRACE_S", "READ_ONLY_ENV", "SCHEMA_VERSION",
+    "WRITE_ATTEMPTS", "Case", "Deletion", "FrozenError", "LabelVersion", "NotInWorkspace", "Orphans",
+    "SavedEvaluation", "StoredFile", "StoredRun", "Workspace", "WorkspaceBusy", "WorkspaceCorrupt", "WorkspaceError",
+    "WorkspaceReadOnly", "default_location",
 ]
 
 
 class Workspace(DeletionStore, RevealStore, RejudgingStore):
-    """The embedded store. Open with ``Workspace()`` (the default folder) or ``Workspace(path)``.
+    """The embedded store. Open with ``Workspace()`` (the default folder) or ``Workspace(path)``
+    (``read_only=True`` to only read; a folder the user cannot write opens read-only by itself).
 
     Safe to share between threads (one lock serialises use of the connection) and to open from
     several processes at once (SQLite's locks; writers queue, readers never wait). A forked
