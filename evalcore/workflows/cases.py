@@ -22,4 +22,4 @@ def add_cases(workspace: Workspace, label_set: str, source: str | os.PathLike | 
     """Store the cases file as given, read it as labels, and add its cases to ``label_set``."""
     stored = workspace.put_file(source, name=name)
     cases = read_labels(source, format=format)
-    return AddedCases(workspace.add_cases(label_set, cases, note=note), stored)
+    return AddedCases(workspace.add_cases(label_set, cases, note=note, file=stored), stored)
