@@ -28,6 +28,8 @@ from __future__ import annotations
 import gc
 import json
 import os
+import re
+import sys
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -40,7 +42,7 @@ import streamlit as st
 import evalcore
 from evalcore.errors import EvalcoreError, InputError
 from evalcore.readers.runs import META_FIELDS, sidecar_path
-from evalcore.readers.sources import Source, open_source
+from evalcore.readers.sources import FORMATS, Source, open_source
 from evalcore.store.workspace import Workspace, default_location
 
 from dashboard.store import DEFAULT_MAX_BYTES, Dataset, DatasetStore, FileRef, RunSpec
@@ -55,8 +57,9 @@ DEPTH = 100
 
 DEFAULT_K = 10
 
-HASH = {Dataset: lambda d: d.key, FileRef: lambda f: (f.name, f.sha256), RunSpec: repr}
-"""How cached functions hash the data set objects: by content (a data set by its manifest's key)."""
+HASH = {Dataset: lambda d: d.key, FileRef: lambda f: (f.name, f.sha256, f.format), RunSpec: repr}
+"""How cached functions hash the data set objects: by content (a data set by its manifest's key; a file by name,
+content and the format it is read with, so a file read as CSV and the same file detected are two results)."""
 _HASH = HASH
 
 
@@ -81,12 +84,36 @@ def workspace_location() -> Path:
     return default_location()
 
 
+SERVER_WORKSPACE = "the server's workspace"
+"""What the browser calls the workspace folder: its path is the server's business (the command line and the server
+log name it), never shown to a visitor."""
+
+
+def unnamed(message: str) -> str:
+    """``message`` with the workspace folder's path (and any path inside it) said as "the server's workspace".
+
+    The core's messages name the folder (``The workspace /srv/ws is busy``, ``No label set named 'x' in the
+    workspace /srv/ws``); every message the dashboard shows passes through here (`attempt`, `layout.error`)."""
+    location = workspace_location()
+    spellings = sorted({str(location), str(location.expanduser()), str(location.expanduser().resolve())},
+                       key=len, reverse=True)
+    for spelling in spellings:
+        path = re.escape(spelling) + r"(?:/[^\s:;,'\"]*[^\s:;,'\".])?"
+        message = re.sub(r"\b([Tt])he workspace (file |folder )?" + path,
+                         lambda m: f"{m[1]}he server's workspace" + (f" {m[2].strip()}" if m[2] else ""), message)
+        message = re.sub(r"\bWorkspace " + path, "The server's workspace", message)
+        message = re.sub(r"\bworkspace " + path, SERVER_WORKSPACE, message)
+        message = re.sub(path, SERVER_WORKSPACE, message)
+    return message
+
+
 @st.cache_resource(show_spinner=False)
 def _open_workspace(location: str) -> Loaded:
+    print(f"evalcore dashboard: the workspace is {location}", file=sys.stderr, flush=True)  # the server log says where
     try:
         return Loaded(Workspace(location))
     except EvalcoreError as exc:
-        return Loaded(error=f"{exc} Uploads are kept in memory only until the server restarts.")
+        return Loaded(error=unnamed(f"{exc} Uploads are kept in memory only until the server restarts."))
 
 
 def workspace() -> Loaded:
@@ -155,7 +182,7 @@ def resolve(key: str | None) -> tuple[Dataset, str | None]:
         return sample, None
     dataset = store().dataset(key)
     if dataset is None:
-        where = f"the workspace {workspace_location()}" if workspace().ok else "this server's memory"
+        where = SERVER_WORKSPACE if workspace().ok else "this server's memory"
         return sample, (f"The link names data set {key}, which this server no longer holds: it is not in {where} "
                         "(its files were deleted, or it was uploaded to another workspace). Showing the sample data; "
                         "upload the files again to see that view.")
@@ -173,7 +200,8 @@ def register(dataset: Dataset) -> str:
     try:
         key = store().put_dataset(dataset)
     except EvalcoreError as exc:
-        st.session_state["data.workspace_error"] = (f"Could not keep this data set in the workspace ({exc}); it is "
+        st.session_state["data.workspace_error"] = (f"Could not keep this data set in the workspace "
+                                                    f"({unnamed(str(exc))}); it is "
                                                     "held in memory until the server restarts.")
         return dataset.key
     problem = _record(dataset)
@@ -212,15 +240,16 @@ def _record(dataset: Dataset) -> str | None:
                 continue
             loaded = run(spec)
             if loaded.ok:
-                ws.save_run(loaded.value, file=store().stored_file(spec.file))
+                ws.save_run(loaded.value, file=store().stored_file(spec.file), format=spec.file.format)
     except EvalcoreError as exc:
-        return f"Could not record the upload in the workspace: {exc}"
+        return unnamed(f"Could not record the upload in the workspace: {exc}")
     return None
 
 
-def upload_ref(uploaded: Any) -> FileRef:
+def upload_ref(uploaded: Any, format: str | None = None) -> FileRef:
     """Store an uploaded file once per upload, in the workspace before anything parses it (hashing 100 MB on
-    every rerun would be slow). A workspace error is shown as a message; the bytes are then held in memory."""
+    every rerun would be slow), and refer to it as read with ``format`` (None: detect; see `read_format`). A
+    workspace error is shown as a message; the bytes are then held in memory."""
     memo = st.session_state.setdefault("data.upload_refs", {})
     key = getattr(uploaded, "file_id", None) or id(uploaded)
     ref = memo.get(key)
@@ -231,7 +260,19 @@ def upload_ref(uploaded: Any) -> FileRef:
             with _STORING_LOCK:
                 _STORING[ref.sha256] = _STORE_POOL.submit(store().put_file, uploaded.name, data)
         memo[key] = ref
-    return ref
+    return ref.as_read(format)
+
+
+DETECT = "detect"
+FORMAT_CHOICES = (DETECT, *FORMATS)
+"""The format choice beside each upload: detect (from the file's name and first lines), or one the readers take."""
+DOCUMENT_FORMAT_CHOICES = tuple(f for f in FORMAT_CHOICES if f not in ("trec", "json"))
+"""The documents reader takes tables and JSON lines (no TREC, no single JSON document)."""
+
+
+def read_format(choice: str | None) -> str | None:
+    """The format a choice beside an upload names: None for detect (or anything the readers do not take)."""
+    return choice if choice in FORMATS else None
 
 
 _STORE_POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="evalcore-store")
@@ -250,7 +291,7 @@ def _wait_stored(dataset: Dataset) -> None:
         try:
             future.result()
         except EvalcoreError as exc:
-            st.session_state["data.workspace_error"] = f"Could not store {ref.name} in the workspace: {exc}"
+            st.session_state["data.workspace_error"] = unnamed(f"Could not store {ref.name} in the workspace: {exc}")
 
 
 def _source(ref: FileRef) -> Source:
@@ -271,7 +312,7 @@ def attempt(fn: Callable[..., Any], *args, **kwargs) -> Loaded:
     try:
         return Loaded(fn(*args, **kwargs))
     except EvalcoreError as exc:
-        return Loaded(error=str(exc))
+        return Loaded(error=unnamed(str(exc)))
 
 
 def load(fn: Callable[..., Any], *args, **kwargs) -> Loaded:
@@ -296,18 +337,18 @@ def _settle() -> None:
 
 @st.cache_resource(max_entries=16, show_spinner="Reading the labels file…", hash_funcs=_HASH)
 def labels(ref: FileRef) -> Loaded:
-    return load(lambda: evalcore.read_labels(_source(ref)))
+    return load(lambda: evalcore.read_labels(_source(ref), format=ref.format))
 
 
 @st.cache_resource(max_entries=32, show_spinner="Reading a run file…", hash_funcs=_HASH)
 def run(spec: RunSpec) -> Loaded:
     meta = {k: v for k, v in spec.metadata().items() if v is not None}
-    return load(lambda: evalcore.read_run(_source(spec.file), name=spec.name, **meta))
+    return load(lambda: evalcore.read_run(_source(spec.file), format=spec.file.format, name=spec.name, **meta))
 
 
 @st.cache_resource(max_entries=8, show_spinner="Reading the documents file…", hash_funcs=_HASH)
 def documents(ref: FileRef) -> Loaded:
-    return load(lambda: evalcore.read_documents(_source(ref)))
+    return load(lambda: evalcore.read_documents(_source(ref), format=ref.format))
 
 
 def sidecar(ref: FileRef) -> Loaded:

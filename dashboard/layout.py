@@ -63,8 +63,9 @@ def safe(text: Any) -> str:
 
 
 def error(message: str) -> None:
-    """A message beside the action or upload it is about (user text in it made inert)."""
-    st.error(md_text(message), icon=":material/error:")
+    """A message beside the action or upload it is about (user text in it made inert; the server's workspace path
+    said as "the server's workspace", `dashboard.data.unnamed`)."""
+    st.error(md_text(data.unnamed(message)), icon=":material/error:")
 
 
 def failed(loaded: data.Loaded) -> bool:

@@ -119,11 +119,17 @@ def save_evaluation(dataset: Dataset, k: int, lines: dict[str, str]) -> data.Loa
         return loaded
     listed = loaded.value.at(sorted({1, int(k)}))  # what `evaluate --k 1,k --save` records
 
+    # One format override goes with the stored run files (the one most runs were read with); a run read with
+    # another is stored as a table, so every stored run reads back as it was read here.
+    formats = [spec.file.format for spec in dataset.runs]
+    run_format = max(formats, key=formats.count) if formats else None
+
     def save(ws: Workspace) -> workflows.SavedRound:
         store = data.store()
-        run_files = {spec.name: store.stored_file(spec.file) for spec in dataset.runs}
+        run_files = {spec.name: store.stored_file(spec.file) for spec in dataset.runs
+                     if spec.file.format == run_format}
         return workflows.save_evaluation(ws, listed, k=int(k), labels_file=store.stored_file(dataset.labels),
-                                         run_files=run_files, lines=lines)
+                                         run_files=run_files, lines=lines, run_format=run_format)
 
     return _on_workspace(save)
 

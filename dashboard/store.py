@@ -45,11 +45,17 @@ MANIFEST_DIR = Path("dashboard") / "datasets"
 
 @dataclass(frozen=True)
 class FileRef:
-    """One file the user gave, by name and content hash."""
+    """One file the user gave, by name and content hash, and the format it is read with (None: detected from its
+    name and content; else one of `evalcore.readers.sources.FORMATS`, the format chosen beside its upload)."""
 
     name: str
     sha256: str
     size: int
+    format: str | None = None
+
+    def as_read(self, format: str | None) -> "FileRef":
+        """This file read with ``format`` (None: detect)."""
+        return replace(self, format=format)
 
 
 @dataclass(frozen=True)
@@ -85,9 +91,13 @@ class Dataset:
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
     def manifest(self) -> dict:
-        """The data set as plain JSON values (what its key hashes and what is written to disk)."""
+        """The data set as plain JSON values (what its key hashes and what is written to disk). A file read with
+        the detected format has no ``format`` entry, so data sets made before the format choice keep their keys."""
         manifest = asdict(self)
         manifest.pop("notes")
+        for ref in [manifest["labels"], manifest["documents"], *(r["file"] for r in manifest["runs"])]:
+            if ref is not None and ref.get("format") is None:
+                ref.pop("format", None)
         return manifest
 
     @classmethod
@@ -118,10 +128,10 @@ class Dataset:
 
     def spec_for_upload(self, ref: FileRef, name: str, sidecar: dict | None = None) -> RunSpec:
         """How an uploaded run file is read: the same file under the same name keeps the metadata edited for it
-        (model, price, dims), unless a sidecar came along with it."""
+        (model, price, dims), unless a sidecar came along with it; it is read with the format ``ref`` names."""
         existing = next((r for r in self.runs if r.file.sha256 == ref.sha256 and r.name == name), None)
         if existing is not None and sidecar is None:
-            return existing
+            return replace(existing, file=ref)
         return RunSpec(file=ref, name=name, **(sidecar or {}))
 
     def with_uploaded_runs(self, specs: Sequence[RunSpec], sample: "Dataset") -> "Dataset":

@@ -13,7 +13,12 @@ import pandas as pd
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+\-.!|~])")
+_MARKDOWN_SPECIAL = re.compile(r"[\\`*_{}\[\]<>()#+\-.!|~$]|:|(?<=:material)/")
+"""What Markdown (CommonMark, GFM, Streamlit's) may read as markup; `md_text` writes it backslash-escaped, which every
+one of them shows as the character itself. ``$`` opens LaTeX in Streamlit. A colon is escaped only where it opens or
+closes an emoji shortcode (``:smile:``, ``:+1:``) or opens a Streamlit icon (``:material/home:``, whose ``/`` is
+escaped too: Streamlit rewrites ``:material/`` before parsing) or a Streamlit directive (``:red[...]``, ``:small``,
+``:help``: Streamlit draws them even without the brackets); ``labels:tune`` or ``Saved: ...`` keep theirs."""
 
 
 def safe_cell(value: object) -> object:
@@ -57,9 +62,23 @@ def terminal_safe(text: str) -> str:
 
 
 def md_text(value: object) -> str:
-    """User text made inert inside Markdown: special characters escaped, newlines flattened."""
+    """User text made inert inside Markdown, shown as written: newlines flattened, markup characters escaped
+    (`_MARKDOWN_SPECIAL`: no emphasis, link, HTML, LaTeX, emoji shortcode or icon), and bare web and mail addresses
+    (``www.example.com``, ``http://...``, ``name@example.com``) kept from becoming links. GFM finds those in the text
+    after escapes are resolved (``www\\.example\\.com`` is still linked), so an invisible word joiner (U+2060) goes
+    where the link would start: after ``www``, after ``http``/``https``, before the ``@`` of an address whose domain
+    has a dot and ends in a letter (``recall@10`` is left alone). The characters shown are the same; no renderer
+    sees a link."""
     text = str(value).replace("\r", " ").replace("\n", " ")
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", text)
+    text = re.sub(r"(?i)(?<=www)(?=\.)|(?<=http)(?=:)|(?<=https)(?=:)", "\u2060", text)
+    text = re.sub(r"(?<=[-.\w+])@(?=[-\w]+(?:\.[-\w]+)*\.[-\w]*[^\W\d_](?![-.\w]*\w))", "\u2060@", text)
+    colons = {m.start() for m in re.finditer(r":(?=material/|(?:(?:red|orange|yellow|blue|green|violet|gray|grey|"
+                                             r"primary|rainbow)(?:-background|-badge)?|small|shimmer|help|color)"
+                                             r"(?![\w-]))", text)}
+    for m in re.finditer(r"(?=(:[\w+-]+:))", text):  # every shortcode-shaped span, overlapping ones too
+        colons.update((m.start(1), m.end(1) - 1))
+    return _MARKDOWN_SPECIAL.sub(lambda m: m.group() if m.group() == ":" and m.start() not in colons
+                                 else "\\" + m.group(), text)
 
 
 def text_table(header: list[str], body: list[list[str]], *, right: set[int] = frozenset(),

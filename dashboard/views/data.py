@@ -15,6 +15,9 @@ LABEL_FORMATS = ("TREC qrels, BEIR qrels TSV, CSV / TSV / Parquet (query, doc_id
 RUN_FORMATS = ("TREC run, CSV / TSV / Parquet (query, doc_id, rank and/or score), JSON or JSONL; .gz accepted. "
                "Add a <run>.meta.json sidecar here to set model, price_per_mtok, dims and index_bytes")
 DOC_FORMATS = "CSV / TSV / JSONL / Parquet with doc_id and text and/or tokens; .gz accepted"
+FORMAT_HELP = ("How the file is read. detect: from its name and first lines. Choose the format when detection gets it "
+               "wrong: a file without a header line, or a name that does not say what it holds (a .txt TREC file, a "
+               ".csv holding JSON). Every file of this upload is read so.")
 
 v = layout.view(PAGE)
 dataset = v.dataset
@@ -44,8 +47,8 @@ with top[1]:
 
 opened = data.workspace()
 if opened.ok:
-    st.caption(md_text(f"Every upload is stored in the workspace {opened.value.location} before it is read, so a "
-                       "reload, a copied link or a server restart loses nothing."))
+    st.caption("Every upload is stored in the server's workspace before it is read, so a reload, a copied link or a "
+               "server restart loses nothing.")
 else:
     layout.error(opened.error)
 stored_problem = st.session_state.pop("data.workspace_error", None)
@@ -56,41 +59,56 @@ nonce = st.session_state.get("data.nonce", 0)
 applied = st.session_state.setdefault("data.applied", {})
 
 
-def new_files(slot: str, files) -> bool:
-    """True the first time a set of uploads is seen (re-applying it would undo later edits)."""
+def new_files(slot: str, files, fmt: str | None) -> bool:
+    """True the first time a set of uploads is seen with this format (re-applying it would undo later edits)."""
     ids = tuple(getattr(f, "file_id", f.name) for f in files)
-    if not ids or applied.get(slot) == ids:
+    if not ids or applied.get(slot) == (ids, fmt):
         return False
-    applied[slot] = ids
+    applied[slot] = (ids, fmt)
     return True
+
+
+def format_choice(slot: str, what: str, options=data.FORMAT_CHOICES) -> str | None:
+    """The format choice beside an upload: None for detect, else the format every file of that upload is read with."""
+    choice = st.selectbox(f"{what} format", options=options, key=f"data.{slot}.format.{nonce}", help=FORMAT_HELP)
+    return data.read_format(choice)
+
+
+def read_as(ref) -> str:
+    return f" (read as {ref.format})" if ref.format else ""
 
 
 candidate = dataset
 st.subheader("Files")
+COLUMNS = [5, 2, 8]  # upload, its format, what was read (or why not)
 
 # ---------------------------------------------------------------- labels
-left, right = st.columns([2, 3], vertical_alignment="center")
+left, middle, right = st.columns(COLUMNS, vertical_alignment="center")
 with left:
     upload = st.file_uploader("Labels file", key=f"data.labels.{nonce}", help=LABEL_FORMATS)
+with middle:
+    labels_format = format_choice("labels", "Labels")
 with right:
     if upload is not None:
-        ref = data.upload_ref(upload)
+        ref = data.upload_ref(upload, labels_format)
         loaded = data.labels(ref)
         if loaded.ok:
-            if new_files("labels", [upload]):
+            if new_files("labels", [upload], labels_format):
                 candidate = candidate.with_labels(ref)
         else:
             layout.error(loaded.error)
     current = data.labels(candidate.labels)
     if current.ok:
         ls = current.value
-        st.markdown(md_text(f"Labels: {candidate.labels.name} · {ls.n_queries:,} queries · {len(ls.judgments):,} "
-                            f"judgments · fingerprint {ls.fingerprint}"))
+        st.text(f"Labels: {candidate.labels.name}{read_as(candidate.labels)} · {ls.n_queries:,} queries · "
+                f"{len(ls.judgments):,} judgments · fingerprint {ls.fingerprint}")
 
 # ---------------------------------------------------------------- runs
-left, right = st.columns([2, 3], vertical_alignment="center")
+left, middle, right = st.columns(COLUMNS, vertical_alignment="center")
 with left:
     uploads = st.file_uploader("Run files", key=f"data.runs.{nonce}", accept_multiple_files=True, help=RUN_FORMATS)
+with middle:
+    runs_format = format_choice("runs", "Run")
 with right:
     if uploads:
         sidecars, run_files = {}, []
@@ -106,33 +124,35 @@ with right:
         good = []
         for f in run_files:
             stem = unique_name(Source(f.name, b"").stem, [s.name for s in good])
-            spec = candidate.spec_for_upload(data.upload_ref(f), stem, sidecars.get(stem))
+            spec = candidate.spec_for_upload(data.upload_ref(f, runs_format), stem, sidecars.get(stem))
             loaded = data.run(spec)
             if loaded.ok:
                 good.append(spec)
             else:
                 layout.error(loaded.error)
-        if good and new_files("runs", uploads):
+        if good and new_files("runs", uploads, runs_format):
             candidate = candidate.with_uploaded_runs(good, data.sample_dataset())
-    st.markdown(md_text(f"Runs: {', '.join(candidate.run_names)}"))
+    st.text("Runs: " + ", ".join(f"{r.name}{read_as(r.file)}" for r in candidate.runs))
 
 # ---------------------------------------------------------------- documents
-left, right = st.columns([2, 3], vertical_alignment="center")
+left, middle, right = st.columns(COLUMNS, vertical_alignment="center")
 with left:
     upload = st.file_uploader("Documents file", key=f"data.documents.{nonce}", help=DOC_FORMATS)
+with middle:
+    documents_format = format_choice("documents", "Documents", data.DOCUMENT_FORMAT_CHOICES)
 with right:
     if upload is not None:
-        ref = data.upload_ref(upload)
+        ref = data.upload_ref(upload, documents_format)
         loaded = data.documents(ref)
         if loaded.ok:
-            if new_files("documents", [upload]):
+            if new_files("documents", [upload], documents_format):
                 candidate = candidate.with_documents(ref)
         else:
             layout.error(loaded.error)
     if candidate.documents is not None:
         docs = data.documents(candidate.documents)
         if docs.ok:
-            st.markdown(md_text(f"Documents: {candidate.documents.name} · {len(docs.value):,} docs"))
+            st.text(f"Documents: {candidate.documents.name}{read_as(candidate.documents)} · {len(docs.value):,} docs")
     else:
         st.caption("Optional: chunk text for drill-downs and token counts for choosing k.")
 
@@ -204,8 +224,8 @@ elif not edited.reset_index(drop=True).equals(meta):
 st.subheader("Saved in the workspace")
 if not opened.ok:
     st.stop()
-st.caption(md_text(f"Workspace {opened.value.location}: label sets (frozen versions), runs with their metadata, "
-                   "and saved evaluations. Deleting asks first and shows what would go."))
+st.caption("What the server's workspace keeps: label sets (frozen versions), runs with their metadata, and saved "
+           "evaluations. Deleting asks first and shows what would go.")
 KIND_LABELS = {"labels": "Label sets", "run": "Runs", "evaluation": "Evaluations"}
 tabs = st.tabs(list(KIND_LABELS.values()))
 for tab, kind in zip(tabs, KIND_LABELS):

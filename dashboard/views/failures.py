@@ -186,13 +186,13 @@ if not layout.failed(opened):
         if result.ok:
             known = saved.saved_runs(v.dataset)
     if known:
-        status_line.caption(md_text("Saved in the workspace: " + "; ".join(
+        status_line.caption(md_text("Saved in the server's workspace: " + "; ".join(
             f"{r} as run #{s.run_id} of line {s.line} (evaluation {s.evaluation_id})" for r, s in known.items())
-            + f" · labels {saved.labels_name(v.dataset)} · workspace {opened.value.location}"))
+            + f" · labels {saved.labels_name(v.dataset)}"))
     else:
         status_line.caption(md_text(f"Not saved yet. Saving records every query's hit or miss at k = {k} for each "
                                     "run, so the failure ledger can say what was first seen failing, fixed or "
-                                    f"regressed · workspace {opened.value.location}"))
+                                    "regressed (kept in the server's workspace)"))
     last = st.session_state.get("failures.saved")
     if last is not None and last[0] == v.dataset.key and last[1] == k:
         result = last[2]

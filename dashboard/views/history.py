@@ -18,7 +18,7 @@ st.caption("What the workspace remembers about a model line: its metrics over it
 opened = data.workspace()
 if layout.failed(opened):
     st.stop()
-st.caption(md_text(f"Workspace {opened.value.location}"))
+st.caption("Read from the server's workspace, where every saved evaluation is kept.")
 
 lines = saved.lines()
 if lines.empty:

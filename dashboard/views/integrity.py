@@ -42,8 +42,8 @@ gap_tab, blind_tab, depth_tab, split_tab, check_tab = st.tabs(
 with gap_tab:
     gaps = segments_data.source_gaps(v.dataset, k) if segments_data.has_source(v.dataset) else None
     if gaps is None or not gaps.ok:
-        st.info("The labels need a source column (team_written, support_ticket, search_log, ...) to compare whose "
-                "words the queries are in." + (f" {gaps.error}" if gaps is not None else ""))
+        st.info("The labels need a source column (team_written, support_ticket, search_log, ...) to compare "
+                "whose words the queries are in." + (f" {md_text(gaps.error)}" if gaps is not None else ""))
     else:
         shown = gaps.value.gaps
         shown = shown[shown["run"].isin(v.runs) & (shown["metric"] == f"recall@{k}")]

@@ -41,7 +41,7 @@ def texts(at: AppTest) -> str:
     parts = [m.value for m in at.markdown] + [c.value for c in at.caption] + [e.value for e in at.error]
     parts += [w.value for w in at.warning] + [i.value for i in at.info] + [t.value for t in at.title]
     parts += [s.value for s in at.subheader]
-    return plain("\n".join(parts))
+    return plain("\n".join(parts)) + "\n" + "\n".join(t.value for t in at.text)  # st.text: plain already
 
 
 def no_exceptions(at: AppTest) -> None:
