@@ -98,7 +98,10 @@ def unnamed(message: str) -> str:
     spellings = sorted({str(location), str(location.expanduser()), str(location.expanduser().resolve())},
                        key=len, reverse=True)
     for spelling in spellings:
-        path = re.escape(spelling) + r"(?:/[^\s:;,'\"]*[^\s:;,'\".])?"
+        if spelling != str(location.expanduser().resolve()) and not spelling.startswith("/"):
+            continue  # a relative spelling ("data") would match inside words; its absolute form is enough
+        # Whole paths only: not inside a longer name (/srv/ws2), not a word that merely contains it.
+        path = r"(?<![\w./-])" + re.escape(spelling) + r"(?:/[^\s:;,'\"]*[^\s:;,'\".])?(?![\w-])"
         message = re.sub(r"\b([Tt])he workspace (file |folder )?" + path,
                          lambda m: f"{m[1]}he server's workspace" + (f" {m[2].strip()}" if m[2] else ""), message)
         message = re.sub(r"\bWorkspace " + path, "The server's workspace", message)

@@ -119,17 +119,12 @@ def save_evaluation(dataset: Dataset, k: int, lines: dict[str, str]) -> data.Loa
         return loaded
     listed = loaded.value.at(sorted({1, int(k)}))  # what `evaluate --k 1,k --save` records
 
-    # One format override goes with the stored run files (the one most runs were read with); a run read with
-    # another is stored as a table, so every stored run reads back as it was read here.
-    formats = [spec.file.format for spec in dataset.runs]
-    run_format = max(formats, key=formats.count) if formats else None
-
     def save(ws: Workspace) -> workflows.SavedRound:
         store = data.store()
-        run_files = {spec.name: store.stored_file(spec.file) for spec in dataset.runs
-                     if spec.file.format == run_format}
+        run_files = {spec.name: store.stored_file(spec.file) for spec in dataset.runs}
         return workflows.save_evaluation(ws, listed, k=int(k), labels_file=store.stored_file(dataset.labels),
-                                         run_files=run_files, lines=lines, run_format=run_format)
+                                         run_files=run_files, lines=lines,
+                                         run_format={spec.name: spec.file.format for spec in dataset.runs})
 
     return _on_workspace(save)
 
@@ -152,7 +147,7 @@ def flag_for_rejudging(dataset: Dataset, queries: Sequence[str], found: Audit) -
         return whole
     return _on_workspace(lambda ws: workflows.flag_for_rejudging(
         ws, whole.value, list(queries), scored=found.evaluation.labels.queries.tolist(), suspects=found.suspects,
-        suspect_k=found.suspect_k, agree_depth=found.agree_depth,
+        suspect_k=found.suspect_k, agree_depth=found.agree_depth, scored_name=found.evaluation.labels.name,
         labels_file=data.store().stored_file(dataset.labels)))
 
 
@@ -257,7 +252,8 @@ def report(evaluation_id: int, k: int | None, docs: Any = None) -> data.Loaded:
     k when the documents are given."""
     from evalcore.report.meeting import report_from_workspace
 
-    return _on_workspace(lambda ws: report_from_workspace(ws, evaluation_id, k=k, docs=docs))
+    return _on_workspace(lambda ws: report_from_workspace(ws, evaluation_id, k=k, docs=docs,
+                                                          workspace_name="of the dashboard's server"))
 
 
 def listing(kind: str) -> pd.DataFrame:

@@ -13,7 +13,7 @@ import pandas as pd
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-_MARKDOWN_SPECIAL = re.compile(r"[\\`*_{}\[\]<>()#+\-.!|~$]|:|(?<=:material)/")
+_MARKDOWN_SPECIAL = re.compile(r"[\\`*_{}\[\]<>()#+\-.!|~$&]|:|(?<=:material)/")
 """What Markdown (CommonMark, GFM, Streamlit's) may read as markup; `md_text` writes it backslash-escaped, which every
 one of them shows as the character itself. ``$`` opens LaTeX in Streamlit. A colon is escaped only where it opens or
 closes an emoji shortcode (``:smile:``, ``:+1:``) or opens a Streamlit icon (``:material/home:``, whose ``/`` is
@@ -72,6 +72,9 @@ def md_text(value: object) -> str:
     text = str(value).replace("\r", " ").replace("\n", " ")
     text = re.sub(r"(?i)(?<=www)(?=\.)|(?<=http)(?=:)|(?<=https)(?=:)", "\u2060", text)
     text = re.sub(r"(?<=[-.\w+])@(?=[-\w]+(?:\.[-\w]+)*\.[-\w]*[^\W\d_](?![-.\w]*\w))", "\u2060@", text)
+    # Streamlit rewrites these after escapes are resolved: its logo and icon shortcodes, and typographic pairs
+    # (-> <- -- >= <= ~= would show as arrows, dashes and signs). A word joiner keeps each pair apart.
+    text = re.sub(r"(?i)(?<=:)(?=streamlit:|material_)|(?<=-)(?=[->])|(?<=<)(?=[-=])|(?<=[>~])(?==)", "\u2060", text)
     colons = {m.start() for m in re.finditer(r":(?=material/|(?:(?:red|orange|yellow|blue|green|violet|gray|grey|"
                                              r"primary|rainbow)(?:-background|-badge)?|small|shimmer|help|color)"
                                              r"(?![\w-]))", text)}

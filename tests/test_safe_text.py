@@ -65,3 +65,16 @@ def test_text_that_cannot_be_a_link_gets_no_word_joiner(text: str) -> None:
 
 def test_newlines_are_flattened() -> None:
     assert md_text("a\nb\r\nc") == "a b  c"
+
+
+@pytest.mark.parametrize("text", ["a -> b", "x >= 1", "y <= 2", "bge -- large", "a <- b", "x ~= y", ":streamlit:",
+                                  ":material_home:"])
+def test_what_streamlit_rewrites_after_escapes_is_kept_apart(text: str) -> None:
+    """Streamlit turns these into arrows, signs, dashes, its logo or an icon after escapes are resolved: a word
+    joiner keeps them apart; the characters are the same."""
+    shown = md_text(text)
+    assert WORD_JOINER in shown and shown.replace(WORD_JOINER, "").replace("\\", "") == text
+
+
+def test_html_entities_show_as_written() -> None:
+    assert md_text("R&amp;D") == "R\\&amp;D"

@@ -21,7 +21,7 @@ def run(args: argparse.Namespace, recording: Recording) -> int:
                        suspect_k=args.suspect_k, agree_depth=args.agree_depth, min_n=args.min_slice_n)
     split_notice(scoped, args.format)
     if args.format == "json":
-        write(found.to_json() + "\n")
+        write(found.to_json() + "\n", exact=True)
     else:
         write(found.to_text(markdown=args.format == "markdown"))
     if args.flag:

@@ -29,9 +29,9 @@ def run(args: argparse.Namespace, recording: Recording) -> int:
                       zero_relevant=args.zero_relevant, level=args.level, rng=args.seed)
     split_notice(scoped, args.format)
     if args.format == "json":
-        write(json.dumps(add_split(report.to_dict(), scoped), ensure_ascii=False, allow_nan=False) + "\n")
+        write(json.dumps(add_split(report.to_dict(), scoped), ensure_ascii=False, allow_nan=False) + "\n", exact=True)
     elif args.format == "csv":
-        write(report.to_csv())
+        write(report.to_csv(), exact=True)
         warn(report.warnings)
     else:
         write(report.to_text())

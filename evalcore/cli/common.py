@@ -101,11 +101,13 @@ def add_split(data: dict, scope) -> dict:
 # ----------------------------------------------------------------------------- output
 
 
-def write(text: str) -> None:
-    """Text to stdout, control characters escaped (`terminal_safe`: an id may hold ESC sequences); a reader that
-    went away (``evalcore evaluate ... | head``) is not an error."""
+def write(text: str, *, exact: bool = False) -> None:
+    """Text to stdout; a reader that went away (``evalcore evaluate ... | head``) is not an error.
+
+    Text for people (tables, Markdown) has its control characters escaped (`terminal_safe`: an id may hold ESC
+    sequences); ``exact`` output for programs (JSON, CSV, HTML) is written as it is, so ids round-trip."""
     try:
-        sys.stdout.write(terminal_safe(text))
+        sys.stdout.write(text if exact else terminal_safe(text))
         sys.stdout.flush()
     except BrokenPipeError:
         try:  # silence the flush at exit; only a real file descriptor can be redirected

@@ -22,7 +22,7 @@ def run(args: argparse.Namespace, recording: Recording) -> int:
                                 target_diff=args.target_diff)
     split_notice(scoped, args.format)
     if args.format == "json":
-        write(json.dumps(add_split(report.to_dict(), scoped), ensure_ascii=False, allow_nan=False) + "\n")
+        write(json.dumps(add_split(report.to_dict(), scoped), ensure_ascii=False, allow_nan=False) + "\n", exact=True)
     else:
         write(report.to_text(markdown=args.format == "markdown"))
     return EXIT_OK

@@ -32,9 +32,9 @@ def run(args: argparse.Namespace, recording: Recording) -> int:
             slices = slices.assign(split=split.split)
     split_notice(scoped, args.format)
     if args.format == "json":
-        write(evaluation_json(evaluation, per_query=args.per_query, slices=slices) + "\n")
+        write(evaluation_json(evaluation, per_query=args.per_query, slices=slices) + "\n", exact=True)
     elif args.format == "csv":
-        write(to_csv(slices) if slices is not None else evaluation_csv(evaluation, per_query=args.per_query))
+        write(to_csv(slices) if slices is not None else evaluation_csv(evaluation, per_query=args.per_query), exact=True)
         warn(evaluation.all_warnings)
     else:
         markdown = args.format == "markdown"

@@ -32,7 +32,7 @@ def pool(args: argparse.Namespace) -> int:
              f"runs for query {judged.query}, shuffled (seed {judged.seed}); fill in the relevant column (yes or no), "
              "then: evalcore judge save LABEL_SET FILE")
     else:
-        write(text)
+        write(text, exact=True)  # the pool CSV comes back through `judge save`: ids as they are
     return EXIT_OK
 
 
@@ -68,5 +68,5 @@ def queue(args: argparse.Namespace) -> int:
     workspace = Workspace(args.workspace)
     frames = {"queue": workspace.rejudge_queue(args.name, open_only=not args.all),
               "judging rounds": workspace.judging_rounds(args.name)}
-    write((frames_json(frames) if args.format == "json" else frames_text(frames)) + "\n")
+    write((frames_json(frames) if args.format == "json" else frames_text(frames)) + "\n", exact=args.format == "json")
     return EXIT_OK

@@ -55,6 +55,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # the last line of defence: no traceback for users
         if os.environ.get("EVALCORE_DEBUG"):
             raise
-        print(f"evalcore: internal error: {type(exc).__name__}: {exc} (set EVALCORE_DEBUG=1 for details)",
-              file=sys.stderr)
+        print(terminal_safe(f"evalcore: internal error: {type(exc).__name__}: {exc} (set EVALCORE_DEBUG=1 for "
+                            "details)"), file=sys.stderr)
         return EXIT_FAILURE

@@ -72,7 +72,7 @@ def _write_report(args: argparse.Namespace, report) -> None:
         for path in report.write(args.output, charts=not args.no_charts):
             note(f"wrote {path} ({path.stat().st_size:,} bytes)")
     elif (fmt or "markdown") == "html":
-        write(report.to_html(charts=not args.no_charts))
+        write(report.to_html(charts=not args.no_charts), exact=True)
     else:
         write(report.to_markdown())
     if args.failures_csv:

@@ -38,7 +38,7 @@ def list_contents(args: argparse.Namespace) -> int:
     if "files" in frames and not frames["files"].empty:
         frames["files"] = frames["files"].assign(sha256=frames["files"]["sha256"].str.slice(0, 12))
     if args.format == "json":
-        write(frames_json(frames) + "\n")
+        write(frames_json(frames) + "\n", exact=True)
     else:
         write(f"workspace {workspace.location}\n\n" + frames_text(frames) + "\n")
     return EXIT_OK
@@ -91,7 +91,7 @@ def show(args: argparse.Namespace) -> int:
              "regressed_run", "n_failed", "n_runs", "tags", "note"]]
     if args.format == "json":
         frames = {name: (f.astype(object).where(pd.notna(f), None) if not f.empty else f) for name, f in frames.items()}
-        write(frames_json({"about": pd.DataFrame({"text": lines}), **frames}) + "\n")
+        write(frames_json({"about": pd.DataFrame({"text": lines}), **frames}) + "\n", exact=True)
     else:
         write("\n".join(lines) + "\n\n" + frames_text(frames) + "\n")
     return EXIT_OK

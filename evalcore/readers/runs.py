@@ -256,10 +256,13 @@ def _from_table(table: Table) -> dict:
             raise table.error(row, f"{role} in column {column!r}")
     ranks = parse_numbers(table, r_col, f"a number in the rank column {r_col!r}") if r_col else None
     if ranks is not None:
-        bad = (ranks < 1) | (ranks != np.floor(ranks))
+        # A rank counts from 1; a position may count from 0 (a list index): both are whole numbers.
+        first = 0 if r_col.lower() == "position" else 1
+        bad = (ranks < first) | (ranks != np.floor(ranks))
         if bad.any():
             row = int(np.flatnonzero(bad)[0])
-            raise table.error(row, f"a rank that is a positive whole number in column {r_col!r}")
+            what = "a rank that is a positive whole number" if first else "a position that is a whole number >= 0"
+            raise table.error(row, f"{what} in column {r_col!r}")
     scores = parse_numbers(table, s_col, f"a number in the score column {s_col!r}") if s_col else None
     return {"queries": table_ids(table, q_col, "a query id"), "docs": table_ids(table, d_col, "a doc id"),
             "scores": scores, "ranks": ranks}

@@ -158,9 +158,7 @@ def open_source(source: SourceLike, name: str | None = None) -> Source:
         return Source(name or "<bytes>", bytes(source))
     if hasattr(source, "read"):
         display = name or getattr(source, "name", None) or "<upload>"
-        raw = source.read(max_file_bytes() + 1)
-        if isinstance(raw, str):
-            raw = raw.encode("utf-8")
+        raw = _read_within_limit(source, max_file_bytes())
         check_size(len(raw), display)
         return Source(display, raw)
     if isinstance(source, (str, os.PathLike)):
@@ -222,13 +220,24 @@ def read_limited(path: Path, display: str) -> bytes:
             if start == b"\x1f\x8b":
                 blocks = _blocks(handle, start)
                 return _gunzip(blocks, display, limit)
-            size = os.fstat(handle.fileno()).st_size
-            check_size(size, display)
-            raw = start + handle.read(size + 1 - len(start))
+            check_size(os.fstat(handle.fileno()).st_size, display)
+            raw = start + _read_within_limit(handle, limit - len(start))  # /proc files report size 0
     except OSError as exc:
         raise InputError(f"a readable file ({exc.strerror})", source=display) from None
     check_size(len(raw), display)  # the file grew since its size was read
     return raw
+
+
+def _read_within_limit(handle, limit: int) -> bytes:
+    """Everything ``handle`` holds, read a block at a time, stopping one byte past ``limit`` (the caller refuses
+    that): ``read(limit)`` would reserve the whole limit up front, and one read may return less than asked."""
+    out = io.BytesIO()
+    while out.tell() <= limit:
+        block = handle.read(min(_READ_BLOCK, limit + 1 - out.tell()))
+        if not block:
+            break
+        out.write(block.encode("utf-8") if isinstance(block, str) else block)
+    return out.getvalue()
 
 
 def _blocks(handle: BinaryIO, first: bytes) -> Iterator[bytes]:
@@ -410,9 +419,9 @@ def quiet_in_pyarrow(handler, failures: list[BaseException]) -> Iterator[None]:
     """
     global _hook_before
     with _quiet_lock:
-        if not _quiet_handlers:
-            _hook_before = sys.unraisablehook
-            sys.unraisablehook = _record_unraisable
+        if not _quiet_handlers and sys.unraisablehook is not _record_unraisable:
+            _hook_before = sys.unraisablehook  # never our own hook (someone may have restored it), or it recurses
+        sys.unraisablehook = _record_unraisable
         _quiet_handlers[id(handler)] = failures
     try:
         yield

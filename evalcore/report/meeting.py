@@ -197,16 +197,18 @@ def build_report(
 
 
 def report_from_workspace(workspace: Workspace, evaluation: int | str = "latest", *, k: int | None = None,
-                          **options) -> MeetingReport:
+                          workspace_name: str | None = None, **options) -> MeetingReport:
     """The report of a saved evaluation: recomputed from its stored files (same seed, same numbers), its
     failures annotated from the ledger (status, tags, notes, regressions in each run), each model
-    line's history, and the stored provenance. ``options`` are those of `build_report`."""
+    line's history, and the stored provenance. ``workspace_name``: what follows "in the workspace" (default its
+    folder; the dashboard says "of the dashboard's server": a server shows its visitors no path). ``options`` are those of `build_report`."""
     saved = workspace.evaluation(evaluation)
     chosen = saved.k if k is None else k
     chosen = check_k(chosen, max(saved.ks))
     computed = workspace.load_evaluation(saved.id)
     provenance = {
-        "evaluation": {"id": saved.id, "saved_at": saved.created_at, "workspace": str(workspace.location),
+        "evaluation": {"id": saved.id, "saved_at": saved.created_at,
+                       "workspace": workspace_name or str(workspace.location),
                        "note": saved.note, "evalcore_version": saved.evalcore_version},
         "labels": {"name": saved.labels.name, "version": saved.labels.version,
                    "fingerprint": saved.labels.fingerprint, "n_labeled": saved.labels.n_queries,

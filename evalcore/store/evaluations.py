@@ -74,7 +74,7 @@ class EvaluationStore(LabelStore, RunStore):
         run_files: Mapping[str, StoredFile] | None = None,
         lines: Mapping[str, str] | None = None,
         label_set: str | None = None,
-        run_format: str | None = None,
+        run_format: str | Mapping[str, str | None] | None = None,
         note: str | None = None,
     ) -> SavedEvaluation:
         """Record an evaluation: its label-set version, runs, summary and per-query outcomes at ``k``.
@@ -84,7 +84,7 @@ class EvaluationStore(LabelStore, RunStore):
         uploads the inputs were read from (`put_file`); a run without one is stored as a table.
         ``lines`` maps run names to model-line names (default: each run's model string);
         ``label_set`` names the label set (default: the labels' name); ``run_format`` is the format
-        override the run files were read with, if any. Everything is computed
+        override the run files were read with, if any: one for every run, or one per run name. Everything is computed
         first and written in one transaction. Saving the same evaluation again (same version,
         runs and settings) returns the stored one with ``created`` False.
         """
@@ -99,8 +99,9 @@ class EvaluationStore(LabelStore, RunStore):
                                  f"{', '.join(names)}.")
         set_name = _check_name(label_set or evaluation.labels.name, "label_set")
         labels_payload = _LabelsPayload.build(evaluation.labels)
+        formats = run_format if isinstance(run_format, Mapping) else {name: run_format for name in names}
         run_payloads = [_RunPayload.build(r.run, run_files.get(r.name), lines.get(r.name),
-                                          run_format if r.name in run_files else None)
+                                          formats.get(r.name) if r.name in run_files else None)
                         for r in evaluation.results]
         summary = evaluation.summary
         per_run = []

@@ -106,7 +106,7 @@ class FileStore(Database):
                 if check.hexdigest() != digest:
                     raise InputError("a file that does not change while it is stored; try again", source=display)
 
-            return self.write(lambda conn: _store_file(conn, digest, size, display, chunks, refresh=True))
+            return self.write(lambda conn: _store_file(conn, digest, size, display, chunks))
         raise invalid_parameter("source", "a path, bytes or a binary file object", type(source).__name__)
 
     def _put_bytes(self, data: bytes, name: str) -> StoredFile:
@@ -116,7 +116,7 @@ class FileStore(Database):
             for start in range(0, max(len(data), 1), CHUNK_BYTES):
                 yield data[start:start + CHUNK_BYTES]
 
-        return self.write(lambda conn: _store_file(conn, digest, len(data), name, chunks, refresh=True))
+        return self.write(lambda conn: _store_file(conn, digest, len(data), name, chunks))
 
     def file(self, sha256: str) -> StoredFile:
         """The stored file with this hash (or a unique prefix of at least 8 hex digits)."""
@@ -190,17 +190,15 @@ def _hash_path(path: Path, display: str) -> tuple[str, int]:
 
 
 def _store_file(conn: sqlite3.Connection, digest: str, size: int, name: str,
-                chunks: Callable[[], Iterator[bytes]], *, refresh: bool = False) -> StoredFile:
+                chunks: Callable[[], Iterator[bytes]]) -> StoredFile:
     """Insert a file and its chunks unless the same bytes are stored already (all inside the caller's
-    transaction). ``refresh`` (`put_file`): bytes stored before but used by no record are stored afresh, under
-    their first name, so their age starts now and `remove_orphans` leaves them to the save about to use them."""
-    row = conn.execute("SELECT size, stored_at, name FROM files WHERE sha256 = ?", (digest,)).fetchone()
-    stored_name = name
+    transaction). Bytes stored before are not written again, whatever their age: a clean-up that removes them
+    between this and the save that names them makes that save fail cleanly (`NotInWorkspace`), and the retry
+    stores them anew; a record never points to a missing file."""
+    row = conn.execute("SELECT size, stored_at FROM files WHERE sha256 = ?", (digest,)).fetchone()
     if row:
-        if not refresh or not conn.execute(f"SELECT ? NOT IN ({_references(conn)})", (digest,)).fetchone()[0]:
-            return StoredFile(digest, name, row[0], row[1], created=False)
-        conn.execute("DELETE FROM files WHERE sha256 = ?", (digest,))
-        stored_name = row[2]
+        return StoredFile(digest, name, row[0], row[1], created=False)
+    stored_name = name
     stored_at = _now()
     n_chunks = max(1, -(-size // CHUNK_BYTES))
     conn.execute("INSERT INTO files (sha256, name, size, n_chunks, stored_at) VALUES (?, ?, ?, ?, ?)",

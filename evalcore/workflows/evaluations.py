@@ -27,10 +27,11 @@ class SavedRound:
 def save_evaluation(workspace: Workspace, evaluation: Evaluation, *, k: int | None = None,
                     labels_file: StoredFile | None = None, run_files: Mapping[str, StoredFile] | None = None,
                     lines: Mapping[str, str] | None = None, label_set: str | None = None,
-                    run_format: str | None = None) -> SavedRound:
+                    run_format: str | Mapping[str, str | None] | None = None) -> SavedRound:
     """Save ``evaluation`` at ``k`` (default its largest k) with the stored files it was read from.
 
-    ``lines`` maps run names to model lines (default: each run's own name). With a split, ``label_set`` (default
+    ``lines`` maps run names to model lines (default: each run's own name); ``run_format`` is the format override
+    the run files were read with: one for all, or one per run name. With a split, ``label_set`` (default
     the labels' own name) becomes the side's name and the note says which queries of which full set were scored.
     """
     split = evaluation.split if evaluation.split is not None and evaluation.split.split is not None else None

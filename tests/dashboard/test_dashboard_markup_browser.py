@@ -16,7 +16,8 @@ from tests.dashboard.browser_helpers import no_exceptions, open_page, params, se
 
 MARKUP = "$x^2$ :smile: www.example.com <b>bold</b>"
 RUN_NAME = "$x^2$ :smile: www.example.com <b>bold"  # a file name cannot hold the "/" of </b>
-MORE = ":red[alert] :material/home: **strong** me@example.com http://example.com/x"  # the other run's model
+MORE = (":red[alert] :material/home: **strong** me@example.com http://example.com/x :streamlit: :material_home: "
+        "a -> b >= 1 R&amp;D")  # the other run's model
 WORD_JOINER = "\u2060"  # md_text's invisible mark where a bare address would be linked
 
 
@@ -36,6 +37,7 @@ def no_markup_from_user_text(page: Page, where: str) -> None:
     assert main.locator('[data-testid="stMarkdownContainer"] [data-testid="stIconMaterial"]').count() == 0, \
         f"{where}: :material/home: drawn as an icon"
     assert "😄" not in main.inner_text(), f"{where}: :smile: became an emoji"
+    assert not set("→≥—") & set(main.inner_text()), f"{where}: -> or >= typeset as an arrow or sign"
     assert main.locator('img[alt*="smile"], [data-testid="stIconEmoji"]').count() == 0, f"{where}: emoji image"
 
 

@@ -99,7 +99,8 @@ HOSTILE = [
     ("run", "zero.csv", "query,doc_id,rank\nq1,a,1\nq1,b,0\n", "line 3", "q1,b,0",
      "a rank that is a positive whole number in column 'rank'"),
     ("run", "neg.tsv", "query\tdoc_id\trank\nq1\ta\t-1\n", "line 2", r"q1\ta\t-1", "a rank that is a positive"),
-    ("run", "half.csv", "query,doc_id,position\nq1,a,1.5\n", "line 2", "q1,a,1.5", "a rank that is a positive"),
+    ("run", "half.csv", "query,doc_id,position\nq1,a,1.5\n", "line 2", "q1,a,1.5", "a position that is a whole number"),
+    ("run", "zero.csv", "query,doc_id,rank\nq1,a,0\n", "line 2", "q1,a,0", "a rank that is a positive"),
     ("run", "zero.parquet", parquet_bytes({"query": ["q1", "q1"], "doc_id": ["a", "b"], "rank": [1, 0]}), "row 2",
      "rank=0", "a rank that is a positive whole number"),
     # 6. bytes that are not text

@@ -297,18 +297,22 @@ def test_orphans_of_killed_saves_are_removed_and_every_used_file_stays(tmp_path)
     assert ws.remove_orphans(older_than=0).files == ()  # nothing left to do
 
 
-def test_a_file_stored_again_gets_a_new_grace_period(tmp_path, monkeypatch) -> None:
+def test_a_file_removed_under_a_retried_save_is_refused_cleanly_and_the_retry_stores_it(tmp_path, monkeypatch) -> None:
+    """Bytes a save killed long ago left behind are not rewritten when stored again (a large file would be copied
+    whole on every upload); if a clean-up removes them before the retried save names them, that save is refused and
+    the next try stores them anew. No record ever points to a missing file."""
     ws = Workspace(tmp_path)
     monkeypatch.setattr(stored_files, "_now", lambda: "2020-01-01T00:00:00.000000+00:00")
     old = ws.put_file(b"q1 Q0 d1 1 0.9 t\n", "left.trec")  # left by a save killed long ago
     monkeypatch.undo()
-    assert [f.sha256 for f in ws.remove_orphans(older_than=600, dry_run=True).files] == [old.sha256]
     again = ws.put_file(b"q1 Q0 d1 1 0.9 t\n", "again.trec")  # the retried save stores the same bytes ...
-    assert not again.created and again.stored_at > old.stored_at
-    assert ws.file(old.sha256).name == "left.trec"  # the first name is kept
-    swept = ws.remove_orphans(older_than=600)  # ... and a clean-up now leaves them to it
-    assert swept.files == () and swept.recent == 1
-    run = ws.save_run(read_run({"q1": ["d1"]}, name="t", model="m"), file=again)
+    assert not again.created and again.stored_at == old.stored_at  # ... without writing them again
+    assert [f.sha256 for f in ws.remove_orphans(older_than=600).files] == [old.sha256]  # a clean-up in between
+    with pytest.raises(NotInWorkspace):
+        ws.save_run(read_run({"q1": ["d1"]}, name="t", model="m"), file=again)
+    retry = ws.put_file(b"q1 Q0 d1 1 0.9 t\n", "again.trec")
+    assert retry.created
+    run = ws.save_run(read_run({"q1": ["d1"]}, name="t", model="m"), file=retry)
     assert ws.remove_orphans(older_than=0).files == ()  # used: never removed, however old
     assert ws.load_run(run.id).name == "t" and ws.verify() == []
 
