@@ -33,7 +33,12 @@ from typing import Callable, Sequence, TypeVar
 import pandas as pd
 
 from ..errors import (
-    FrozenError, WorkspaceBusy, WorkspaceCorrupt, WorkspaceError, WorkspaceReadOnly, invalid_parameter,
+    FrozenError,
+    WorkspaceBusy,
+    WorkspaceCorrupt,
+    WorkspaceError,
+    WorkspaceReadOnly,
+    invalid_parameter,
 )
 from .schema import _FROZEN_MARK, DB_NAME, SCHEMA_VERSION, _integrity_statements, _schema_statements
 
