@@ -48,9 +48,9 @@ def describe(v: layout.View, settings: budget_data.BudgetSettings, report) -> tu
     return context, price_text
 
 
-def on_pick() -> None:
+def on_pick(key: str) -> None:
     """A click on the chart: its k becomes the page's k (the URL, and the k control as the fragment redraws it)."""
-    picked = budget_data.picked_k(st.session_state.get(CHART_KEY))
+    picked = budget_data.picked_k(st.session_state.get(key))
     if picked is not None and 1 <= picked <= data.DEPTH:
         state.set("k", picked)
 
@@ -76,24 +76,29 @@ def at_k(v: layout.View) -> None:
                                    k_max)
     left, right = st.columns([7, 3], gap="medium")
     with left:
-        st.vega_lite_chart(charts.set_k(built, k), width="content", on_select=on_pick, selection_mode=[charts.PICK],
-                           key=CHART_KEY)
+        # One key per k: the chart's selection starts empty at each k, so a click on a k picked before (and left
+        # since, with the k control) is a new selection again.
+        key = f"{CHART_KEY}.{k}"
+        st.vega_lite_chart(charts.set_k(built, k), width="content", on_select=lambda: on_pick(key),
+                           selection_mode=[charts.PICK], key=key)
         if k > window and not state.get("every"):
             st.caption(f"k = {k} is beyond the range the chart opens on (1 to {window}): it shows every k.")
         st.toggle(f"Show every k up to {data.DEPTH}", help=f"The chart opens on k = 1 to {window}: twice the "
                   "largest recommended k or elbow of the runs shown, where the choice is made.",
                   **state.bind(PAGE, "every", bool(state.get("every")), lambda on: "1" if on else None))
     with right:
-        st.subheader(f"At k = {k}")
+        st.subheader(f"At k = {k}", help=(
+            f"**recall@{k}**: the share of the relevant chunks that are in the top {k} retrieved, with its 95% "
+            "interval in brackets (where the true value lies, given these queries). **Prompt tokens**: what the first "
+            f"{k} chunks add to each request's prompt, on average. **$**: those tokens at the LLM input price below."))
         for run in shown:
             at = run.row(k)
             cost = (f"${at['cost_per_month']:,.0f} per month" if money
                     else f"${at['cost_per_1k_requests']:,.2f} per 1,000 requests")
             st.markdown(f"**{md_text(run.name)}** · recall@{k} **{at['recall']:.3f}** "
-                        f"({at['recall_ci_low']:.3f} – {at['recall_ci_high']:.3f})  \n"
+                        f"(95% CI {at['recall_ci_low']:.3f} – {at['recall_ci_high']:.3f})  \n"
                         f"{at['tokens_mean']:,.0f} prompt tokens · {cost}")
-        st.markdown("Recommended k (the line in each run's colour): "
-                    + " · ".join(f"**{md_text(r.name)}** {r.recommended_k}" for r in shown))
+        st.markdown("**Recommended k**: " + " · ".join(f"{md_text(r.name)} {r.recommended_k}" for r in shown))
         st.caption(md_text(f"k = {k} · {context} · models: " + "; ".join(f"{r.name} = {r.model}" for r in shown)
                            + " · recall@k with its 95% interval"))
     st.subheader("Every number for this k, in one table")

@@ -29,7 +29,7 @@ def test_the_k_axis_opens_where_the_choice_is_and_every_k_is_a_toggle_away() -> 
     at = app("views/choose_k.py")
     # The sample's largest recommended k or elbow is 14: the axis opens on 1..28.
     assert _k_domain(at) == [0.5, 28.5]
-    assert "Recommended k (the line in each run's colour): **base** 10 · **tuned** 8 · **tuned-256d** 9" in texts(at)
+    assert "**Recommended k**: base 10 · tuned 8 · tuned-256d 9" in texts(at)
     at.toggle(key="choose_k.every").set_value(True).run()
     no_exceptions(at)
     assert _k_domain(at) == [0.5, 100.5] and at.query_params["every"] == "1"
