@@ -1,7 +1,7 @@
 """The Choose k page's numbers: `evalcore.analyses.budget.k_budget` for every run and k, and its chart.
 
 Keyed on content hashes as `dashboard.data` is; the chart is built once per data set, settings and runs
-(`dashboard.charts.choose_k`), and k only moves its rule.
+(`dashboard.charts.choose_k`), and k only moves its rule. `k_window` is the k range the chart opens on.
 """
 
 from __future__ import annotations
@@ -52,17 +52,33 @@ def has_chunk_sizes(dataset: Dataset) -> bool:
 
 
 CHART_COLUMNS = ["run", "k", "recall", "recall_ci_low", "recall_ci_high", "tokens_mean", "tokens_p90", "cost_per_month"]
+WINDOW_MIN = 10
+
+
+def k_window(runs) -> int:
+    """The k range the chart opens on, 1..this: where the decision is. Twice the largest recommended k or elbow of
+    the runs shown (``RunBudget``s), at least `WINDOW_MIN`, at most `data.DEPTH`."""
+    largest = max((max(r.recommended_k or 0, r.kneedle_k or 0) for r in runs), default=0)
+    return int(min(data.DEPTH, max(WINDOW_MIN, 2 * largest)))
+
+
+def picked_k(event) -> int | None:
+    """The k a click on the Choose k chart picked (Streamlit's selection event, `charts.PICK`), or None."""
+    try:
+        points = (event or {}).get("selection", {}).get(charts.PICK) or []
+        return int(round(float(points[0]["k"]))) if points else None
+    except (AttributeError, KeyError, TypeError, ValueError, IndexError):
+        return None
 
 
 @st.cache_data(max_entries=32, show_spinner=False, hash_funcs={**data.HASH, BudgetSettings: repr})
 def chart_spec(dataset: Dataset, settings: BudgetSettings, runs: tuple[str, ...], all_runs: tuple[str, ...],
-               context: str, price_text: str, money: bool) -> dict:
-    """The Choose k chart (`charts.choose_k`) as a spec, built once per data set, settings and runs; k only moves
-    its rule (`charts.set_k`), which is drawn in the PNG download only."""
+               context: str, money: bool, k_max: int) -> dict:
+    """The Choose k chart (`charts.choose_k`, k = 1..``k_max``) as a spec, built once per data set, settings, runs
+    and range; k only moves its rule (`charts.set_k`)."""
     budgets = [budget(dataset, settings).value[name] for name in runs]
     frame = pd.concat([r.table.assign(run=r.name) for r in budgets], ignore_index=True)[CHART_COLUMNS]
-    marks = pd.DataFrame([{"run": r.name, "k": r.recommended_k, "recall": r.row(r.recommended_k)["recall"],
-                           "label": f"recommended k = {r.recommended_k}"} for r in budgets])
+    marks = pd.DataFrame([{"run": r.name, "k": r.recommended_k, "recall": r.row(r.recommended_k)["recall"]}
+                          for r in budgets])
     models = "models: " + "; ".join(f"{r.name} = {r.model}" for r in budgets)
-    return charts.choose_k(frame, marks, all_runs, context=context, models=models, price_text=price_text,
-                           money=money).to_dict()
+    return charts.choose_k(frame, marks, all_runs, context=context, models=models, money=money, k_max=k_max).to_dict()

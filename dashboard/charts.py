@@ -9,6 +9,7 @@ pasted into a slide still says what it measures. Runs keep one colour across eve
 
 from __future__ import annotations
 
+import warnings
 from typing import TYPE_CHECKING, Any, Sequence
 
 import pandas as pd
@@ -154,86 +155,131 @@ def tradeoff(points: pd.DataFrame, runs: Sequence[str], *, metric: str, title: s
             "title": _title(title, subtitle)}
 
 
-def recall_curve(table: pd.DataFrame, runs: Sequence[str], *, title: str, subtitle: str | list[str],
-                 marks: pd.DataFrame | None = None, width: int = 860) -> alt.LayerChart:
-    """Recall@k against k for each run with its 95% band, the chosen k (`set_k`) as a dashed rule.
+PICK = "pick_k"
+"""The point selection a click on the Choose k chart makes: ``{"k": ...}`` (`choose_k`); the page reads it with
+Streamlit's selection events and sets k."""
 
-    ``table`` has run, k, recall, recall_ci_low, recall_ci_high (one row per run and k).
-    ``marks`` (run, k, recall, label) marks chosen points such as each run's recommended k.
+K_RULE_COLOR = "#222"
+
+
+def pick_params() -> tuple:
+    """The click that picks k (`PICK`) and the pointer's column (shaded), made once and shared by every panel."""
+    import altair as alt
+
+    return (alt.selection_point(name=PICK, fields=["k"], on="click", clear=False, empty=False, toggle=False),
+            alt.selection_point(name="hover_k", fields=["k"], on="pointerover", clear="pointerout", empty=False))
+
+
+def _pick(k_max: int, params: tuple) -> alt.Chart:
+    """An invisible column per k across the whole plot (on top of every other layer): a click anywhere in a column
+    selects that k (`PICK`), and the column under the pointer is shaded so the person sees what a click picks."""
+    import altair as alt
+
+    pick, hover = params
+    columns = pd.DataFrame({"k": range(1, k_max + 1)})
+    layer = (alt.Chart(columns).transform_calculate(k_lo="datum.k - 0.5", k_hi="datum.k + 0.5")
+             .mark_rect(color="#888", cursor="pointer")
+             .encode(x="k_lo:Q", x2="k_hi:Q", opacity=alt.condition(hover, alt.value(0.15), alt.value(0)),
+                     tooltip=[alt.Tooltip("k:Q", title="click to choose k =")]))
+    return layer.add_params(pick, hover)
+
+
+def _k_axis(k_max: int, labels: bool = True) -> alt.X:
+    import altair as alt
+
+    return alt.X("k:Q", title="k (chunks retrieved)" if labels else None,
+                 scale=alt.Scale(domain=[0.5, k_max + 0.5], nice=False, zero=False),
+                 axis=alt.Axis(values=_k_ticks(k_max), format="d", labelFontSize=14, titleFontSize=15, grid=False,
+                               labels=labels))
+
+
+def _legend_inside(width: int, height: int, n_runs: int) -> alt.Legend:
+    """The runs' legend in the recall panel's empty lower right corner (no band of space above the chart)."""
+    import altair as alt
+
+    return alt.Legend(title=None, orient="none", legendX=width - 190, legendY=height - 24 - 21 * n_runs,
+                      symbolType="stroke", symbolStrokeWidth=4, symbolOpacity=1, labelFontSize=15,
+                      fillColor="white", padding=8, strokeColor="#ddd")
+
+
+def _k_ticks(k_max: int) -> list[int]:
+    step = next(s for s in (1, 2, 5, 10, 20) if k_max / s <= 20)
+    return ([1] if step >= 5 else []) + list(range(step, k_max + 1, step)) if step > 1 else list(range(1, k_max + 1))
+
+
+def recall_curve(table: pd.DataFrame, runs: Sequence[str], *, title: str, subtitle: str | list[str],
+                 marks: pd.DataFrame | None = None, width: int = 860, height: int = 300,
+                 k_max: int | None = None, pick: tuple | None = None, legend: alt.Legend | None = None,
+                 x_labels: bool = True) -> alt.LayerChart:
+    """Recall@k against k for each run with its 95% band, the chosen k (`set_k`) as a dashed black rule.
+
+    ``table`` has run, k, recall, recall_ci_low, recall_ci_high (one row per run and k; only k <= ``k_max`` is
+    drawn). ``marks`` (run, k, recall) are the runs' recommended k: a thin rule in the run's colour from the axis
+    up to its curve and a diamond on it; their labels belong in the subtitle (on the plot they overlap).
+    ``pick`` (`pick_params`) adds the columns a click picks k with (`PICK`). The recall axis starts at the tenth
+    below the lowest band (recall near zero is not where the choice is).
     """
     import altair as alt
 
+    k_max = int(k_max or table["k"].max())
+    table = table[table["k"] <= k_max]
     colors = run_colors(runs)
-    base = alt.Chart(table).encode(x=alt.X("k:Q", title="k (chunks retrieved)", scale=alt.Scale(domainMin=1)))
-    band = base.mark_area(opacity=0.18).encode(
-        y=alt.Y("recall_ci_low:Q", title="recall@k", scale=alt.Scale(domain=[0, 1])), y2="recall_ci_high:Q",
-        color=alt.Color("run:N", scale=colors, legend=_run_legend()))
-    line = base.mark_line(strokeWidth=2.5).encode(
-        y="recall:Q", color=alt.Color("run:N", scale=colors, legend=_run_legend()),
+    legend = legend or _run_legend()
+    color = alt.Color("run:N", scale=colors, legend=legend)
+    base = alt.Chart(table).encode(x=_k_axis(k_max, x_labels))
+    y_axis = alt.Axis(format=".1f", labelFontSize=14, titleFontSize=15, tickCount=5)
+    low = max(0.0, int(float(table["recall_ci_low"].min()) * 10) / 10) if len(table) else 0.0
+    band = base.mark_area(opacity=0.15, clip=True).encode(
+        y=alt.Y("recall_ci_low:Q", title="recall@k", scale=alt.Scale(domain=[low, 1], nice=False), axis=y_axis),
+        y2="recall_ci_high:Q", color=color)
+    line = base.mark_line(strokeWidth=3).encode(
+        y="recall:Q", color=color,
         tooltip=[alt.Tooltip("run:N"), alt.Tooltip("k:Q"), alt.Tooltip("recall:Q", format=".3f"),
                  alt.Tooltip("recall_ci_low:Q", title="95% CI low", format=".3f"),
                  alt.Tooltip("recall_ci_high:Q", title="95% CI high", format=".3f")])
-    rule, rule_text = _k_rule(), _k_label()
-    layers = [band, line, rule, rule_text]
+    layers = [band, line]
     if marks is not None and not marks.empty:
-        mark_base = alt.Chart(marks).encode(x="k:Q", y="recall:Q", color=alt.Color("run:N", scale=colors,
-                                                                                   legend=_run_legend()))
-        layers.append(mark_base.mark_point(shape="diamond", size=160, filled=True, stroke="#222", strokeWidth=1)
-                      .encode(tooltip=[alt.Tooltip("run:N"), alt.Tooltip("label:N", title="mark"),
-                                       alt.Tooltip("k:Q"), alt.Tooltip("recall:Q", format=".3f")]))
-        layers.append(mark_base.mark_text(align="left", dx=8, dy=12, fontSize=11).encode(text="label:N"))
-    return alt.layer(*layers).properties(width=width, height=300,
-                                         title=alt.TitleParams(title, subtitle=subtitle, anchor="start"))
+        mark_base = alt.Chart(marks).encode(x="k:Q", color=alt.Color("run:N", scale=colors, legend=legend))
+        tip = [alt.Tooltip("run:N"), alt.Tooltip("k:Q", title="recommended k"), alt.Tooltip("recall:Q", format=".3f")]
+        layers.append(mark_base.mark_rule(strokeWidth=2.5, opacity=0.9).encode(y="recall:Q", y2=alt.value(height),
+                                                                                  tooltip=tip))
+        layers.append(mark_base.mark_point(shape="diamond", size=220, filled=True, stroke="white", strokeWidth=1.5,
+                                           opacity=1).encode(y="recall:Q", tooltip=tip))
+    layers += [_k_rule(), _k_label()]
+    if pick:
+        layers.append(_pick(k_max, pick))
+    return alt.layer(*layers).properties(width=width, height=height,
+                                         title=alt.TitleParams(title, subtitle=subtitle, anchor="start",
+                                                               fontSize=17, subtitleFontSize=13))
 
 
 def set_k(spec: dict, k: int | None) -> dict:
     """A copy of a built spec (``chart.to_dict()``) whose dashed rule marks ``k`` (None: no rule).
 
-    With no rule the spec is the same for every k: Streamlit then sends it as a reference to what
-    the browser already holds, and the browser keeps the drawn chart (redrawing it on every k
-    change cost more than the rest of the page's rerun)."""
+    Only the one-row dataset `K_DATA` changes: Streamlit sends a spec's datasets apart from the spec, so the
+    browser moves the rule without re-drawing the chart."""
     datasets = dict(spec.get("datasets", {}))
     datasets[K_DATA] = [] if k is None else [{"k": int(k), "label": f"k = {int(k)}"}]
     return {**spec, "datasets": datasets}
 
 
-def tokens_curve(table: pd.DataFrame, runs: Sequence[str], *, title: str, subtitle: str | list[str],
-                 width: int = 860) -> alt.LayerChart:
-    """Prompt tokens of the first k chunks per request: mean (solid) and 90th percentile (dashed).
-
-    ``table`` has run, k, tokens_mean, tokens_p90.
-    """
+def spend_curve(table: pd.DataFrame, runs: Sequence[str], *, money: bool, k_max: int, width: int = 860,
+                height: int = 120, legend: alt.Legend | None = None) -> alt.LayerChart:
+    """What k chunks cost, under the recall panel on the same k axis: mean prompt tokens per request of the first k
+    chunks or, with a monthly request count (``money``), the cost per month of those tokens. ``table``: run, k,
+    tokens_mean, cost_per_month. The dashed rule marks the chosen k (`set_k`)."""
     import altair as alt
 
-    colors = run_colors(runs)
-    long = table.melt(id_vars=["run", "k"], value_vars=["tokens_mean", "tokens_p90"], var_name="statistic",
-                      value_name="tokens")
-    long["statistic"] = long["statistic"].map({"tokens_mean": "mean", "tokens_p90": "90th percentile"})
-    lines = alt.Chart(long).mark_line(strokeWidth=2).encode(
-        x=alt.X("k:Q", title="k (chunks retrieved)", scale=alt.Scale(domainMin=1)),
-        y=alt.Y("tokens:Q", title="prompt tokens per request"),
-        color=alt.Color("run:N", scale=colors, legend=_run_legend()),
-        strokeDash=alt.StrokeDash("statistic:N", scale=alt.Scale(domain=["mean", "90th percentile"],
-                                                                  range=[[1, 0], [5, 3]]),
-                                  legend=alt.Legend(title=None, orient="top")),
-        tooltip=[alt.Tooltip("run:N"), alt.Tooltip("k:Q"), alt.Tooltip("statistic:N"),
-                 alt.Tooltip("tokens:Q", format=",.0f")])
-    return alt.layer(lines, _k_rule()).properties(
-        width=width, height=200, title=alt.TitleParams(title, subtitle=subtitle, anchor="start"))
-
-
-def cost_curve(table: pd.DataFrame, runs: Sequence[str], *, title: str, subtitle: str | list[str],
-               width: int = 860) -> alt.LayerChart:
-    """What the chunks cost per month at each k (mean tokens x price x requests). ``table``: run, k, cost_per_month."""
-    import altair as alt
-
-    line = alt.Chart(table).mark_line(strokeWidth=2).encode(
-        x=alt.X("k:Q", title="k (chunks retrieved)", scale=alt.Scale(domainMin=1)),
-        y=alt.Y("cost_per_month:Q", title="cost per month", axis=alt.Axis(format="$,.0f")),
-        color=alt.Color("run:N", scale=run_colors(runs), legend=_run_legend()),
-        tooltip=[alt.Tooltip("run:N"), alt.Tooltip("k:Q"), alt.Tooltip("cost_per_month:Q", format="$,.2f")])
-    return alt.layer(line, _k_rule()).properties(
-        width=width, height=150, title=alt.TitleParams(title, subtitle=subtitle, anchor="start"))
+    table = table[table["k"] <= k_max]
+    field, title, fmt = (("cost_per_month", "$ per month", "$,.0f") if money else
+                         ("tokens_mean", "prompt tokens", ",.0f"))
+    line = alt.Chart(table).mark_line(strokeWidth=3).encode(
+        x=_k_axis(k_max), y=alt.Y(f"{field}:Q", title=title, axis=alt.Axis(format=fmt, tickCount=3, labelFontSize=14,
+                                                                            titleFontSize=15)),
+        color=alt.Color("run:N", scale=run_colors(runs), legend=legend or _run_legend()),
+        tooltip=[alt.Tooltip("run:N"), alt.Tooltip("k:Q"),
+                 alt.Tooltip(f"{field}:Q", title=title + " (mean)" if not money else title, format=fmt)])
+    return alt.layer(line, _k_rule()).properties(width=width, height=height)
 
 
 def _k_point() -> alt.Chart:
@@ -244,31 +290,41 @@ def _k_point() -> alt.Chart:
 
 def _k_rule() -> alt.Chart:
 
-    return _k_point().mark_rule(strokeDash=[5, 4], color="#333", strokeWidth=1.5).encode(x="k:Q")
+    return _k_point().mark_rule(strokeDash=[7, 4], color=K_RULE_COLOR, strokeWidth=2).encode(x="k:Q")
 
 
 def _k_label() -> alt.Chart:
 
-    return _k_point().mark_text(align="left", dx=5, y=8, fontWeight="bold", color="#333").encode(
+    return _k_point().mark_text(align="left", dx=6, y=-8, fontWeight="bold", fontSize=15, color=K_RULE_COLOR).encode(
         x="k:Q", text="label:N")
 
 
 def choose_k(table: pd.DataFrame, marks: pd.DataFrame, runs: Sequence[str], *, context: str, models: str,
-             price_text: str, money: bool) -> alt.VConcatChart:
-    """The Choose k view: `recall_curve` with each run's recommended k (``marks``), `tokens_curve` under it and, with
-    a monthly request count (``money``), `cost_curve`. ``table`` has the columns the three read, one row per run and
-    k; ``context`` (n, labels, tokenizer, price) and ``models`` go in the subtitle."""
-    parts = [recall_curve(table, runs, marks=marks, title="Recall@k against k, with 95% bands",
-                          subtitle=[f"◆ recommended k per run · {context}", models]),
-             tokens_curve(table, runs, title="Prompt tokens of the first k chunks",
-                          subtitle="solid: mean over queries · dashed: 90th percentile")]
-    if money:
-        parts.append(cost_curve(table, runs, title="Cost per month of those tokens", subtitle=price_text))
-    return stacked(*parts)
+             money: bool, k_max: int, width: int = 800, height: int = 195) -> alt.VConcatChart:
+    """The Choose k view, one k axis for two panels: `recall_curve` (what one more chunk buys: recall with its band,
+    each run's recommended k from ``marks`` as a rule in the run's colour) and `spend_curve` beneath (what it costs:
+    prompt tokens, or $ per month with ``money``). k runs 1..``k_max``; a click in either panel picks k (`PICK`).
+    ``table`` has one row per run and k; ``context`` (n, labels, tokenizer, price) and ``models`` are named under
+    the title, so the PNG says what it shows."""
+    import altair as alt
+
+    recommended = "   ".join(f"{r} {int(k)}" for r, k in zip(marks["run"], marks["k"])) if not marks.empty else ""
+    pick = pick_params()
+    legend = _legend_inside(width, height, len(marks) or 1)
+    cost = "cost per month" if money else "prompt tokens"
+    recall = recall_curve(table, runs, marks=marks, width=width, height=height, k_max=k_max, pick=pick,
+                          legend=legend, x_labels=False,
+                          title=f"What one more chunk buys (recall, top) and what it costs ({cost}, bottom)",
+                          subtitle=[f"Recommended k (the line in each run's colour):   {recommended}", context, models])
+    spend = spend_curve(table, runs, money=money, k_max=k_max, width=width, height=90, legend=legend)
+    with warnings.catch_warnings():  # one click selection in both panels is the point: Altair merges it, and says so
+        warnings.filterwarnings("ignore", message="Automatically deduplicated selection parameter")
+        return (alt.vconcat(recall, alt.layer(spend, _pick(k_max, pick)), spacing=10)
+                .resolve_scale(color="shared", x="shared"))
 
 
 def stacked(*charts: alt.TopLevelMixin) -> alt.VConcatChart:
-    """Charts over the same k axis, one above the other (the Choose k view and its PNG)."""
+    """Charts over the same k axis, one above the other."""
     import altair as alt
 
     return alt.vconcat(*charts, spacing=18).resolve_scale(color="shared")

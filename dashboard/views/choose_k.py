@@ -1,7 +1,9 @@
-"""Choose k: recall@k against k with its band, what k chunks cost in prompt tokens, and the recommended k.
+"""Choose k: the chart first (recall@k with its band over what k chunks cost, one k axis), then the numbers at k,
+the recommendation and the settings.
 
-The k control, the numbers at k and the PNG download (which marks k) are one fragment (`at_k`):
-changing k reruns only them. The chart, the settings and the recommendation do not depend on k.
+The k control, the chart and the numbers at k are one fragment (`at_k`): changing k, in the control or by a click
+on the chart (Streamlit's selection event, `on_pick`), reruns only them. The chart's spec is cached per data set,
+settings, runs and k range; k only moves its dashed rule (`charts.set_k`), which the browser redraws in place.
 """
 
 import pandas as pd
@@ -13,9 +15,10 @@ from evalcore.safe_text import md_text
 from dashboard import budget_data, charts, data, fragments, layout, state
 
 PAGE = "choose_k"
-v = layout.view(PAGE, own=("price", "rpm", "overhead", "lam", "chunk"))
-layout.header("Choose k", v, "How many chunks to retrieve: recall gained against prompt tokens paid, for every k "
-                             f"from 1 to {data.DEPTH}.")
+CHART_KEY = "choose_k.chart"
+v = layout.view(PAGE, own=("price", "rpm", "overhead", "lam", "chunk", "every"))
+layout.header("Choose k", v, "How many chunks to retrieve: what one more chunk adds to recall, and what it adds to "
+                             "the prompt. Click the chart to choose k.")
 
 
 def number(name: str, kind=float):
@@ -27,7 +30,7 @@ def number(name: str, kind=float):
 
 
 def settings_now(v: layout.View) -> budget_data.BudgetSettings:
-    """The settings as the widgets below hold them (they write each change to the URL)."""
+    """The settings as the URL holds them (the widgets below write each change there); None = the default."""
     rpm = number("rpm", int)
     chunk = None if budget_data.has_chunk_sizes(v.dataset) else (number("chunk", int) or 300)
     return budget_data.BudgetSettings(price_per_mtok=number("price"), requests_per_month=float(rpm) if rpm else None,
@@ -45,11 +48,18 @@ def describe(v: layout.View, settings: budget_data.BudgetSettings, report) -> tu
     return context, price_text
 
 
+def on_pick(key: str) -> None:
+    """A click on the chart: its k becomes the page's k (the URL, and the k control as the fragment redraws it)."""
+    picked = budget_data.picked_k(st.session_state.get(key))
+    if picked is not None and 1 <= picked <= data.DEPTH:
+        state.set("k", picked)
+
+
 @st.fragment
 def at_k(v: layout.View) -> None:
-    """The k control (with the runs shown), the numbers at k and the chart's PNG marking k."""
+    """The k control (with the runs shown), the chart marking k and the numbers at k."""
     shown_v = layout.controls(PAGE, fragments.current(v))
-    fragments.rerun_page_if(shown_v.runs != v.runs)  # the header, the chart and the recommendation show them too
+    fragments.rerun_page_if(shown_v.runs != v.runs)  # the header and the recommendation show them too
     k = shown_v.k
     settings = settings_now(v)
     loaded = budget_data.budget(v.dataset, settings)
@@ -58,8 +68,40 @@ def at_k(v: layout.View) -> None:
     report = loaded.value
     shown = [report[name] for name in shown_v.runs]
     money = settings.requests_per_month is not None
-    context, price_text = describe(shown_v, settings, report)
-    st.subheader(f"At k = {k}")
+    context, _ = describe(shown_v, settings, report)
+    window = budget_data.k_window(shown)
+    every = bool(state.get("every")) or k > window
+    k_max = data.DEPTH if every else window
+    built = budget_data.chart_spec(v.dataset, settings, tuple(shown_v.runs), tuple(v.all_runs), context, money,
+                                   k_max)
+    left, right = st.columns([7, 3], gap="medium")
+    with left:
+        # One key per k: the chart's selection starts empty at each k, so a click on a k picked before (and left
+        # since, with the k control) is a new selection again.
+        key = f"{CHART_KEY}.{k}"
+        st.vega_lite_chart(charts.set_k(built, k), width="content", on_select=lambda: on_pick(key),
+                           selection_mode=[charts.PICK], key=key)
+        if k > window and not state.get("every"):
+            st.caption(f"k = {k} is beyond the range the chart opens on (1 to {window}): it shows every k.")
+        st.toggle(f"Show every k up to {data.DEPTH}", help=f"The chart opens on k = 1 to {window}: twice the "
+                  "largest recommended k or elbow of the runs shown, where the choice is made.",
+                  **state.bind(PAGE, "every", bool(state.get("every")), lambda on: "1" if on else None))
+    with right:
+        st.subheader(f"At k = {k}", help=(
+            f"**recall@{k}**: the share of the relevant chunks that are in the top {k} retrieved, with its 95% "
+            "interval in brackets (where the true value lies, given these queries). **Prompt tokens**: what the first "
+            f"{k} chunks add to each request's prompt, on average. **$**: those tokens at the LLM input price below."))
+        for run in shown:
+            at = run.row(k)
+            cost = (f"${at['cost_per_month']:,.0f} per month" if money
+                    else f"${at['cost_per_1k_requests']:,.2f} per 1,000 requests")
+            st.markdown(f"**{md_text(run.name)}** · recall@{k} **{at['recall']:.3f}** "
+                        f"(95% CI {at['recall_ci_low']:.3f} – {at['recall_ci_high']:.3f})  \n"
+                        f"{at['tokens_mean']:,.0f} prompt tokens · {cost}")
+        st.markdown("**Recommended k**: " + " · ".join(f"{md_text(r.name)} {r.recommended_k}" for r in shown))
+        st.caption(md_text(f"k = {k} · {context} · models: " + "; ".join(f"{r.name} = {r.model}" for r in shown)
+                           + " · recall@k with its 95% interval"))
+    st.subheader("Every number for this k, in one table")
     rows = []
     for run in shown:
         at = run.row(k)
@@ -72,17 +114,16 @@ def at_k(v: layout.View) -> None:
             "n": run.n_queries,
         })
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", column_config={
-        f"recall@{k}": st.column_config.NumberColumn(format="%.3f"),
+        f"recall@{k}": st.column_config.NumberColumn(format="%.3f",
+                                                     help="Share of the relevant chunks found in the top k."),
         f"hit@{k}": st.column_config.NumberColumn(format="%.3f",
                                                   help="Share of queries with any relevant doc in the top k."),
-        "tokens (mean)": st.column_config.NumberColumn(format="%.0f"),
-        "tokens (p90)": st.column_config.NumberColumn(format="%.0f"),
+        "tokens (mean)": st.column_config.NumberColumn(format="%.0f", help="Prompt tokens of the first k chunks."),
+        "tokens (p90)": st.column_config.NumberColumn(format="%.0f", help="9 in 10 requests stay under this."),
         "$ per 1,000 requests": st.column_config.NumberColumn(format="$%.4f"),
         "$ per month": st.column_config.NumberColumn(format="$%.2f"),
     })
     st.caption(md_text(f"k = {k} · {context} · models: " + "; ".join(f"{r.name} = {r.model}" for r in shown)))
-    built = budget_data.chart_spec(v.dataset, settings, tuple(shown_v.runs), tuple(v.all_runs), context, price_text, money)
-    st.caption(md_text(f"The PNG download marks k = {k} on the chart below with a dashed line."))
     st.download_button("Download the chart (PNG)",
                        data=lambda: charts.to_png(charts.set_k(built, k)), file_name=f"choose_k_k{k}.png",
                        mime="image/png", on_click="ignore", icon=":material/image:", key="choose_k.png")
@@ -90,44 +131,12 @@ def at_k(v: layout.View) -> None:
 
 at_k(v)
 
-with st.expander("What a chunk costs, and what recall is worth", expanded=True):
-    cols = st.columns(4)
-    with cols[0]:
-        price = st.number_input("LLM input price ($ per million tokens)", min_value=0.0, step=0.25, format="%.2f",
-                                help="The generator's price: the retrieved chunks go into its prompt. "
-                                     f"Empty = ${DEFAULT_PRICE_PER_MTOK:.2f}, a placeholder.",
-                                **state.bind(PAGE, "price", number("price")))
-    with cols[1]:
-        rpm = st.number_input("Requests per month", min_value=0, step=10_000,
-                              help="Needed for cost per month. Empty = no monthly figure.",
-                              **state.bind(PAGE, "rpm", number("rpm", int)))
-    with cols[2]:
-        overhead = st.number_input("Prompt tokens besides the chunks", min_value=0, step=50,
-                                   help="System prompt, question and instructions, the same at every k.",
-                                   **state.bind(PAGE, "overhead", number("overhead", int) or 0))
-    with cols[3]:
-        lam = st.number_input("Recall points worth 1,000 tokens (λ)", min_value=0.0, step=0.25, format="%.2f",
-                              help="The rule picks the k where one more chunk gains fewer recall points per 1,000 "
-                                   f"prompt tokens than this. Empty = {DEFAULT_LAMBDA:g} points.",
-                              **state.bind(PAGE, "lam", number("lam")))
-    chunk = None
-    if not budget_data.has_chunk_sizes(v.dataset):
-        chunk = st.number_input("Tokens per chunk (no documents file with text or token counts is loaded)",
-                                min_value=1, step=50, **state.bind(PAGE, "chunk", number("chunk", int) or 300))
-
-settings = budget_data.BudgetSettings(price_per_mtok=price, requests_per_month=float(rpm) if rpm else None,
-                                      overhead_tokens=int(overhead or 0), lam=lam,
-                                      chunk_tokens=int(chunk) if chunk else None)
+settings = settings_now(v)
 loaded = budget_data.budget(v.dataset, settings)
 if not loaded.ok:
     st.stop()  # the fragment above says why
 report = loaded.value
 shown = [report[name] for name in v.runs]
-money = settings.requests_per_month is not None
-context, price_text = describe(v, settings, report)
-# On screen the chart is the same for every k (the table above gives the numbers at k); the PNG marks k.
-built = budget_data.chart_spec(v.dataset, settings, tuple(v.runs), tuple(v.all_runs), context, price_text, money)
-st.vega_lite_chart(spec=charts.set_k(built, None), width="content")
 
 # ---------------------------------------------------------------- the recommendation
 st.subheader("Recommended k")
@@ -141,6 +150,34 @@ for run in shown:
     st.markdown(f"**{md_text(run.name)}** ({md_text(run.model)}): {md_text(run.summary())}{md_text(elbow)}")
 st.download_button("Download the k table (CSV)", data=lambda: report.to_csv(), file_name="choose_k.csv",
                    mime="text/csv", on_click="ignore", icon=":material/download:", key="choose_k.csv")
+
+# ---------------------------------------------------------------- the settings (defaults shown as values)
+with st.expander("What a chunk costs, and what recall is worth", expanded=False):
+    cols = st.columns(4)
+    with cols[0]:
+        st.number_input("LLM input price ($ per million tokens)", min_value=0.0, step=0.25, format="%.2f",
+                        help="The generator's price: the retrieved chunks go into its prompt. "
+                             f"${DEFAULT_PRICE_PER_MTOK:.2f} until you set yours (a placeholder).",
+                        **state.bind(PAGE, "price", number("price") if number("price") is not None
+                                     else DEFAULT_PRICE_PER_MTOK))
+    with cols[1]:
+        st.number_input("Requests per month", min_value=0, step=10_000, placeholder="not set",
+                        help="Needed for cost per month. Not set = no monthly figure.",
+                        **state.bind(PAGE, "rpm", number("rpm", int)))
+    with cols[2]:
+        st.number_input("Prompt tokens besides the chunks", min_value=0, step=50,
+                        help="System prompt, question and instructions, the same at every k.",
+                        **state.bind(PAGE, "overhead", number("overhead", int) or 0))
+    with cols[3]:
+        st.number_input("Recall points worth 1,000 tokens (λ)", min_value=0.0, step=0.25, format="%.2f",
+                        help="The rule picks the k where one more chunk gains fewer recall points per 1,000 "
+                             f"prompt tokens than this. {DEFAULT_LAMBDA:g} points until you set it.",
+                        **state.bind(PAGE, "lam", number("lam") if number("lam") is not None else DEFAULT_LAMBDA))
+    if not budget_data.has_chunk_sizes(v.dataset):
+        st.number_input("Tokens per chunk (no documents file with text or token counts is loaded)",
+                        min_value=1, step=50, **state.bind(PAGE, "chunk", number("chunk", int) or 300))
+    st.caption(md_text(f"Prices and volumes apply to every number above. {describe(v, settings, report)[1]}."))
+
 if report.warnings:
     with st.expander(f"Warnings ({len(report.warnings)})"):
         for w in report.warnings:

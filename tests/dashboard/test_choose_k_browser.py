@@ -1,0 +1,89 @@
+"""Choose k in a real browser (Chromium via Playwright against `streamlit run`, 1400 x 900, the sample data): the
+chart is in the first screen, and a click on it picks k: the k control, the numbers at k and the URL follow."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from tests.dashboard.browser_helpers import WAIT_MS, no_exceptions, open_page, params, settle, shoot
+
+WIDTH, HEIGHT = 1400, 900
+
+
+@pytest.fixture
+def screen(browser: Browser):
+    context = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
+    page = context.new_page()
+    page.set_default_timeout(WAIT_MS)
+    yield page
+    context.close()
+
+
+def _k_field(page: Page):
+    return page.locator('[data-testid="stNumberInputField"]').first
+
+
+def _plot(page: Page):
+    """The chart's drawing (canvas or svg) and its box."""
+    chart = page.locator('[data-testid="stVegaLiteChart"]').first
+    expect(chart).to_be_visible()
+    drawn = chart.locator("canvas, svg").first
+    expect(drawn).to_be_visible()
+    page.wait_for_timeout(500)  # vega-embed lays the chart out after it appears
+    return drawn, drawn.bounding_box()
+
+
+
+
+def test_the_chart_is_on_the_first_screen_and_a_click_picks_k(screen: Page, server: str) -> None:
+    open_page(screen, f"{server}/choose-k?k=10")
+    expect(screen.get_by_role("heading", name="At k = 10")).to_be_visible()
+    drawn, box = _plot(screen)
+    assert box["y"] >= 0 and box["x"] >= 0
+    assert box["y"] + box["height"] <= HEIGHT, f"the chart ends at {box['y'] + box['height']:.0f} px, below the first screen"
+    assert box["x"] + box["width"] <= WIDTH
+    no_exceptions(screen)
+    shoot(screen, "choose_k_first_screen")
+
+    # The recall panel's plot: find k = 5 by hovering across it until the tooltip says so.
+    target = None
+    y = box["y"] + box["height"] * 0.35
+    for i in range(80):
+        x = box["x"] + box["width"] * (0.05 + 0.9 * i / 80)
+        screen.mouse.move(x, y)
+        screen.wait_for_timeout(60)
+        tip = screen.locator("#vg-tooltip-element")
+        if tip.count() and tip.is_visible() and "click to choose k" in tip.inner_text():
+            value = tip.inner_text().split("=")[-1].strip()
+            if value == "5":
+                target = x
+                break
+    assert target is not None, "no column of the chart says 'click to choose k = 5'"
+    started = time.monotonic()
+    screen.mouse.click(target, y)
+    expect(screen.get_by_role("heading", name="At k = 5")).to_be_visible()
+    settle(screen)
+    took = time.monotonic() - started
+    expect(_k_field(screen)).to_have_value("5")
+    assert params(screen)["k"] == ["5"]
+    expect(screen.get_by_text("k = 5 · n = 224 queries").first).to_be_visible()
+    no_exceptions(screen)
+    print(f"click to k = 5 drawn in {took:.2f} s")
+    shoot(screen, "choose_k_clicked")
+
+    # The control still moves k after a click; a click on the k picked before picks it again.
+    screen.locator('[data-testid="stNumberInputStepUp"]').first.click()
+    settle(screen)
+    expect(screen.get_by_role("heading", name="At k = 6")).to_be_visible()
+    assert params(screen)["k"] == ["6"]
+    screen.mouse.click(target, y)
+    expect(screen.get_by_role("heading", name="At k = 5")).to_be_visible()
+    settle(screen)
+    assert params(screen)["k"] == ["5"]
+    screen.goto(screen.url)  # a copied link opens the same k
+    settle(screen)
+    expect(_k_field(screen)).to_have_value("5")
+    no_exceptions(screen)
