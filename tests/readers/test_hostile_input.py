@@ -233,7 +233,6 @@ def long_id_run(tmp_path: Path) -> Path:
     return tmp_path / "run.trec"
 
 
-@pytest.mark.skipif(sys.platform != "linux", reason="an address-space limit needs Linux")
 @pytest.mark.parametrize("build, reader, expected", [
     (gzip_bomb, "read_run", "a file that decompresses to at most 256 MB"),
     (gzip_bomb, "read_labels", "a file that decompresses to at most 256 MB"),
