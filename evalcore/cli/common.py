@@ -21,7 +21,7 @@ from ..errors import UsageError
 from ..metrics.split import SplitRule, query_splits, scoring_labels
 from ..readers.labels import read_labels
 from ..readers.runs import read_run
-from ..report.render import _text_table
+from ..report.render import titled_table
 from ..safe_text import md_text, terminal_safe
 
 Recording = Callable[[], ModuleType]
@@ -144,7 +144,7 @@ def frame_text(frame: pd.DataFrame, title: str) -> str:
         return str(value)
 
     body = [[cell(v, c) for v, c in zip(row, frame.columns)] for row in frame.itertuples(index=False)]
-    return _text_table(title, [str(c) for c in frame.columns], body)
+    return titled_table(title, [str(c) for c in frame.columns], body)
 
 
 def frames_text(frames: dict[str, pd.DataFrame]) -> str:

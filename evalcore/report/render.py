@@ -123,7 +123,7 @@ def evaluation_table(evaluation: Evaluation, *, per_query: bool = False, markdow
             for line in body:
                 line.insert(6, split.split)
             title += split_title(split)
-        out.append(md_table(title, header, body) if markdown else _text_table(title, header, body))
+        out.append(md_table(title, header, body) if markdown else titled_table(title, header, body))
         if per_query:
             table = result.per_query()
             pq_header = list(table.columns)
@@ -132,7 +132,7 @@ def evaluation_table(evaluation: Evaluation, *, per_query: bool = False, markdow
             pq_title = f"run {result.name}: per query (model {result.model}, labels {label_ref}, n = {result.n_queries})"
             if split is not None:
                 pq_title += f", {split.split} split"
-            out.append(md_table(pq_title, pq_header, pq_body) if markdown else _text_table(pq_title, pq_header, pq_body))
+            out.append(md_table(pq_title, pq_header, pq_body) if markdown else titled_table(pq_title, pq_header, pq_body))
     warnings = evaluation.all_warnings
     if warnings:
         if markdown:
@@ -146,7 +146,9 @@ def evaluation_table(evaluation: Evaluation, *, per_query: bool = False, markdow
     return "\n\n".join(out) + "\n"
 
 
-def _text_table(title: str, header: list[str], body: list[list[str]]) -> str:
+def titled_table(title: str, header: list[str], body: list[list[str]]) -> str:
+    """A plain-text table under a title, the number columns (mean, n, intervals) right-aligned: how every command
+    prints a table for people."""
     numeric = {i for i, h in enumerate(header) if h in ("mean", "n") or h.endswith("CI")}
     return text_table(header, body, right=numeric, title=title)
 
@@ -165,7 +167,7 @@ def slices_table(slices: pd.DataFrame, *, markdown: bool = False) -> str:
             for line, value in zip(body, group["split"]):
                 line.insert(7, str(value))
         title = f"run {run}: by {field}"
-        out.append(md_table(title, header, body) if markdown else _text_table(title, header, body))
+        out.append(md_table(title, header, body) if markdown else titled_table(title, header, body))
     return "\n\n".join(out) + "\n"
 
 
