@@ -16,8 +16,10 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # `streamlit run` puts only this folder on the path; pages import `dashboard.*`
     sys.path.insert(0, str(ROOT))
 
-if "altair" not in sys.modules:  # the Choose k chart needs Altair (~0.5 s to import): not on a page's first visit
-    threading.Thread(target=__import__, args=("altair",), name="evalcore-import-altair", daemon=True).start()
+from dashboard import charts  # noqa: E402 (after the path above)
+
+if "altair" not in sys.modules:  # the Choose k chart needs Altair (~1 s to import and warm): not on a first visit
+    threading.Thread(target=charts.warm, name="evalcore-warm-altair", daemon=True).start()
 
 st.set_page_config(page_title="evalcore", page_icon=":material/troubleshoot:", layout="wide")
 

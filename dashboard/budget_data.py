@@ -6,6 +6,9 @@ Keyed on content hashes as `dashboard.data` is; the chart is built once per data
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 import pandas as pd
@@ -26,21 +29,69 @@ class BudgetSettings:
     chunk_tokens: int | None = None
 
 
-@st.cache_resource(max_entries=32, show_spinner="Counting prompt tokens and resampling the recall curves…",
-                   hash_funcs={**data.HASH, BudgetSettings: repr})
-def budget(dataset: Dataset, settings: BudgetSettings) -> data.Loaded:
-    """`evalcore.analyses.budget.k_budget` for every run, k = 1..`DEPTH` (k-independent: the k control only reads
-    it)."""
+_BUDGETS: "OrderedDict[tuple[str, str], Future]" = OrderedDict()
+_BUDGETS_LOCK = threading.Lock()
+_BUDGETS_POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="evalcore-budget")
+_BUDGETS_KEPT = 16
+
+
+def _done(value: data.Loaded) -> Future:
+    future: Future = Future()
+    future.set_result(value)
+    return future
+
+
+def _future(dataset: Dataset, settings: BudgetSettings) -> Future:
+    """The computation for ``dataset`` and ``settings``, started once in a background thread (keyed by content).
+    The evaluation and documents are read here, in the page's thread, from their caches."""
     from evalcore.analyses.budget import k_budget
 
+    key = (dataset.key, repr(settings))
+    with _BUDGETS_LOCK:
+        future = _BUDGETS.get(key)
+    if future is not None:
+        return future
     loaded = data.evaluation(dataset)
-    if not loaded.ok:
-        return loaded
     docs = data.documents(dataset.documents) if dataset.documents is not None else None
     doc_value = docs.value if docs is not None and docs.ok else None
-    return data.load(k_budget, loaded.value, docs=doc_value, max_k=data.DEPTH,
-                     price_per_mtok=settings.price_per_mtok, requests_per_month=settings.requests_per_month,
-                     overhead_tokens=settings.overhead_tokens, lam=settings.lam, chunk_tokens=settings.chunk_tokens)
+    with _BUDGETS_LOCK:
+        future = _BUDGETS.get(key)
+        if future is None:
+            future = _BUDGETS[key] = _done(loaded) if not loaded.ok else _BUDGETS_POOL.submit(
+                data.load, k_budget, loaded.value, docs=doc_value, max_k=data.DEPTH,
+                price_per_mtok=settings.price_per_mtok, requests_per_month=settings.requests_per_month,
+                overhead_tokens=settings.overhead_tokens, lam=settings.lam, chunk_tokens=settings.chunk_tokens)
+            while len(_BUDGETS) > _BUDGETS_KEPT:
+                _BUDGETS.popitem(last=False)
+        else:
+            _BUDGETS.move_to_end(key)
+    return future
+
+
+def budget(dataset: Dataset, settings: BudgetSettings) -> data.Loaded:
+    """`evalcore.analyses.budget.k_budget` for every run, k = 1..`DEPTH` (k-independent: the k control only reads
+    it). Computed once per data set and settings, shared by every visitor."""
+    future = _future(dataset, settings)
+    if not future.done():
+        with st.spinner("Counting prompt tokens and resampling the recall curves…"):
+            return future.result()
+    return future.result()
+
+
+def default_settings(dataset: Dataset) -> BudgetSettings:
+    """The settings of a first visit: every input at its default (300-token chunks when the documents cannot size
+    them)."""
+    return BudgetSettings(chunk_tokens=None if has_chunk_sizes(dataset) else DEFAULT_CHUNK_TOKENS)
+
+
+def prepare(dataset: Dataset) -> None:
+    """Start the first visit's Choose k numbers in the background (the Overview calls this after its first chart),
+    so that page opens on numbers already computed."""
+    _future(dataset, default_settings(dataset))
+
+
+DEFAULT_CHUNK_TOKENS = 300
+"""The chunk size assumed when the documents file has neither text nor token counts."""
 
 
 def has_chunk_sizes(dataset: Dataset) -> bool:

@@ -17,6 +17,15 @@ import pandas as pd
 if TYPE_CHECKING:  # Altair is imported where an Altair chart is built: importing it costs ~0.5 s, and the
     import altair as alt  # Overview's charts (plain specs) should not wait for it after an upload.
 
+def warm() -> None:
+    """Import Altair and build one small chart: run in a background thread when the app starts, so the first
+    Altair chart a visitor opens skips the import and the loading of Altair's schema validator (about 1 s)."""
+    import altair as alt
+
+    alt.Chart(pd.DataFrame({"k": [1, 2], "recall": [0.5, 0.6]})).mark_line().encode(
+        x=alt.X("k:Q", title="k"), y="recall:Q", color=alt.Color("k:N")).properties(title="warm").to_dict()
+
+
 K_DATA = "chosen_k"
 """The chosen k is a named dataset of one row (k, label), filled in by `set_k`. A built spec is reused for
 every k: only that dataset changes, so the browser updates the rule without re-drawing the chart."""

@@ -1,10 +1,17 @@
 #!/usr/bin/env bash
 # The main job: the dashboard, with the sample data already loaded, at http://127.0.0.1:8501.
 # EVALCORE_HOST=0.0.0.0 serves other machines on the network; EVALCORE_PORT picks another port.
-# Extra arguments go to `streamlit run` (e.g. --server.port 9000). Settings: .streamlit/config.toml.
+# Extra arguments go to `streamlit run` (e.g. --server.maxUploadSize 2048). Settings: .streamlit/config.toml.
+# Right after the server starts, scripts/warm_up.py runs the app once so the first visitor's page is ready.
 source "$(dirname "$0")/_env.sh" dashboard
 HOST="${EVALCORE_HOST:-127.0.0.1}"
 PORT="${EVALCORE_PORT:-8501}"
-echo "evalcore dashboard: http://${HOST}:${PORT}  (sample data loaded; Ctrl+C stops it)"
-exec .venv/bin/python -m streamlit run dashboard/app.py --server.address "$HOST" --server.port "$PORT" \
-  --server.headless true --browser.gatherUsageStats false "$@"
+echo "evalcore dashboard: starting on http://${HOST}:${PORT}  (sample data loaded; Ctrl+C stops it)"
+.venv/bin/python -m streamlit run dashboard/app.py --server.address "$HOST" --server.port "$PORT" \
+  --server.headless true --browser.gatherUsageStats false "$@" &
+SERVER=$!
+trap 'kill "$SERVER" 2>/dev/null; wait "$SERVER" 2>/dev/null' INT TERM
+WARM_HOST="$HOST"
+case "$HOST" in 0.0.0.0 | "::" | "[::]") WARM_HOST=127.0.0.1 ;; esac
+.venv/bin/python scripts/warm_up.py "http://${WARM_HOST}:${PORT}" || true
+wait "$SERVER"

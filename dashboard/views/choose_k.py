@@ -32,7 +32,8 @@ def number(name: str, kind=float):
 def settings_now(v: layout.View) -> budget_data.BudgetSettings:
     """The settings as the URL holds them (the widgets below write each change there); None = the default."""
     rpm = number("rpm", int)
-    chunk = None if budget_data.has_chunk_sizes(v.dataset) else (number("chunk", int) or 300)
+    chunk = None if budget_data.has_chunk_sizes(v.dataset) else (number("chunk", int)
+                                                                  or budget_data.DEFAULT_CHUNK_TOKENS)
     return budget_data.BudgetSettings(price_per_mtok=number("price"), requests_per_month=float(rpm) if rpm else None,
                                       overhead_tokens=int(number("overhead", int) or 0), lam=number("lam"),
                                       chunk_tokens=int(chunk) if chunk else None)
@@ -175,7 +176,7 @@ with st.expander("What a chunk costs, and what recall is worth", expanded=False)
                         **state.bind(PAGE, "lam", number("lam") if number("lam") is not None else DEFAULT_LAMBDA))
     if not budget_data.has_chunk_sizes(v.dataset):
         st.number_input("Tokens per chunk (no documents file with text or token counts is loaded)",
-                        min_value=1, step=50, **state.bind(PAGE, "chunk", number("chunk", int) or 300))
+                        min_value=1, step=50, **state.bind(PAGE, "chunk", number("chunk", int) or budget_data.DEFAULT_CHUNK_TOKENS))
     st.caption(md_text(f"Prices and volumes apply to every number above. {describe(v, settings, report)[1]}."))
 
 if report.warnings:

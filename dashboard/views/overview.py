@@ -11,7 +11,7 @@ import streamlit as st
 from evalcore.safe_text import md_text, to_csv
 from evalcore.metrics.measures import DESCRIPTIONS
 
-from dashboard import charts, curves_data, data, fragments, layout, state
+from dashboard import budget_data, charts, curves_data, data, fragments, layout, state
 
 PAGE = "overview"
 CURVES_PENDING = ("The intervals and paired tests for every k are being computed in the background (seconds with many "
@@ -83,6 +83,7 @@ def _body(v: layout.View, more: bool) -> None:
     st.vega_lite_chart(spec=chart, width="content")
     if curves_data.curves(v.dataset, more, wait=False) is None:  # starts them, after the first chart
         st.caption(CURVES_PENDING)
+    budget_data.prepare(v.dataset)  # and the Choose k page's numbers, so its first visit finds them ready
 
     # ---------------------------------------------------------------- paired comparison
     st.subheader("Is the difference real?")

@@ -51,8 +51,7 @@ from typing import Sequence
 
 import numpy as np
 import pandas as pd
-from scipy.special import ndtri
-from scipy.stats import t as student_t
+from scipy.special import ndtri, stdtrit  # not scipy.stats: 0.4 s more to import on a cold dashboard
 
 from ..errors import UsageError, invalid_parameter
 from ..metrics.evaluation import Evaluation
@@ -196,7 +195,7 @@ def difference_intervals(a: np.ndarray, b: np.ndarray, level: float = 0.95) -> d
         constant = se == 0
         with np.errstate(divide="ignore", invalid="ignore"):
             df = (va + vb) ** 2 / (va**2 / (n_a - 1) + vb**2 / (n_b - 1))
-        t = student_t.ppf(0.5 + level / 2, np.where(constant, 1.0, df))
+        t = stdtrit(np.where(constant, 1.0, df), 0.5 + level / 2)  # Student's t quantile, as scipy.stats.t.ppf
         half = np.where(constant, 0.0, t * se)
         low[rest] = gap[rest] - half
         high[rest] = gap[rest] + half
