@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # `streamlit run` puts only this folder on the path; pages import `dashboard.*`
     sys.path.insert(0, str(ROOT))
 
-from dashboard import charts  # noqa: E402 (after the path above)
+from dashboard import charts  # after the path above
 
 if "altair" not in sys.modules:  # the Choose k chart needs Altair (~1 s to import and warm): not on a first visit
     threading.Thread(target=charts.warm, name="evalcore-warm-altair", daemon=True).start()
