@@ -10,8 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+import pandas as pd
 import streamlit as st
 
+from evalcore import timestamps
 from evalcore.errors import EvalcoreError
 from evalcore.metrics.measures import check_k
 from evalcore.safe_text import md_text
@@ -55,6 +57,40 @@ class View:
         the labels carry none."""
         split = getattr(self.evaluation, "split", None)
         return split.headline if split is not None else ""
+
+
+EMPTY_CELL = "—"
+"""What an empty cell of a table reads as (Streamlit would write "None"): the column's help says what it means."""
+
+
+def viewer_zone() -> str | None:
+    """The time zone of the visitor's browser (None when unknown, as in tests: times are then shown in UTC)."""
+    try:
+        return st.context.timezone
+    except Exception:  # noqa: BLE001 - no browser behind this run (bare or test mode): UTC
+        return None
+
+
+def is_time_column(name: Any) -> bool:
+    """Columns holding a stored time: ``*_at`` and ``at``."""
+    return str(name) == "at" or str(name).endswith("_at")
+
+
+def table(frame: Any, **kwargs: Any) -> Any:
+    """``st.dataframe`` for a person: an empty cell reads `EMPTY_CELL`, never "None"; times read to the minute in
+    the visitor's time zone, named ("2026-12-01 09:30 CET"); no index column unless asked."""
+    times = [c for c in frame.columns if is_time_column(c)] if isinstance(frame, pd.DataFrame) else []
+    if times:
+        zone = viewer_zone()
+        frame = frame.assign(**{str(c): timestamps.minutes(frame[c], zone) for c in times})
+    kwargs.setdefault("hide_index", True)
+    kwargs.setdefault("placeholder", EMPTY_CELL)
+    return st.dataframe(frame, **kwargs)
+
+
+def when(value: Any) -> str:
+    """One stored time as `table` shows times: to the minute, in the visitor's time zone."""
+    return timestamps.minute(value, viewer_zone())
 
 
 def safe(text: Any) -> str:

@@ -114,7 +114,7 @@ def at_k(v: layout.View) -> None:
             **({"$ per month": at["cost_per_month"]} if money else {}), "recommended k": run.recommended_k,
             "n": run.n_queries,
         })
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", column_config={
+    layout.table(pd.DataFrame(rows), hide_index=True, width="stretch", column_config={
         f"recall@{k}": st.column_config.NumberColumn(format="%.3f",
                                                      help="Share of the relevant chunks found in the top k."),
         f"hit@{k}": st.column_config.NumberColumn(format="%.3f",

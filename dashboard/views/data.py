@@ -171,7 +171,7 @@ counts = [c for c in checks.columns if c not in ("file", "role", "notes")]
 shown_checks = checks.astype(object)
 for column in counts:
     shown_checks[column] = [("–" if pd.isna(x) else f"{int(x):,}") for x in checks[column]]
-st.dataframe(shown_checks, hide_index=True, width="stretch", column_config={
+layout.table(shown_checks, hide_index=True, width="stretch", column_config={
     "docs": st.column_config.TextColumn(help="Labels: judged (query, doc) pairs. Runs: ranked docs over all queries. "
                                              "Documents: docs in the file."),
     "notes": st.column_config.TextColumn(width="large"),
@@ -190,7 +190,7 @@ if notes:
 warnings = data.warnings_frame(dataset, v.k)
 if not warnings.empty:
     with st.expander(f"Evaluation warnings at k = 1 and k = {v.k} ({len(warnings)})"):
-        st.dataframe(warnings, hide_index=True, width="stretch")
+        layout.table(warnings, hide_index=True, width="stretch")
 
 # ---------------------------------------------------------------- run metadata
 st.subheader("Runs")
@@ -199,7 +199,7 @@ st.caption("Model, price per million tokens (of the embedding model), dimensions
 meta = files_data.run_metadata(dataset)
 edited = st.data_editor(
     meta, key=f"data.meta.{dataset.key}", hide_index=True, width="stretch", num_rows="delete",
-    disabled=["run", "file"],
+    disabled=["run", "file"], placeholder="not set",
     column_config={
         "model": st.column_config.TextColumn("model", help="The embedding model behind this run."),
         "price_per_mtok": st.column_config.NumberColumn("price $/M tokens", min_value=0.0, format="%.4f"),
@@ -234,7 +234,7 @@ for tab, kind in zip(tabs, KIND_LABELS):
         if listing.empty:
             st.caption(f"No {KIND_LABELS[kind].lower()} saved yet.")
             continue
-        st.dataframe(listing, hide_index=True, width="stretch", height=min(35 * (len(listing) + 1) + 3, 300))
+        layout.table(listing, hide_index=True, width="stretch", height=min(35 * (len(listing) + 1) + 3, 300))
         if kind == "labels":
             keys = listing["name"].astype(str).tolist()
             describe = str

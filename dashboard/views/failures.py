@@ -14,6 +14,7 @@ from evalcore.store.ledger import CAUSE_TAGS, STATUS_LABELS, STATUSES
 from evalcore.safe_text import md_text, to_csv
 from evalcore.analyses.failures import MARK_NON_RELEVANT, MARK_RELEVANT, SORT_ORDERS, neighbours
 from evalcore.metrics.failure import MISS_MODES
+from evalcore.warning_log import plural
 
 from dashboard import data, failures_data, layout, saved, state
 
@@ -88,7 +89,7 @@ missed_tab, compare_tab = st.tabs(["Missed at k", "Runs compared"], key="failure
 
 # ---------------------------------------------------------------- the list
 with missed_tab:
-    st.caption(md_text(f"{len(table):,} misses ({len(sequence):,} distinct queries), each {MISS_MODES[mode]} · "
+    st.caption(md_text(f"{plural(len(table), 'miss', 'misses')} ({plural(len(sequence), 'distinct query', 'distinct queries')}), each {MISS_MODES[mode]} · "
                        f"k = {k} · n = {v.n:,} queries per run · labels {v.labels_ref} · "
                        + "; ".join(f"{r} = {v.model(r)}" for r in v.runs)))
     shown = table.frame(limit=MAX_ROWS)
@@ -99,7 +100,7 @@ with missed_tab:
     st.session_state["failures.rows"] = shown["query"].to_numpy(dtype=object).tolist()
     shown_queries = shown["query"].to_numpy(dtype=object)
     selected = np.flatnonzero(shown_queries == query)[:1].tolist() if query is not None else []
-    st.dataframe(
+    layout.table(
         shown, key="failures.table", on_select=lambda: picked("failures.table", "failures.rows"),
         selection_mode="single-row", selection_default={"selection": {"rows": selected}} if selected else None,
         hide_index=True, width="stretch", height=320,
@@ -141,7 +142,7 @@ with compare_tab:
             st.caption(md_text(f"Showing the first {MAX_ROWS:,} of {len(diffs):,} queries (biggest gap first); narrow "
                                "them with the filters, or download the CSV for all of them."))
         st.session_state["failures.compare_rows"] = diffs_shown["query"].tolist()
-        st.dataframe(
+        layout.table(
             diffs_shown, key="failures.compare", on_select=lambda: picked("failures.compare", "failures.compare_rows"),
             selection_mode="single-row", hide_index=True, width="stretch", height=320,
             column_order=COMPARE_COLUMNS,
@@ -205,13 +206,13 @@ if not layout.failed(opened):
                 if len(change.regressions):
                     st.markdown("**Regressions first**: " + md_text(
                         f"{len(change.regressions):,} queries line {change.line} passed before and fail now"))
-                    st.dataframe(change.regressions, hide_index=True, width="stretch",
+                    layout.table(change.regressions, hide_index=True, width="stretch",
                                  column_order=["query", "query_text", "first_rank", "first_rank_before", "status_label",
                                                "tags", "note"])
                 for title, frame in (("fixed", change.fixed), ("new failures", change.new_failures)):
                     if len(frame):
                         with st.expander(f"{title.capitalize()} in run #{change.run_id} ({len(frame):,})"):
-                            st.dataframe(frame, hide_index=True, width="stretch",
+                            layout.table(frame, hide_index=True, width="stretch",
                                          column_order=["query", "query_text", "event", "first_rank",
                                                        "first_rank_before", "status_label"])
 
@@ -300,7 +301,7 @@ else:
                                                           and not pd.isna(stamp) else ""))
         facts.append(f"k = {row.get('k')} · labels {entry.labels}")
         st.caption(md_text(" · ".join(facts)))
-        st.dataframe(entry.timeline, hide_index=True, width="stretch",
+        layout.table(entry.timeline, hide_index=True, width="stretch",
                      column_order=["run_id", "run", "model", "uploaded_at", "labels_version", "passed", "first_rank",
                                    "event"],
                      column_config={"passed": st.column_config.CheckboxColumn(f"passed at k = {row.get('k')}"),
@@ -336,11 +337,11 @@ else:
                     st.rerun()
         if len(entry.log):
             with st.expander(f"Edit log ({len(entry.log)})"):
-                st.dataframe(entry.log, hide_index=True, width="stretch")
+                layout.table(entry.log, hide_index=True, width="stretch")
         st.page_link("views/history.py", label=f"Line {layout.safe(entry.line)} over time, and its whole ledger",
                      icon=":material/history:", query_params={"line": entry.line})
 
-st.dataframe(dd.scores, hide_index=True, width="stretch", column_config={
+layout.table(dd.scores, hide_index=True, width="stretch", column_config={
     f"recall@{k}": st.column_config.NumberColumn(format="%.2f"),
     "rr": st.column_config.NumberColumn("reciprocal rank", format="%.3f"),
     "first_rank": st.column_config.NumberColumn("first relevant rank"),
@@ -348,7 +349,7 @@ st.dataframe(dd.scores, hide_index=True, width="stretch", column_config={
 })
 
 st.markdown("**Relevant docs, and where each run put them**")
-st.dataframe(dd.relevant, hide_index=True, width="stretch",
+layout.table(dd.relevant, hide_index=True, width="stretch",
              column_config={"text": st.column_config.TextColumn("text", width="large"),
                             **{r: st.column_config.TextColumn(r) for r in dd.runs}})
 
@@ -385,7 +386,7 @@ for column, run in zip(columns, dd.runs):
         if ranking.empty:
             st.info("No ranking for this query.")
             continue
-        st.dataframe(styled(ranking), hide_index=True, width="stretch", height=min(36 * depth_shown + 40, 760),
+        layout.table(styled(ranking), hide_index=True, width="stretch", height=min(36 * depth_shown + 40, 760),
                      column_config={"rank": st.column_config.NumberColumn(width=48),
                                     "mark": st.column_config.TextColumn(width=118),
                                     "text": st.column_config.TextColumn(width="medium")})

@@ -37,6 +37,10 @@ line = st.selectbox("Model line", options=names, help="Runs that share a model s
                     "saving), in the order they reached the workspace.", **state.bind(PAGE, "line", line))
 
 # ---------------------------------------------------------------- metrics over time
+if saved.evaluations(line).empty:
+    st.info(f"The model line {layout.safe(line)} has runs in the workspace but no saved evaluation yet. Save one on "
+            "the Failures page (\"Save this evaluation to the workspace\") to start its history.")
+    st.stop()
 found = saved.history(line)
 if layout.failed(found):
     st.stop()
@@ -64,12 +68,12 @@ st.caption(md_text(context))
 table = history.assign(
     interval=[f"{lo:.3f} – {hi:.3f}" if pd.notna(lo) and pd.notna(hi) else "–"
               for lo, hi in zip(history["ci_low"], history["ci_high"])])
-st.dataframe(table, hide_index=True, width="stretch",
+layout.table(table, hide_index=True, width="stretch",
              column_order=["step", "run_id", "run", "model", "uploaded_at", "labels_version", "metric", "mean",
                            "interval", "n", "fingerprint", "evaluation_id"],
              column_config={"mean": st.column_config.NumberColumn(format="%.4f"),
                             "interval": st.column_config.TextColumn("95% interval"),
-                            "uploaded_at": st.column_config.DatetimeColumn("uploaded (UTC)")})
+                            "uploaded_at": st.column_config.TextColumn("uploaded")})
 
 # ---------------------------------------------------------------- what the latest run changed
 st.subheader("What the latest run changed")
@@ -78,7 +82,7 @@ if not layout.failed(changed):
     st.markdown(md_text(changed.value.summary()))
     if len(changed.value.regressions):
         st.markdown("**Regressions** (passed in the line's previous run, fail now)")
-        st.dataframe(changed.value.regressions, hide_index=True, width="stretch",
+        layout.table(changed.value.regressions, hide_index=True, width="stretch",
                      column_order=["query", "query_text", "first_rank", "first_rank_before", "status_label", "tags",
                                    "note"])
 
@@ -92,7 +96,7 @@ if not layout.failed(ledger):
     st.caption(md_text(f"{len(frame):,} queries failed at some point, {n_open:,} open · regressions first · "
                        f"a query fails when no relevant doc is in the top k (k = {k}) · labels {label_set} · "
                        "edit status, cause tags and notes on the Failures page (open the query)"))
-    st.dataframe(frame, hide_index=True, width="stretch", height=min(35 * len(frame) + 40, 400),
+    layout.table(frame, hide_index=True, width="stretch", height=min(35 * len(frame) + 40, 400),
                  column_order=["query", "query_text", "status_label", "status_by", "first_rank", "first_failed_run",
                                "first_failed_at", "fixed_run", "regressed_run", "n_failed", "n_runs", "tags", "note"],
                  column_config={"status_label": st.column_config.TextColumn("status"),
@@ -108,7 +112,7 @@ if evaluations.empty:
     st.info("No saved evaluation of this line.")
     st.stop()
 ids = evaluations["id"].astype(int).tolist()[::-1]
-described = {int(r.id): f"evaluation {r.id} · {r.created_at[:16]} · labels {r.labels} v{r.labels_version} · k = {r.k} · "
+described = {int(r.id): f"evaluation {r.id} · {layout.when(r.created_at)} · labels {r.labels} v{r.labels_version} · k = {r.k} · "
                         f"runs {r.runs}" for r in evaluations.itertuples()}
 chosen = st.selectbox("Saved evaluation", options=ids, format_func=lambda i: described[i], key="history.evaluation",
                       help="The report recomputes it from its stored files (same seed, same numbers).")
@@ -142,7 +146,7 @@ if ready is not None and ready[0] == chosen:
     built = ready[1]
     if not layout.failed(built):
         report = built.value
-        st.caption(md_text(f"{report.title} · generated {report.generated_at[:19]} UTC · "
+        st.caption(md_text(f"{report.title} · generated {layout.when(report.generated_at)} · "
                            f"{len(report.failures):,} failures at k = {report.k}"))
         cols = st.columns(3)
         with cols[0]:

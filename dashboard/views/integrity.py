@@ -54,16 +54,16 @@ with gap_tab:
         st.page_link("views/sources.py", label="Every metric by source, with the chart", icon=":material/arrow_forward:")
 
 with blind_tab:
-    st.dataframe(found.blind[found.blind["run"].isin(v.runs)], hide_index=True, width="stretch",
+    layout.table(found.blind[found.blind["run"].isin(v.runs)], hide_index=True, width="stretch",
                  column_config={c: st.column_config.NumberColumn(format="%.4f")
                                 for c in ("blind_share", "blind_judgment_share")})
     if not found.blind_metrics.empty:
         st.subheader("Metrics on blind-judged queries only")
-        st.dataframe(found.blind_metrics[found.blind_metrics["run"].isin(v.runs)], hide_index=True, width="stretch",
+        layout.table(found.blind_metrics[found.blind_metrics["run"].isin(v.runs)], hide_index=True, width="stretch",
                      column_config={c: st.column_config.NumberColumn(format="%.4f")
                                     for c in ("mean", "ci_low", "ci_high")})
     st.subheader(f"Pooling: judged docs in each run's top {integrity_data.POOL_DEPTH}")
-    st.dataframe(found.pooling[found.pooling["run"].isin(v.runs)], hide_index=True, width="stretch")
+    layout.table(found.pooling[found.pooling["run"].isin(v.runs)], hide_index=True, width="stretch")
 
 with depth_tab:
     st.caption(md_text(f"low: unjudged docs in the top k counted as non-relevant (the reported number); high: counted "
@@ -71,7 +71,7 @@ with depth_tab:
                        "judged depth is known (judged_known, n_known: queries with a doc judged non-relevant, as a blind "
                        "judging round records; labels listing only relevant docs leave it unknown). Raise it with a blind judging pool at "
                        "the depth you quote."))
-    st.dataframe(found.coverage[found.coverage["run"].isin(v.runs)], hide_index=True, width="stretch",
+    layout.table(found.coverage[found.coverage["run"].isin(v.runs)], hide_index=True, width="stretch",
                  column_config={c: st.column_config.NumberColumn(format="%.4f")
                                 for c in ("mean", "low", "high", "judged")})
 
@@ -88,7 +88,7 @@ with split_tab:
                            f"recorded in the workspace). {seen[:1].upper()}{seen[1:]}."))
         summary = found.evaluation.summary
         summary = summary[summary["run"].isin(v.runs)].assign(split=split.split)
-        st.dataframe(summary[["run", "model", "metric", "mean", "ci_low", "ci_high", "n", "labels", "fingerprint",
+        layout.table(summary[["run", "model", "metric", "mean", "ci_low", "ci_high", "n", "labels", "fingerprint",
                               "split"]], hide_index=True, width="stretch",
                      column_config={c: st.column_config.NumberColumn(format="%.4f")
                                     for c in ("mean", "ci_low", "ci_high")})
@@ -119,7 +119,7 @@ with split_tab:
                 if not layout.failed(unsealed):
                     held = unsealed.value
                     table = held.summary[held.summary["run"].isin(v.runs)].assign(split=chosen)
-                    st.dataframe(table[["run", "model", "metric", "mean", "ci_low", "ci_high", "n", "labels",
+                    layout.table(table[["run", "model", "metric", "mean", "ci_low", "ci_high", "n", "labels",
                                         "fingerprint", "split"]], hide_index=True, width="stretch",
                                  column_config={c: st.column_config.NumberColumn(format="%.4f")
                                                 for c in ("mean", "ci_low", "ci_high")})
@@ -141,7 +141,7 @@ with check_tab:
         st.caption(md_text(f"{len(suspects)} queries every run misses at k = {k} while every run puts the same other "
                            f"doc in its top {found.agree_depth}. Labels are never edited here: flag a query to queue it "
                            "for blind re-judging."))
-        st.dataframe(suspects, hide_index=True, width="stretch")
+        layout.table(suspects, hide_index=True, width="stretch")
         chosen = st.multiselect("Queries to flag for blind re-judging", options=suspects["query"].tolist(),
                                 key=f"{PAGE}.flag")
         if st.button("Flag for blind re-judging", disabled=not chosen, key=f"{PAGE}.flag_button"):

@@ -9,6 +9,7 @@ The pool comes from `dashboard.integrity_data` (`evalcore.analyses.judging`) and
 import streamlit as st
 
 from evalcore.safe_text import md_text
+from evalcore.warning_log import plural
 
 from dashboard import data, integrity_data, layout, saved, state
 
@@ -58,8 +59,8 @@ texts = integrity_data.pool_texts(v.dataset, pool)
 
 st.subheader("What the customer typed")
 st.text(pool.query_text or f"(no query text; query id {pool.query})")
-st.caption(md_text(f"query {pool.query} · {len(pool.docs)} docs pooled from the top {pool.depth} of {pool.n_runs} "
-                   f"runs, shuffled; rank, score and run are hidden · labels {v.labels_ref}"))
+st.caption(md_text(f"query {pool.query} · {plural(len(pool.docs), 'doc')} pooled from the top {pool.depth} of "
+                   f"{plural(pool.n_runs, 'run')}, shuffled; rank, score and run are hidden · labels {v.labels_ref}"))
 
 marks = {}
 for number, doc in enumerate(pool.docs, start=1):
@@ -136,5 +137,5 @@ if versions is not None and not versions.empty:
 rounds = saved.judging_rounds(labels.name)
 if not rounds.empty:
     st.subheader("Judging rounds of this label set")
-    st.dataframe(rounds[["version", "query", "depth", "n_docs", "n_relevant", "judge", "at"]], hide_index=True,
+    layout.table(rounds[["version", "query", "depth", "n_docs", "n_relevant", "judge", "at"]], hide_index=True,
                  width="stretch")

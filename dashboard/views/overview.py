@@ -68,7 +68,7 @@ def _body(v: layout.View, more: bool) -> None:
                    f"recall@{k} bounds": st.column_config.TextColumn(help=helps["bounds"]),
                    "index MB": st.column_config.NumberColumn(format="%.2f"),
                    "price $/M tokens": st.column_config.NumberColumn(format="$%.3f")})
-    st.dataframe(table, hide_index=True, column_config=config, width="stretch")
+    layout.table(table, hide_index=True, column_config=config, width="stretch")
     layout.context(v, k=k, extra="95% intervals: Wilson for 0/1 scores, else BCa bootstrap (10,000 resamples, seed 0)")
 
     export = summary[summary["metric"].isin(metrics)][
@@ -107,7 +107,7 @@ def _body(v: layout.View, more: bool) -> None:
                 "p (Holm)": c.p_adjusted, "n": c.n, "k": k,
                 "models": f"{c.run} = {v.model(c.run)}; {c.baseline} = {v.model(c.baseline)}",
             } for c in shown])
-            st.dataframe(counts, hide_index=True, width="stretch", column_config={
+            layout.table(counts, hide_index=True, width="stretch", column_config={
                 "difference": st.column_config.NumberColumn(format="%+.3f", help="run minus baseline"),
                 "p (Holm)": st.column_config.NumberColumn(format="%.4f"),
                 "wins": st.column_config.NumberColumn(help="queries where the run scores higher than the baseline"),
@@ -142,7 +142,7 @@ def _body(v: layout.View, more: bool) -> None:
     # Computed only when opened (the warnings at a new k cost as much as the rest of this fragment).
     with st.expander("Warnings about these files and scores", key="overview.warnings", on_change="rerun") as box:
         if box.open:
-            st.dataframe(data.warnings_frame(v.dataset, k), hide_index=True, width="stretch")
+            layout.table(data.warnings_frame(v.dataset, k), hide_index=True, width="stretch")
 
 
 body(v)

@@ -122,7 +122,7 @@ styled = table.style.apply(_grey, axis=1).format({m: "{:.3f}" for m in names if 
 config = {m: st.column_config.NumberColumn(m, help=DESCRIPTIONS[m.split("@")[0]]) for m in names}
 config["status"] = st.column_config.TextColumn(help=f"Sources with fewer than {min_n:,} queries are too few to rank "
                                                     "and are left out of every gap verdict.")
-st.dataframe(styled, hide_index=True, column_config=config, width="stretch")
+layout.table(styled, hide_index=True, column_config=config, width="stretch")
 layout.context(v, k=k, extra="n per row: that source's queries · 95% intervals per source: Wilson for 0/1 scores, "
                              "else BCa bootstrap (seed 0)")
 
@@ -135,7 +135,7 @@ if pair is not None:
     st.subheader("The gap on every metric")
     gap_table = gaps[["run", "model", "metric", "group_a", "group_b", "mean_a", "mean_b", "gap", "ci_low", "ci_high",
                       "n_a", "n_b", "verdict", "method"]].assign(k=k, labels=v.labels_ref)
-    st.dataframe(gap_table, hide_index=True, width="stretch", column_config={
+    layout.table(gap_table, hide_index=True, width="stretch", column_config={
         "gap": st.column_config.NumberColumn(format="%+.3f", help="group a minus group b"),
         "ci_low": st.column_config.NumberColumn("95% CI low", format="%+.3f"),
         "ci_high": st.column_config.NumberColumn("95% CI high", format="%+.3f"),

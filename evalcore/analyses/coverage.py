@@ -34,7 +34,7 @@ import pandas as pd
 from ..errors import invalid_parameter
 from ..metrics.evaluation import Evaluation, RunResult
 from ..metrics.measures import parse_ks
-from ..warning_log import EvalWarning
+from ..warning_log import EvalWarning, agree, plural
 from .blindness import blind_share
 
 BOUND_METRICS = ("recall", "hit", "precision", "ndcg")
@@ -182,8 +182,9 @@ def coverage_warnings(bounds: pd.DataFrame, min_judged: float = DEFAULT_MIN_JUDG
         shown = deepest[deepest["metric"].str.startswith("recall@")].iloc[0]
         depth = (f"only down to k = {covered}" if covered else "not even at k = 1")
         n, n_known = int(shown["n"]), int(shown["n_known"])
-        which = "" if n_known == n else (f" on the {n_known} queries whose judged depth is known (a judged "
-                                         f"non-relevant doc or a recorded judged depth)")
+        which = "" if n_known == n else (f" on the {plural(n_known, 'query', 'queries')} whose judged depth "
+                                         f"{agree(n_known, 'is', 'are')} known (a judged non-relevant doc or a "
+                                         "recorded judged depth)")
         out.append(EvalWarning(
             "judged_depth_exceeded",
             f"run {run} (model {shown['model']}): at least {min_judged:.0%} of the returned docs are judged "

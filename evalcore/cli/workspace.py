@@ -10,6 +10,7 @@ import pandas as pd
 from ..errors import UsageError, invalid_parameter
 from ..safe_text import terminal_safe
 from ..store.workspace import ORPHAN_GRACE_S, Orphans, Workspace
+from ..timestamps import minute
 from ..warning_log import agree, plural
 from ..workflows import add_cases as add_cases_to
 from .common import frames_json, frames_text, note, write
@@ -51,20 +52,20 @@ def show(args: argparse.Namespace) -> int:
     if args.kind == "labels":
         version = workspace.label_version(args.key, args.version)
         lines.append(f"label set {version.ref}: {version.n_queries} queries, {version.n_judgments} judgments; "
-                     f"{version.change}; made {version.created_at}")
+                     f"{version.change}; made {minute(version.created_at)}")
         frames["versions"] = workspace.label_versions(args.key)
     elif args.kind == "run":
         if not args.key.strip().isdigit():
             raise UsageError(f"The run id must be a number (see `evalcore workspace list runs`). Got {args.key!r}.")
         run = workspace.run(int(args.key))
         lines.append(f"run #{run.id} {run.name}: model {run.model}, line {run.line}, file {run.file_name} "
-                     f"({run.file_sha256[:12]}), {run.n_queries} queries, uploaded {run.uploaded_at}; "
+                     f"({run.file_sha256[:12]}), {run.n_queries} queries, uploaded {minute(run.uploaded_at)}; "
                      f"price_per_mtok {run.price_per_mtok}, dims {run.dims}, index_bytes {run.index_bytes}")
         evaluations = workspace.evaluations(run_id=run.id)
         frames["evaluations"] = evaluations[LIST_COLUMNS["evaluations"]] if not evaluations.empty else evaluations
     elif args.kind == "evaluation":
         saved = workspace.evaluation(args.key)
-        lines.append(f"{saved.describe()}; saved {saved.created_at}")
+        lines.append(f"{saved.describe()}; saved {minute(saved.created_at)}")
         summary = saved.summary
         at_k = summary[summary["k"].isna() | (summary["k"] == 1) | (summary["k"] == saved.k)]
         frames["summary"] = at_k[["run", "model", "metric", "mean", "ci_low", "ci_high", "n", "labels", "labels_version",
@@ -158,7 +159,7 @@ def _orphan_lines(found: Orphans, minutes: float, kept_because: str | None) -> l
         head = (f"{verb} {plural(len(found.files), 'unused stored file')} ({found.size:,} bytes) that no label set, "
                 f"run, evaluation or dashboard data set uses, {age}")
         lines = [head + (f" (not removed: {kept_because})" if kept_because else "") + ":"]
-        lines += [f"  {f.short}  {f.name}  {f.size:,} bytes  stored {f.stored_at}" for f in found.files]
+        lines += [f"  {f.short}  {f.name}  {f.size:,} bytes  stored {minute(f.stored_at)}" for f in found.files]
     if found.stray_chunks:
         lines.append(f"{'removed' if found.removed else 'found'} {plural(found.stray_chunks, 'content row')} "
                      "without a stored file")

@@ -30,6 +30,7 @@ from ..metrics.evaluation import Evaluation
 from ..metrics.measures import DESCRIPTIONS, Measure, check_k
 from ..safe_text import to_csv
 from ..store.workspace import Workspace
+from ..timestamps import minute
 from ..version import __version__
 from .charts import history_spec, leaderboard_spec
 from .meeting_render import CHART_SCALE, Safe, Section, labels_ref, render_html, render_markdown
@@ -364,7 +365,7 @@ def _sections(report: MeetingReport) -> list[Section]:
     items = []
     if prov.get("evaluation"):
         e = prov["evaluation"]
-        items.append([Safe(f"Evaluation {e['id']}, saved {e['saved_at']} with evalcore {e['evalcore_version']} in the "
+        items.append([Safe(f"Evaluation {e['id']}, saved {minute(e['saved_at'])} with evalcore {e['evalcore_version']} in the "
                            "workspace "), e["workspace"]])
     items.append([Safe("Labels: "), labels_ref(prov), Safe(f" ({labels['n_labeled']} labeled queries, "
                                                             f"{labels['n_evaluated']} evaluated); file "),
@@ -385,12 +386,12 @@ def _sections(report: MeetingReport) -> list[Section]:
         items.append([Safe(f"Cost of k: tokenizer {b['tokenizer']}; ${b['price_per_mtok']:g} per million tokens "
                            f"({b['price_source']}); lambda {b['lambda']:g} ({b['lambda_source']}); max k {b['max_k']}; "
                            f"seed {b['seed']}; documents "), b.get("documents") or "(none)"])
-    items.append([Safe(f"Generated {prov['generated_at']} by evalcore {_version()}.")])
+    items.append([Safe(f"Generated {minute(prov['generated_at'])} by evalcore {_version()}.")])
     blocks = [("list", items)]
     header = [Safe("run"), Safe("model"), Safe("line"), Safe("file"), Safe("sha256"), Safe("uploaded"),
               Safe("$/Mtok"), Safe("dims"), Safe("index bytes"), Safe("queries in run")]
     rows = [[r["name"], r["model"], r.get("line") or "", r.get("file") or "", Safe((r.get("sha256") or "")[:12]),
-             Safe(r.get("uploaded_at") or ""), Safe(_num(r.get("price_per_mtok"))), Safe(_num(r.get("dims"))),
+             Safe(minute(r["uploaded_at"]) if r.get("uploaded_at") else ""), Safe(_num(r.get("price_per_mtok"))), Safe(_num(r.get("dims"))),
              Safe(_num(r.get("index_bytes"))), Safe(_num(r.get("n_queries")))] for r in prov["runs"]]
     blocks.append(("table", header, rows))
     if report.warnings:

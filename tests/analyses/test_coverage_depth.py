@@ -56,7 +56,7 @@ def test_the_covered_depth_comes_from_the_queries_with_judged_non_relevant_docs(
     assert bounds.loc["recall@3", "judged"] == pytest.approx(np.mean([1.0, 1 / 3, 1 / 3, 1 / 3]))
     assert bounds.loc["recall@5", "note"].startswith("covered depth from the 1 of 4 queries")
     [warning] = coverage_warnings(bounds.reset_index())
-    assert warning.code == "judged_depth_exceeded" and "on the 1 queries whose judged depth is known" in warning.message
+    assert warning.code == "judged_depth_exceeded" and "on the 1 query whose judged depth is known" in warning.message
 
 
 def test_a_recorded_judged_depth_makes_a_query_count() -> None:
