@@ -13,7 +13,7 @@ import streamlit as st
 from evalcore.store.ledger import CAUSE_TAGS, STATUS_LABELS, STATUSES
 from evalcore.safe_text import md_text, to_csv
 from evalcore.analyses.failures import MARK_NON_RELEVANT, MARK_RELEVANT, SORT_ORDERS, neighbours
-from evalcore.metrics.failure import MISS_MODES
+from evalcore.metrics.failure import MISS_MODES, MISS_NAMES
 from evalcore.warning_log import plural
 
 from dashboard import data, failures_data, layout, saved, state
@@ -89,9 +89,13 @@ missed_tab, compare_tab = st.tabs(["Missed at k", "Runs compared"], key="failure
 
 # ---------------------------------------------------------------- the list
 with missed_tab:
-    st.caption(md_text(f"{plural(len(table), 'miss', 'misses')} ({plural(len(sequence), 'distinct query', 'distinct queries')}), each {MISS_MODES[mode]} · "
-                       f"k = {k} · n = {v.n:,} queries per run · labels {v.labels_ref} · "
-                       + "; ".join(f"{r} = {v.model(r)}" for r in v.runs)))
+    per_run = table.per_run()
+    st.markdown(md_text("; ".join(f"{run}: {per_run.get(run, 0):,} of {v.n:,} queries {MISS_NAMES[mode]} at k = {k}"
+                                  for run in v.runs) + "."
+                        + (" Only the queries matching the filters above are counted." if sources or search else "")))
+    st.caption(md_text(f"{plural(len(table), 'row')} ({plural(len(sequence), 'distinct query', 'distinct queries')}), "
+                       f"each a query that {MISS_MODES[mode]} · k = {k} · n = {v.n:,} queries per run · labels "
+                       f"{v.labels_ref} · " + "; ".join(f"{r} = {v.model(r)}" for r in v.runs)))
     shown = table.frame(limit=MAX_ROWS)
     shown = shown.assign(found=shown["found"].astype(str) + " of " + shown["n_relevant"].astype(str))[LIST_COLUMNS]
     if len(table) > MAX_ROWS:

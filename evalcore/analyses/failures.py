@@ -113,6 +113,11 @@ class FailureList:
         return self.take(_sort_index(order, self.run, self.recall, depth, self.where.query_order[self.query],
                                      source_key))
 
+    def per_run(self) -> dict[str, int]:
+        """How many rows each run has (every run of the evaluation, 0 included), in evaluation order."""
+        counts = np.bincount(self.run, minlength=len(self.results)) if len(self) else np.zeros(len(self.results))
+        return {r.name: int(c) for r, c in zip(self.results, counts)}
+
     def queries(self) -> list[str]:
         """The distinct queries in the order shown: what next / previous walk through."""
         return self.where.queries[pd.unique(self.query)].tolist()

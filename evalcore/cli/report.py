@@ -6,6 +6,7 @@ import argparse
 import os
 
 from ..errors import UsageError
+from ..metrics.failure import LEDGER_MODE, MISS_NAMES
 from ..readers.documents import read_documents
 from ..report.meeting import build_report, report_from_workspace
 from ..store.workspace import Workspace
@@ -78,4 +79,5 @@ def _write_report(args: argparse.Namespace, report) -> None:
     if args.failures_csv:
         with open(args.failures_csv, "w", encoding="utf-8", newline="") as handle:
             handle.write(report.failures_csv())
-        note(f"wrote {args.failures_csv} ({len(report.failures)} failures at k = {report.k})")
+        note(f"wrote {args.failures_csv} ({len(report.failures)} failures at k = {report.k}: queries that "
+             f"{MISS_NAMES[LEDGER_MODE]})")

@@ -22,6 +22,9 @@ MISS_MODES: dict[str, str] = {
 }
 """The two meanings of "failed at k", by the name the API, the CLI and the URL use."""
 
+MISS_NAMES: dict[str, str] = {"any": "missed a relevant doc", "none": "found nothing relevant"}
+"""The short name of each meaning, as sentences use it ("22 of 224 queries found nothing relevant at k = 10")."""
+
 LEDGER_MODE = "none"
 """The meaning the failure ledger and the report count: a query the run found nothing relevant for."""
 

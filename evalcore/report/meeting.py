@@ -27,6 +27,7 @@ from ..analyses.budget import DEFAULT_MAX_K, BudgetReport, k_budget
 from ..analyses.compare import ComparisonReport, compare_evaluation
 from ..errors import UsageError, invalid_parameter
 from ..metrics.evaluation import Evaluation
+from ..metrics.failure import LEDGER_MODE, MISS_NAMES
 from ..metrics.measures import DESCRIPTIONS, Measure, check_k
 from ..safe_text import to_csv
 from ..store.workspace import Workspace
@@ -328,8 +329,9 @@ def _sections(report: MeetingReport) -> list[Section]:
         mine = failures[failures["run"] == run]
         opened = open_rows[open_rows["run"] == run]
         regressed = int(mine["regressed"].astype(bool).sum())
-        counts.append([run, Safe(f": {len(mine)} of {int(board.loc[board['run'] == run, 'n'].iloc[0])} queries miss "
-                                 f"at k = {report.k} (no relevant doc in the top {report.k}); {len(opened)} open"
+        counts.append([run, Safe(f": {len(mine)} of {int(board.loc[board['run'] == run, 'n'].iloc[0])} queries "
+                                 f"{MISS_NAMES[LEDGER_MODE]} at k = {report.k} (no relevant doc in the top "
+                                 f"{report.k}); {len(opened)} open"
                                  + (f", {regressed} regressed in this run" if regressed else ""))])
     blocks.append(("list", counts))
     header = [Safe("run"), Safe("query"), Safe("what the customer typed"), Safe("status"),
