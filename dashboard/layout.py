@@ -13,7 +13,7 @@ from typing import Any, Sequence
 import pandas as pd
 import streamlit as st
 
-from evalcore import timestamps
+from evalcore import glossary, timestamps
 from evalcore.errors import EvalcoreError
 from evalcore.metrics.measures import check_k
 from evalcore.safe_text import md_text
@@ -91,6 +91,18 @@ def table(frame: Any, **kwargs: Any) -> Any:
 def when(value: Any) -> str:
     """One stored time as `table` shows times: to the minute, in the visitor's time zone."""
     return timestamps.minute(value, viewer_zone())
+
+
+def words(*terms: str) -> None:
+    """A closed panel under the page's title: each term the page uses, in one plain sentence (`evalcore.glossary`,
+    the same sentences as the README's glossary)."""
+    with st.expander("What the words on this page mean", icon=":material/menu_book:"):
+        st.markdown(glossary.as_markdown(list(terms)))
+
+
+def explain(term: str) -> str:
+    """The plain sentence for ``term``, for a ``help=`` text."""
+    return glossary.explain(term)
 
 
 def safe(text: Any) -> str:

@@ -55,3 +55,30 @@ def test_readme_cli_example_output_is_current() -> None:
                          cwd=ROOT, timeout=300)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == shown.strip()
+
+
+def test_the_readme_glossary_says_what_the_dashboard_says():
+    """Every term the dashboard explains is in the README's glossary with the same sentence (one meaning each)."""
+    from evalcore.glossary import GLOSSARY, as_markdown
+
+    section = README.split("## Glossary", 1)[1].split("\n## ", 1)[0]
+    assert as_markdown() in section, "README's glossary is out of date: paste evalcore.glossary.as_markdown()"
+    for term in ("Holm correction", "BCa bootstrap", "Wilson interval", "Kneedle elbow", "sign-flip test", "mid-p",
+                 "fingerprint", "model line", "judged@k"):
+        assert term in GLOSSARY
+
+
+def test_every_term_a_page_explains_is_in_the_glossary():
+    """`layout.words(...)` and `layout.explain(...)` on the pages name only terms the glossary has (a typo would
+    crash the page for everyone)."""
+    import re
+
+    from evalcore.glossary import GLOSSARY
+
+    named = set()
+    for page in (ROOT / "dashboard" / "views").glob("*.py"):
+        text = page.read_text(encoding="utf-8")
+        for call in re.findall(r"layout\.words\(([^)]*)\)", text):
+            named |= set(re.findall(r'"([^"]+)"', call))
+        named |= set(re.findall(r'layout\.explain\("([^"]+)"\)', text))
+    assert named and named <= set(GLOSSARY), sorted(named - set(GLOSSARY))

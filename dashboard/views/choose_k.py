@@ -131,6 +131,8 @@ def at_k(v: layout.View) -> None:
 
 
 at_k(v)
+layout.words("k", "recall@k", "hit@k", "95% interval", "prompt tokens", "λ (lambda)", "recommended k",
+             "Kneedle elbow", "stop at k", "BCa bootstrap")
 
 settings = settings_now(v)
 loaded = budget_data.budget(v.dataset, settings)

@@ -24,6 +24,7 @@ dataset = v.dataset
 st.title("Data")
 st.caption("The files every page is computed from. A file that cannot be read is explained beside its upload and "
            "changes nothing already loaded.")
+layout.words("label set", "run", "fingerprint", "source", "blind labels", "tune / holdout split")
 
 
 PER_DATA_SET = ("query", "source", "search", "vs")  # selections that only make sense for one data set

@@ -30,6 +30,8 @@ ORDER_LABELS = {"worst": "worst first", "query": "query id", "first_rank": "deep
                 "source": "by source, worst first"}
 v = layout.view(PAGE, own=("query", "miss", "source", "search", "sort", "vs"))
 layout.header("Failures", v, "The queries a run misses at k and why: open one to see what every run returned.")
+layout.words("missed a relevant doc", "found nothing relevant", "first relevant rank", "recall@k", "k",
+             "source", "model line", "failure ledger", "regression")
 v = layout.controls(PAGE, v)
 k = v.k
 

@@ -14,6 +14,7 @@ state.start(PAGE, own=("line",))
 st.title("History")
 st.caption("What the workspace remembers about a model line: its metrics over its runs, the queries it has failed "
            "(regressions first), and the one-page report for the meeting.")
+layout.words("model line", "failure ledger", "regression", "fingerprint", "label set")
 
 opened = data.workspace()
 if layout.failed(opened):

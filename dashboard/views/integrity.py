@@ -22,6 +22,8 @@ REVEALS = f"{PAGE}.reveals"
 v = layout.view(PAGE, own=("split",))
 layout.header("Integrity", v, "Whose words the queries are in, who judged them and how deep, and which labels to "
                               "check: the ways an evaluation goes wrong, made visible.")
+layout.words("blind labels", "judged@k", "judged depth", "tune / holdout split", "check the label", "fingerprint",
+             "95% interval")
 v = layout.controls(PAGE, v)
 k = v.k
 audited = integrity_data.audit_at(v.dataset, k)

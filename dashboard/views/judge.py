@@ -21,6 +21,7 @@ MARKS = ("not marked yet", "relevant", "not relevant")
 v = layout.view(PAGE, own=("query", "depth"))
 layout.header("Blind judging", v, "Judge one query without seeing any ranking: every run's top docs, pooled and "
                                   "shuffled. The marks become a new label-set version with the query marked blind.")
+layout.words("pooled judging", "blind labels", "label set", "fingerprint")
 # The judgments extend the whole label set as read, not only the split the pages score: a new version keeps
 # every query's split (the holdout stays in it, sealed) and is what "Use this version" loads.
 labels = data.labels(v.dataset.labels).value

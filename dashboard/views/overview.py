@@ -19,6 +19,9 @@ CURVES_PENDING = ("The intervals and paired tests for every k are being computed
 v = layout.view(PAGE, own=("more",))
 layout.header("Overview", v, "How each run scores on the labeled queries, whether the differences are real, "
                              "and what each run costs.")
+layout.words("recall@k", "MRR", "n", "k", "95% interval", "Wilson interval", "BCa bootstrap", "paired comparison",
+             "sign-flip test", "mid-p", "McNemar test", "p-value", "Holm correction", "wins / ties / losses",
+             "fingerprint", "judged@k", "blind labels", "planner")
 
 
 @st.fragment
@@ -67,6 +70,8 @@ def _body(v: layout.View, more: bool) -> None:
                    f"recall@{k} judged depth": st.column_config.TextColumn(help=helps["judged depth"]),
                    f"recall@{k} bounds": st.column_config.TextColumn(help=helps["bounds"]),
                    "index MB": st.column_config.NumberColumn(format="%.2f"),
+                   "n": st.column_config.NumberColumn(help=layout.explain("n")),
+                   "labels": st.column_config.TextColumn(help=layout.explain("fingerprint")),
                    "price $/M tokens": st.column_config.NumberColumn(format="$%.3f")})
     layout.table(table, hide_index=True, column_config=config, width="stretch")
     layout.context(v, k=k, extra="95% intervals: Wilson for 0/1 scores, else BCa bootstrap (10,000 resamples, seed 0)")
@@ -109,7 +114,10 @@ def _body(v: layout.View, more: bool) -> None:
             } for c in shown])
             layout.table(counts, hide_index=True, width="stretch", column_config={
                 "difference": st.column_config.NumberColumn(format="%+.3f", help="run minus baseline"),
-                "p (Holm)": st.column_config.NumberColumn(format="%.4f"),
+                "p (Holm)": st.column_config.NumberColumn(format="%.4f", help=layout.explain("p-value") + " "
+                                                          + layout.explain("Holm correction")),
+                "95% CI": st.column_config.TextColumn(help=layout.explain("95% interval")),
+                "n": st.column_config.NumberColumn(help=layout.explain("n")),
                 "wins": st.column_config.NumberColumn(help="queries where the run scores higher than the baseline"),
                 "losses": st.column_config.NumberColumn(help="queries where the run scores lower than the baseline"),
             })

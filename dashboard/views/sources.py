@@ -18,6 +18,7 @@ MAX_MIN_N = 100_000
 v = layout.view(PAGE, own=("metric", "minn"))
 layout.header("Sources", v, "Whose words are the queries in? Team-written queries use the docs' own words; customers "
                             "do not. The gap between them is what lets a demo pass and production fail.")
+layout.words("source", "recall@k", "hit@k", "MRR", "95% interval", "n")
 v = layout.controls(PAGE, v)
 k = v.k
 

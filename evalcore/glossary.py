@@ -1,0 +1,91 @@
+"""Every evaluation and statistics word evalcore shows, each with one plain sentence a manager can read aloud.
+
+One list for every front end: the dashboard's help texts and its "Words on this page" panels, and the README's
+glossary (a test checks that the README says the same sentences), so a word never means two things.
+"""
+
+from __future__ import annotations
+
+GLOSSARY: dict[str, str] = {
+    # what is measured
+    "k": "How many retrieved chunks you look at (or put into the prompt): the top k of each ranked list.",
+    "recall@k": "Of the docs a person marked relevant for a query, the share found in the top k; averaged over "
+                "queries.",
+    "hit@k": "The share of queries with at least one relevant doc in the top k.",
+    "precision@k": "Of the top k docs, the share that are relevant.",
+    "nDCG@k": "Like recall@k, but a relevant doc counts more the higher it is ranked and the higher its grade.",
+    "MRR": "Mean reciprocal rank: 1 when the first relevant doc is ranked first, 1/2 when second, 1/3 when third, "
+           "0 when none is returned; averaged over queries.",
+    "judged@k": "The share of the top k docs that a person has judged at all (relevant or not); low values mean the "
+                "numbers rest on guesses about unjudged docs.",
+    "n": "How many labeled queries a number is computed on; the more, the narrower its interval.",
+    "missed a relevant doc": "A query with some relevant doc outside the top k (recall@k below 1).",
+    "found nothing relevant": "A query with no relevant doc at all in the top k (hit@k = 0); the failure ledger and "
+                              "the report count these.",
+    "first relevant rank": "Where the highest-ranked relevant doc landed in a run's list (1 = first); empty when the "
+                           "run did not return any.",
+    # uncertainty
+    "95% interval": "The range the true value lies in, given these queries, 19 times out of 20; wide when there "
+                    "are few queries.",
+    "Wilson interval": "The interval used for numbers that are 0 or 1 per query (hit@k, recall@k with one relevant "
+                       "doc): accurate even near 0 and 1.",
+    "BCa bootstrap": "The interval used for other numbers: the queries are resampled 10,000 times and the spread of "
+                     "the results, corrected for skew, gives the interval.",
+    "paired comparison": "Two runs compared on the same queries, query by query, so the difference is not drowned "
+                         "by how hard the queries are.",
+    "sign-flip test": "Asks how often a difference this large would appear if the two runs were equally good: "
+                      "each query's difference is flipped at random many times (monte carlo) or in every way "
+                      "(exact).",
+    "mid-p": "A p-value that counts ties with the observed result as half: less conservative than the plain exact "
+             "test, still honest.",
+    "McNemar test": "The sign-flip test when each query is simply won or lost (0/1 scores): counts the queries one "
+                    "run gets and the other misses.",
+    "p-value": "How likely a difference at least this large would be by luck alone if the runs were equally good; "
+               "below 0.05 is called a real difference.",
+    "Holm correction": "Comparing many pairs raises the chance of a lucky \"difference\"; Holm raises each p-value "
+                       "to keep that chance at 5% over all comparisons together.",
+    "wins / ties / losses": "Per query: the run scored higher than the baseline (win), the same (tie) or lower "
+                            "(loss).",
+    "planner": "How many labeled queries it takes to see a difference of a given size, or to halve an interval.",
+    # choosing k
+    "prompt tokens": "What the first k chunks add to every LLM request, counted with a tokenizer; the cost of k.",
+    "λ (lambda)": "How many points of recall one thousand extra prompt tokens must buy to be worth it; the "
+                  "recommended k maximises recall minus λ times the tokens.",
+    "recommended k": "The k that best trades recall against prompt tokens at your λ.",
+    "Kneedle elbow": "The k where the recall curve bends most, ignoring cost: a landmark, not a recommendation.",
+    "stop at k": "What stopping at k loses against the reference cutoff (k = 50): the recall left on the table and "
+                 "the tokens saved.",
+    # trust in the labels
+    "label set": "The queries and the doc ids people marked relevant (with grades), as one versioned file.",
+    "fingerprint": "A short code computed from the labels' content: two numbers with the same fingerprint were "
+                   "scored on exactly the same labels.",
+    "blind labels": "Labels marked without seeing any system's ranking; labels marked after seeing rankings favour "
+                    "the system that was shown.",
+    "judged depth": "How deep in each run's list people judged docs; a number quoted deeper than that is partly "
+                    "guessed.",
+    "tune / holdout split": "Queries for choosing (tune) kept apart from queries for reporting (holdout), so the "
+                            "reported number was not tuned on; looking at the holdout is recorded.",
+    "pooled judging": "Blind judging of one query: every run's top docs mixed and shuffled, with ranks, scores and "
+                      "runs hidden.",
+    "check the label": "Queries every run misses while the runs agree on another doc: often a missing label rather "
+                       "than a bad model.",
+    "source": "Where a query came from (support ticket, search log, written by the team): team-written queries "
+              "tend to use the docs' own words and score higher.",
+    # the workspace
+    "model line": "The runs of one model over time (v1, v2, ...), so each new run is compared with the last one.",
+    "failure ledger": "The record of every query a model line has failed: since when, fixed or regressed, with "
+                      "status, tags and notes.",
+    "regression": "A query the previous run of the line answered and the new run found nothing relevant for.",
+    "run": "One model's ranked results for the labeled queries (a TREC run file or similar).",
+}
+"""Term -> one plain sentence. The dashboard shows them where the term appears; the README lists them all."""
+
+
+def explain(term: str) -> str:
+    """The plain sentence for ``term`` (KeyError for a term the glossary lacks: add it here first)."""
+    return GLOSSARY[term]
+
+
+def as_markdown(terms: list[str] | tuple[str, ...] | None = None) -> str:
+    """``terms`` (default: all) as a Markdown list, ``- **term**: sentence`` per line (the README's form)."""
+    return "\n".join(f"- **{term}**: {GLOSSARY[term]}" for term in (terms or list(GLOSSARY)))
