@@ -142,7 +142,8 @@ def tradeoff(points: pd.DataFrame, runs: Sequence[str], *, metric: str, title: s
         have = frame[frame[x_field].notna()]
         left_out = [r for r in frame["run"] if r not in set(have["run"])]
         sub = f"not shown (no value): {', '.join(left_out)}" if left_out else ""
-        x = {"field": x_field, "type": "quantitative", "title": x_title, "scale": {"zero": False, "padding": 30}}
+        # Prices and sizes are never negative: the axis starts at 0 (padding alone would draw ticks like -0.004).
+        x = {"field": x_field, "type": "quantitative", "title": x_title, "scale": {"zero": True, "nice": True}}
         common = {"x": x, "color": color, "tooltip": tooltip}
         datasets[POINTS_DATA[x_field]] = _records(have)
         return {

@@ -142,6 +142,18 @@ class Dataset:
         names = {s.name for s in specs}
         return self.with_runs(tuple([r for r in kept if r.name not in names] + list(specs)))
 
+    def half_sample(self, sample: "Dataset") -> str | None:
+        """"labels" when the user's own labels sit with the sample's runs, "runs" when the user's runs sit with the
+        sample's labels (the numbers then mean nothing yet), else None."""
+        sample_runs = {r.file.sha256 for r in sample.runs}
+        runs_are_sample = bool(self.runs) and {r.file.sha256 for r in self.runs} <= sample_runs
+        labels_are_sample = self.labels.sha256 == sample.labels.sha256
+        if runs_are_sample and not labels_are_sample:
+            return "labels"
+        if labels_are_sample and not runs_are_sample:
+            return "runs"
+        return None
+
     def fitted_to(self, sample: "Dataset") -> "Dataset":
         """Without the sample's documents once a run is the user's own: the sample's chunk texts and token counts
         say nothing about the user's docs."""

@@ -163,6 +163,16 @@ if candidate.key != dataset.key:
     state.set("data", data.register(candidate))
     st.rerun()
 
+half = dataset.half_sample(data.sample_dataset())
+if half == "labels":
+    st.info("Your labels are loaded with the sample's runs. Upload your runs next (Run files, above): until then "
+            "every page compares the sample's runs with your labels, and the numbers mean nothing.",
+            icon=":material/upload_file:")
+elif half == "runs":
+    st.info("Your runs are loaded with the sample's labels. Upload your labels next (Labels file, above): until "
+            "then every page scores your runs against the sample's labels, and the numbers mean nothing.",
+            icon=":material/upload_file:")
+
 # ---------------------------------------------------------------- checklist
 st.subheader("Checklist")
 st.caption(md_text(f"Per file, before any metric (k = {v.k}; set k on any page). Zero is good: every other count "
@@ -172,16 +182,18 @@ counts = [c for c in checks.columns if c not in ("file", "role", "notes")]
 shown_checks = checks.astype(object)
 for column in counts:
     shown_checks[column] = [("–" if pd.isna(x) else f"{int(x):,}") for x in checks[column]]
-layout.table(shown_checks, hide_index=True, width="stretch", column_config={
+layout.table(shown_checks.drop(columns=["notes"]), hide_index=True, width="stretch", column_config={
     "docs": st.column_config.TextColumn(help="Labels: judged (query, doc) pairs. Runs: ranked docs over all queries. "
                                              "Documents: docs in the file."),
-    "notes": st.column_config.TextColumn(width="large"),
     "labeled queries missing from run": st.column_config.TextColumn(
         help="Each scores 0 on every metric and stays in the mean."),
     "run queries without labels": st.column_config.TextColumn(help="Ignored by every metric."),
     "duplicates": st.column_config.TextColumn(help="Labels: pairs judged twice (highest grade kept). "
                                                    "Runs: docs listed twice for a query (best rank kept)."),
 })
+for file, note in zip(checks["file"], checks["notes"]):  # in full, not cut to a cell's width
+    if isinstance(note, str) and note.strip():
+        st.text(f"{file}: {note}")
 layout.failed(data.evaluation(dataset))  # why these files cannot be scored, if they cannot
 notes = files_data.file_warnings(dataset)
 if notes:

@@ -107,3 +107,16 @@ def test_an_empty_workspace_is_a_neutral_notice(workspace):
     at = app("views/history.py")
     assert not at.error, [e.value for e in at.error]
     assert at.info, "an empty History says so in a neutral notice"
+
+
+def test_labels_alone_say_what_to_upload_next(workspace):
+    at = app("views/data.py")
+    at.file_uploader(key="data.labels.0").set_value(("mine.csv", LABELS_CSV.encode(), "text/csv"))
+    at.run()
+    no_exceptions(at)
+    hints = [i.value for i in at.info]
+    assert any("Upload your runs next" in h for h in hints), hints
+    at.file_uploader(key="data.runs.0").set_value([("a.trec", RUN_A.encode(), "text/plain")])
+    at.run()
+    no_exceptions(at)
+    assert not any("next" in i.value for i in at.info), [i.value for i in at.info]
