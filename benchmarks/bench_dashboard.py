@@ -572,7 +572,16 @@ def main() -> None:
     parser.add_argument("--only-k", action="store_true",
                         help="only the Chromium k changes (no upload, no bare-app floor): for profiling the pages")
     parser.add_argument("--pages", default=",".join(PAGES), help="pages whose k changes are timed in Chromium")
+    parser.add_argument("--cold-start", action="store_true",
+                        help="only the first screen of a freshly started server on the sample data "
+                             "(benchmarks/bench_cold_start.py, 3 fresh servers)")
     args = parser.parse_args()
+    if args.cold_start:
+        sys.argv = [sys.argv[0]]
+        import bench_cold_start  # beside this file: `python benchmarks/bench_dashboard.py` puts it on the path
+
+        bench_cold_start.main()
+        return
     paths = make_data()
     with tempfile.TemporaryDirectory(prefix="evalcore-bench-workspace-") as workspace:
         os.environ["EVALCORE_WORKSPACE"] = workspace  # read by the app here and by the servers started below
