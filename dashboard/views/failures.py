@@ -12,10 +12,10 @@ import streamlit as st
 
 from evalcore.store.ledger import CAUSE_TAGS, STATUS_LABELS, STATUSES
 from evalcore.safe_text import md_text, to_csv
-from evalcore.analyses.failures import MARK_NON_RELEVANT, MARK_RELEVANT, SORT_ORDERS, neighbours
+from evalcore.analyses.failures import SORT_ORDERS, neighbours
 from evalcore.metrics.failure import MISS_MODES
 
-from dashboard import data, failures_data, layout, saved, state
+from dashboard import data, doc_cards, failures_data, layout, saved, state
 
 PAGE = "failures"
 MAX_ROWS = 200  # rows sent to the browser per table (worst first; filters narrow it); the CSV has them all
@@ -25,6 +25,7 @@ PICKER_SIZE = 100  # queries offered in the query picker around the open one; ne
 LIST_COLUMNS = ["run", "query", "query_text", "source", "found", "recall", "first_rank", "ranks"]
 COMPARE_COLUMNS = ["query", "query_text", "gets", "misses", "recall_gets", "recall_misses", "ranks_gets",
                    "ranks_misses", "source"]
+PRESENTED = ("data", "runs", "k", "query", "miss", "source", "search", "sort")  # what the presenter view follows
 ORDER_LABELS = {"worst": "worst first", "query": "query id", "first_rank": "deepest first relevant doc",
                 "source": "by source, worst first"}
 v = layout.view(PAGE, own=("query", "miss", "source", "search", "sort", "vs"))
@@ -225,7 +226,7 @@ options = list(sequence[low:low + PICKER_SIZE])
 if query is not None and query not in options:
     options = [query] + options
 previous_q, next_q = neighbours(sequence, query)
-nav = st.columns([1, 6, 1, 2], vertical_alignment="bottom")
+nav = st.columns([2, 6, 2, 3], vertical_alignment="bottom")  # wide enough for "Previous", its icon and key
 with nav[0]:
     st.button("Previous", on_click=open_query, args=(previous_q,), disabled=previous_q is None, shortcut="P",
               icon=":material/arrow_back:", key="failures.previous", width="stretch")
@@ -244,6 +245,10 @@ with nav[2]:
 with nav[3]:
     position = f"{sequence.index(query) + 1} of {len(sequence)}" if query in sequence else f"{len(sequence)} in the list"
     st.caption(md_text(f"{position} · keys: N next, P previous"))
+    st.page_link("views/present.py", label="Present these failures", icon=":material/co_present:",
+                 query_params=layout.link_params(PRESENTED),
+                 help="One failure at a time in large type for a shared screen, same list and order; arrow keys "
+                      "walk it.")
 
 if query is None:
     st.info("Select a row in the list above, pick a query, or press N to open the first failure.")
@@ -268,6 +273,7 @@ st.caption(md_text(" · ".join(facts) + f" · k = {k} · n = 1 query (this one's
                                       f"{dd.labels}#{dd.fingerprint}"))
 for note in dd.notes:
     st.warning(md_text(note))
+docs_slot = st.container()  # the docs come first (filled at the end of this page), then the ledger
 
 # ---------------------------------------------------------------- this query in the failure ledger
 st.markdown("**In the failure ledger**")
@@ -340,52 +346,34 @@ else:
         st.page_link("views/history.py", label=f"Line {layout.safe(entry.line)} over time, and its whole ledger",
                      icon=":material/history:", query_params={"line": entry.line})
 
-st.dataframe(dd.scores, hide_index=True, width="stretch", column_config={
-    f"recall@{k}": st.column_config.NumberColumn(format="%.2f"),
-    "rr": st.column_config.NumberColumn("reciprocal rank", format="%.3f"),
-    "first_rank": st.column_config.NumberColumn("first relevant rank"),
-    "n_returned": st.column_config.NumberColumn("docs returned"),
-})
+with docs_slot:
+    st.markdown("**Relevant docs, and where each run put them**")
+    st.caption(md_text(f"✔ in the run's top {k} (retrieved), ✘ below it. Titles come from the documents file when it "
+                       "has a title column."))
+    doc_cards.relevant_docs(dd)
 
-st.markdown("**Relevant docs, and where each run put them**")
-st.dataframe(dd.relevant, hide_index=True, width="stretch",
-             column_config={"text": st.column_config.TextColumn("text", width="large"),
-                            **{r: st.column_config.TextColumn(r) for r in dd.runs}})
-
-depth_shown = st.slider("Ranks shown", min_value=min(5, dd.depth), max_value=dd.depth,
-                        value=min(dd.depth, max(k + 5, 20)), key="failures.ranks_shown",
-                        help="How far down each run's list to show. Relevant docs further down are listed above.")
-MARK_STYLE = {MARK_RELEVANT: "background-color: #d8f0d2", MARK_NON_RELEVANT: "background-color: #f8d7d3"}
-MARK_SYMBOL = {MARK_RELEVANT: "✔ relevant", MARK_NON_RELEVANT: "✘ not relevant"}
-
-
-def styled(ranking: pd.DataFrame):
-    frame = ranking.head(depth_shown).copy()
-    frame["mark"] = frame["mark"].map(lambda m: MARK_SYMBOL.get(m, "unjudged"))
-    marks = ranking["mark"].head(depth_shown).tolist()
-    in_k = ranking["in_top_k"].head(depth_shown).tolist()
-
-    def row_style(row):
-        css = MARK_STYLE.get(marks[row.name], "")
-        if not in_k[row.name]:
-            css += "; color: #888"
-        return [css] * len(row)
-
-    return frame[["rank", "mark", "doc_id", "text"]].style.apply(row_style, axis=1)
-
-
-st.markdown("**Each run's ranked list**")
-st.caption(md_text(f"Green ✔ relevant, red ✘ judged not relevant, plain: unjudged (no label either way). The top {k} "
-                   "rows are the chunks retrieved; rows below k are grey."))
-columns = st.columns(len(dd.runs))
-for column, run in zip(columns, dd.runs):
-    with column:
-        st.markdown(f"**{md_text(run)}** · {md_text(dd.models[run])}")
-        ranking = dd.ranking(run)
-        if ranking.empty:
-            st.info("No ranking for this query.")
-            continue
-        st.dataframe(styled(ranking), hide_index=True, width="stretch", height=min(36 * depth_shown + 40, 760),
-                     column_config={"rank": st.column_config.NumberColumn(width=48),
-                                    "mark": st.column_config.TextColumn(width=118),
-                                    "text": st.column_config.TextColumn(width="medium")})
+    depth_shown = st.slider("Ranks shown", min_value=min(5, dd.depth), max_value=dd.depth,
+                            value=min(dd.depth, max(k + 5, 20)), key="failures.ranks_shown",
+                            help="How far down each run's list to show. Relevant docs further down are listed above.")
+    st.markdown("**Each run's ranked list**")
+    st.caption(md_text(f"Green ✔ relevant, red ✘ judged not relevant, grey: unjudged (no label either way). The top {k} "
+                       "docs are the chunks retrieved; the docs below k are grey. Each list scrolls on its own."))
+    for i, (column, run) in enumerate(zip(st.columns(len(dd.runs)), dd.runs)):
+        with column:
+            st.markdown(f"**{md_text(run)}** · {md_text(dd.models[run])}")
+            ranking = dd.ranking(run)
+            if ranking.empty:
+                st.info("No ranking for this query.")
+                continue
+            with st.container(height=760, border=True, key=f"failures.list.{i}"):
+                doc_cards.ranked_list(ranking, k, depth_shown)
+    with st.expander("This query's numbers in each run (recall, reciprocal rank)", icon=":material/functions:"):
+        st.dataframe(failures_data.scores_shown(dd), hide_index=True, width="stretch", column_config={
+            f"recall@{k}": st.column_config.NumberColumn(format="%.2f",
+                                                         help=f"Share of this query's relevant docs in the top {k}"),
+            f"hit@{k}": st.column_config.NumberColumn(format="%.0f", help=f"1 if a relevant doc is in the top {k}"),
+            "rr": st.column_config.NumberColumn("reciprocal rank", format="%.3f",
+                                                help="1 / the rank of the first relevant doc; 0 if none was returned"),
+            "first_rank": st.column_config.TextColumn("first relevant rank"),
+            "n_returned": st.column_config.NumberColumn("docs returned"),
+        })
