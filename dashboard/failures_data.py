@@ -98,3 +98,15 @@ def scores_shown(drill: core_failures.DrillDown) -> pd.DataFrame:
     shown["first_rank"] = [f"{int(r)}" if r is not None and not pd.isna(r) else f"none in its {int(n)}"
                            for r, n in zip(ranks, shown["n_returned"])]
     return shown
+
+
+def rows_shown(table: core_failures.FailureList, limit: int, columns: list[str]) -> pd.DataFrame:
+    """The first ``limit`` rows of the failure list as the page shows them: "1 of 2" relevant found, the first
+    relevant rank in words where a run returned none ("none returned"), a missing source as "(not set)"."""
+    shown = table.frame(limit=limit)
+    first = shown["first_rank"].astype("Float64")
+    return shown.assign(
+        found=shown["found"].astype(str) + " of " + shown["n_relevant"].astype(str),
+        first_rank=[str(int(r)) if not pd.isna(r) else "none returned" for r in first.tolist()],
+        source=shown["source"].astype(object).where(shown["source"].notna(), "(not set)"),
+    )[columns]

@@ -92,8 +92,7 @@ with missed_tab:
     st.caption(md_text(f"{len(table):,} misses ({len(sequence):,} distinct queries), each {MISS_MODES[mode]} · "
                        f"k = {k} · n = {v.n:,} queries per run · labels {v.labels_ref} · "
                        + "; ".join(f"{r} = {v.model(r)}" for r in v.runs)))
-    shown = table.frame(limit=MAX_ROWS)
-    shown = shown.assign(found=shown["found"].astype(str) + " of " + shown["n_relevant"].astype(str))[LIST_COLUMNS]
+    shown = failures_data.rows_shown(table, MAX_ROWS, LIST_COLUMNS)
     if len(table) > MAX_ROWS:
         st.caption(md_text(f"Showing the first {MAX_ROWS:,} of {len(table):,} rows in this order; narrow the list with "
                            "the filters, or download the CSV for all of them."))
@@ -109,8 +108,9 @@ with missed_tab:
             "query_text": st.column_config.TextColumn("what the customer typed", width="large"),
             "found": st.column_config.TextColumn(f"relevant in top {k}"),
             "recall": st.column_config.NumberColumn(f"recall@{k}", format="%.2f"),
-            "first_rank": st.column_config.NumberColumn("first relevant rank",
-                                                        help="Any depth; None: the run returned no relevant doc"),
+            "first_rank": st.column_config.TextColumn("first relevant rank",
+                                                      help="The rank of the run's first relevant doc, at any depth; "
+                                                           "none returned: no relevant doc in its whole list"),
             "ranks": st.column_config.TextColumn("where each relevant doc landed", width="medium"),
         })
     st.download_button("Download this list (CSV)", data=lambda: to_csv(table.frame()), file_name=f"failures_k{k}.csv",

@@ -16,7 +16,7 @@ from dashboard import data, failures_data, layout, state
 
 PAGE = "present"
 FOLLOWED = ("data", "runs", "k", "query", "miss", "source", "search", "sort")  # the Failures page's selections
-MAX_RELEVANT = 2  # relevant docs told in full on the first screen; the rest are counted
+MAX_RELEVANT = 3  # relevant docs told on the first screen; the rest are named
 # This page's own type sizes (no user text here): large for a room, scoped to this page's containers.
 STYLE = """<style>
 .stMainBlockContainer:has(.st-key-present) { padding-top: 4.6rem; padding-bottom: 1rem; }
@@ -25,7 +25,7 @@ STYLE = """<style>
 .st-key-present-query p { font-size: 2.5rem; line-height: 1.15; font-weight: 600; }
 [class*="st-key-present-landed"] { margin-top: -0.7rem; }
 [class*="st-key-present-landed"] p { font-size: 1.5rem; }
-[class*="st-key-present-instead"] p { font-size: 1.05rem; line-height: 1.3; }
+[class*="st-key-present-instead"] p, [class*="st-key-present-small"] p { font-size: 1.05rem; line-height: 1.3; }
 </style>"""
 # Each failure opens at its top, the query first, however far down the page that led here was scrolled (Streamlit
 # keeps the scroll position across pages and reruns). Static script; the number only makes each failure's differ.
@@ -98,9 +98,9 @@ with st.container(key="present"):
 
     relevant = story.relevant
     st.caption("What was relevant" if len(relevant) == 1 else f"What was relevant ({len(relevant)} docs)")
-    for doc in relevant[:MAX_RELEVANT]:
+    for doc in relevant[:MAX_RELEVANT]:  # three or more: titles only, so each run's part stays on the first screen
         st.markdown(f":green-background[**✔ {md_text(doc.name)}**]"
-                    + (f" — {md_text(doc.excerpt)}" if doc.excerpt else ""))
+                    + (f" — {md_text(doc.excerpt)}" if doc.excerpt and len(relevant) < 3 else ""))
     if len(relevant) > MAX_RELEVANT:
         st.markdown(md_text(f"and {len(relevant) - MAX_RELEVANT} more: "
                             + ", ".join(d.name for d in relevant[MAX_RELEVANT:])))
@@ -113,9 +113,11 @@ with st.container(key="present"):
             lines = []
             for spot in run.landings[:MAX_RELEVANT]:
                 words = md_text(spot.said)
-                name = f" :gray[{md_text(spot.name)}]" if len(run.landings) > 1 else ""
+                name = f" · :gray[{md_text(spot.name)}]" if len(run.landings) > 1 else ""
                 lines.append(f":green[**{words}**]{name}" if spot.in_top_k else f":red[**{words}**]{name}")
-            with st.container(key=f"present-landed-{i}"):
+            if len(run.landings) > MAX_RELEVANT:
+                lines.append(f":gray[and {len(run.landings) - MAX_RELEVANT} more relevant docs]")
+            with st.container(key=f"present-landed-{i}" if len(run.landings) == 1 else f"present-small-{i}"):
                 st.markdown("  \n".join(lines))
             with st.container(key=f"present-instead-{i}"):
                 if run.instead:

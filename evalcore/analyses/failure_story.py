@@ -20,6 +20,8 @@ from .drill_down import MARK_RELEVANT, DrillDown
 
 EXCERPT_CHARS = 220
 """How much of a doc's text a story shows: about two lines on a projector."""
+SHARE_CHARS = 80
+"""The least text a relevant doc gets when several share `EXCERPT_CHARS` (about one line)."""
 
 
 def excerpt(text: str | None, limit: int = EXCERPT_CHARS) -> str | None:
@@ -94,13 +96,14 @@ class RunStory:
 
     @property
     def summary(self) -> str:
-        """One plain line: "found 1 of 2 relevant docs in its top 10" or "found nothing relevant in its top 10"."""
+        """One plain line: "1 of 2 relevant in its top 10", "nothing relevant in its top 10", "the relevant doc in
+        its top 10"."""
         total, k = len(self.landings), self.k
         if self.found == 0:
-            return f"found nothing relevant in its top {k}"
+            return f"nothing relevant in its top {k}"
         if self.found == total:
-            return f"found {'the relevant doc' if total == 1 else f'all {total} relevant docs'} in its top {k}"
-        return f"found {self.found} of {total} relevant docs in its top {k}"
+            return f"{'the relevant doc' if total == 1 else f'all {total} relevant'} in its top {k}"
+        return f"{self.found} of {total} relevant in its top {k}"
 
 
 @dataclass(frozen=True)
@@ -135,14 +138,16 @@ def failure_story(drill: DrillDown, *, mode: str = "any", instead: int = 3, char
                   instead_chars: int | None = None) -> FailureStory:
     """The drill-down ``drill`` told as a `FailureStory`: per run, at most ``instead`` of the docs that took its
     top k places without being labeled relevant (what came instead). A relevant doc's text is cut to ``chars``
-    characters, one that came instead to ``instead_chars`` (default: ``chars``)."""
+    characters (with several relevant docs, each to an equal share of it, at least `SHARE_CHARS`: the story
+    stays the same length), one that came instead to ``instead_chars`` (default: ``chars``)."""
     mode = check_mode(mode)
     if instead < 0:
         raise invalid_parameter("instead", "a whole number >= 0", instead)
     k = drill.k
     rel = drill.relevant
     names = {d: (_given(t) or d) for d, t in zip(rel["doc_id"].tolist(), rel["title"].tolist())}
-    relevant = tuple(StoryDoc(str(d), _given(t), excerpt(_given(x), chars), mark=MARK_RELEVANT)
+    share = chars if len(rel) < 2 else max(SHARE_CHARS, chars // len(rel))
+    relevant = tuple(StoryDoc(str(d), _given(t), excerpt(_given(x), share), mark=MARK_RELEVANT)
                      for d, t, x in zip(rel["doc_id"].tolist(), rel["title"].tolist(), rel["text"].tolist()))
     runs = []
     for run in drill.runs:
