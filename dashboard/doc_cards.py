@@ -61,15 +61,16 @@ def relevant_docs(drill: DrillDown) -> None:
         with st.container(border=True):
             st.markdown(f"{_name(row['doc_id'], row.get('title'))} · grade {_grade(row['grade'])}  \n"
                         + " · ".join(places))
-            st.markdown(_text(row.get("text")))
+            if drill.has_text:
+                st.markdown(_text(row.get("text")))
 
 
-def ranked_list(ranking: pd.DataFrame, k: int, depth: int) -> None:
-    """A run's ranked list down to ``depth``: per doc its rank, mark, name and wrapped text; the docs below k in
-    grey, after a line that says where the top k ends."""
+def ranked_list(ranking: pd.DataFrame, k: int, depth: int, with_text: bool = True) -> None:
+    """A run's ranked list down to ``depth``: per doc its rank, mark, name and wrapped text (without a documents
+    file, ``with_text`` False: names only); the docs below k in grey, after a line that says where the top k ends."""
     for row in ranking.head(depth).to_dict(orient="records"):
         if row["rank"] == k + 1:
             st.markdown(f":gray[**Below the top {k}** (not retrieved at k = {k}; shown for context)]")
         badge = MARK_BADGE.get(row["mark"], f":gray[{UNJUDGED}]")
         head = f"**#{int(row['rank'])}** {badge} {_name(row['doc_id'], row.get('title'))}"
-        st.markdown(f"{head}  \n{_text(row.get('text'), grey=not row['in_top_k'])}")
+        st.markdown(f"{head}  \n{_text(row.get('text'), grey=not row['in_top_k'])}" if with_text else head)

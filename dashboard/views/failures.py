@@ -349,7 +349,8 @@ else:
 with docs_slot:
     st.markdown("**Relevant docs, and where each run put them**")
     st.caption(md_text(f"✔ in the run's top {k} (retrieved), ✘ below it. Titles come from the documents file when it "
-                       "has a title column."))
+                       "has a title column.") + ("" if dd.has_text else " No text for these docs: load a documents "
+                                                 "file with text (and titles) on the Data page to read them here."))
     doc_cards.relevant_docs(dd)
 
     depth_shown = st.slider("Ranks shown", min_value=min(5, dd.depth), max_value=dd.depth,
@@ -365,8 +366,8 @@ with docs_slot:
             if ranking.empty:
                 st.info("No ranking for this query.")
                 continue
-            with st.container(height=760, border=True, key=f"failures.list.{i}"):
-                doc_cards.ranked_list(ranking, k, depth_shown)
+            with st.container(height=760 if dd.has_text else "content", border=True, key=f"failures.list.{i}"):
+                doc_cards.ranked_list(ranking, k, depth_shown, dd.has_text)
     with st.expander("This query's numbers in each run (recall, reciprocal rank)", icon=":material/functions:"):
         st.dataframe(failures_data.scores_shown(dd), hide_index=True, width="stretch", column_config={
             f"recall@{k}": st.column_config.NumberColumn(format="%.2f",

@@ -1,7 +1,8 @@
 """Present: one failure at a time, in large type, for a meeting around a shared screen (1280 x 720 and up).
 
 The same list as the Failures page (k, runs, meaning of failed, source, search and order come from the URL, so
-the link from there opens it as it was), walked with the arrow keys or the buttons; the query follows in the URL.
+the link from there opens it as it was), walked with the arrow keys, a clicker's Page Down / Page Up or the buttons;
+the query follows in the URL.
 Plain words first: what the customer typed, what was relevant, where it landed in each run's list and what came
 instead. The numbers behind it (recall, reciprocal rank, the labels' fingerprint) are one click away.
 """
@@ -28,12 +29,24 @@ STYLE = """<style>
 [class*="st-key-present-instead"] p, [class*="st-key-present-small"] p { font-size: 1.05rem; line-height: 1.3; }
 </style>"""
 # Each failure opens at its top, the query first, however far down the page that led here was scrolled (Streamlit
-# keeps the scroll position across pages and reruns). Static script; the number only makes each failure's differ.
-TO_TOP = """<script>/* failure {position} */
+# keeps the scroll position across pages and reruns); and a presentation clicker's keys (Page Down / Page Up) press
+# Next / Previous like the arrow keys (the buttons' own shortcuts). Static script, installed once per browser tab;
+# the number only makes each failure's script differ so it runs again.
+SCRIPT = """<script>/* failure {position} */
 for (const el of document.querySelectorAll('[data-testid="stMain"], [data-testid="stAppViewContainer"]')) {{
   el.scrollTo(0, 0);
 }}
 window.scrollTo(0, 0);
+if (!window.evalcorePresenterKeys) {{
+  window.evalcorePresenterKeys = true;
+  document.addEventListener("keydown", (event) => {{
+    const which = {{PageDown: "next", PageUp: "previous"}}[event.key];
+    const button = which && document.querySelector(`.st-key-present-${{which}} button`);
+    if (!button || event.target.closest("input, textarea, [contenteditable]")) return;
+    event.preventDefault();
+    if (!button.disabled) button.click();
+  }});
+}}
 </script>"""
 
 v = layout.view(PAGE, own=("query", "miss", "source", "search", "sort"))
@@ -72,7 +85,8 @@ with st.container(key="present"):
                  else f"Not in the list of {len(sequence)} failures (opened by its link)")
         st.caption(md_text(f"{where} at k = {k} · ← → keys"),
                    help=f"k = {k}: the top {k} docs of a run's list are retrieved. Listed: the queries that "
-                        f"{MISS_MODES[mode]} in at least one run shown, in the Failures page's order.")
+                        f"{MISS_MODES[mode]} in at least one run shown, in the Failures page's order. Walk them "
+                        "with the ← → keys, a presentation clicker (Page Down / Page Up) or the buttons.")
     with top[1]:
         st.button("Previous", on_click=go, args=(previous_q,), disabled=previous_q is None, shortcut="Left",
                   key="present.previous", width="stretch")
@@ -145,4 +159,4 @@ with st.expander("The numbers behind this failure", icon=":material/functions:")
         })
 st.page_link("views/failures.py", label="Open this query on the Failures page (every doc, the ledger)",
              icon=":material/search_insights:", query_params=layout.link_params(FOLLOWED))
-st.html(TO_TOP.format(position=sequence.index(query) if query in sequence else -1), unsafe_allow_javascript=True)
+st.html(SCRIPT.format(position=sequence.index(query) if query in sequence else -1), unsafe_allow_javascript=True)

@@ -66,6 +66,11 @@ class DrillDown:
     judged_non_relevant: int = 0
     notes: tuple[str, ...] = field(default=())
 
+    @property
+    def has_text(self) -> bool:
+        """Whether any doc here carries text (a documents file was given and knows them)."""
+        return bool(self.relevant["text"].notna().any() or self.rankings["text"].notna().any())
+
     def ranking(self, run: str) -> pd.DataFrame:
         """The ranked list of one run (rank, doc_id, grade, mark, in_top_k, title, text)."""
         if run not in self.runs:

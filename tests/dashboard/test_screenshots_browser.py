@@ -4,7 +4,7 @@
 The pictures go to the folder named by ``EVALCORE_SCREENSHOTS`` (kept after the run), else to a temporary folder
 (printed). Each page must render without an exception or an error box. The presenter view must show the query
 text, the relevant doc and the next / previous controls inside the 1280 x 720 screen without scrolling, and an
-arrow key must move it to the next failure and change the URL.
+arrow key (or a clicker's Page Down) must move it to the next failure and change the URL.
 
 The server has its own workspace, and the sample evaluation is saved through the Failures page first, so History
 has a model line to show.
@@ -157,6 +157,13 @@ def test_the_presenter_view_on_a_projector(browser, server: str, shots: Path) ->
         rendered_cleanly(page, "Present, next failure")
         page.screenshot(path=str(shots / "present-1280x720-next.png"))
         page.keyboard.press("ArrowLeft")
+        settle(page)
+        assert params(page)["query"] == ["q045"]
+        # A presentation clicker sends Page Down / Page Up: the same walk.
+        page.keyboard.press("PageDown")
+        settle(page)
+        assert params(page)["query"] == [second]
+        page.keyboard.press("PageUp")
         settle(page)
         assert params(page)["query"] == ["q045"]
 
