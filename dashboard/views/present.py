@@ -83,10 +83,10 @@ with st.container(key="present"):
     with top[0]:
         where = (f"Failure {sequence.index(query) + 1} of {len(sequence)}" if query in sequence
                  else f"Not in the list of {len(sequence)} failures (opened by its link)")
-        st.caption(md_text(f"{where} at k = {k} · ← → keys"),
+        st.caption(md_text(f"{where} at k = {k} · arrow keys: next, previous"),
                    help=f"k = {k}: the top {k} docs of a run's list are retrieved. Listed: the queries that "
                         f"{MISS_MODES[mode]} in at least one run shown, in the Failures page's order. Walk them "
-                        "with the ← → keys, a presentation clicker (Page Down / Page Up) or the buttons.")
+                        "with the arrow keys (left, right), a presentation clicker (Page Down / Page Up) or the buttons.")
     with top[1]:
         st.button("Previous", on_click=go, args=(previous_q,), disabled=previous_q is None, shortcut="Left",
                   key="present.previous", width="stretch")
@@ -114,7 +114,7 @@ with st.container(key="present"):
     st.caption("What was relevant" if len(relevant) == 1 else f"What was relevant ({len(relevant)} docs)")
     for doc in relevant[:MAX_RELEVANT]:  # three or more: titles only, so each run's part stays on the first screen
         st.markdown(f":green-background[**✔ {md_text(doc.name)}**]"
-                    + (f" — {md_text(doc.excerpt)}" if doc.excerpt and len(relevant) < 3 else ""))
+                    + (f" – {md_text(doc.excerpt)}" if doc.excerpt and len(relevant) < 3 else ""))
     if len(relevant) > MAX_RELEVANT:
         st.markdown(md_text(f"and {len(relevant) - MAX_RELEVANT} more: "
                             + ", ".join(d.name for d in relevant[MAX_RELEVANT:])))
@@ -136,7 +136,7 @@ with st.container(key="present"):
             with st.container(key=f"present-instead-{i}"):
                 if run.instead:
                     st.markdown(f":gray[Came instead, in the top {k}:]  \n" + "  \n".join(
-                        f"#{doc.rank} **{md_text(doc.name)}**" + (f" — {md_text(doc.excerpt)}" if doc.excerpt else "")
+                        f"#{doc.rank} **{md_text(doc.name)}**" + (f" – {md_text(doc.excerpt)}" if doc.excerpt else "")
                         for doc in run.instead)
                         + (f"  \n:gray[and {run.more_instead} more in the top {k}]" if run.more_instead else ""))
                 else:
