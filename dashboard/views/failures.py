@@ -369,6 +369,8 @@ with docs_slot:
             with st.container(height=760 if dd.has_text else "content", border=True, key=f"failures.list.{i}"):
                 doc_cards.ranked_list(ranking, k, depth_shown, dd.has_text)
     with st.expander("This query's numbers in each run (recall, reciprocal rank)", icon=":material/functions:"):
+        st.caption(md_text(f"query {dd.query} · k = {k} · n = 1 query (this one's own scores) · labels "
+                           f"{dd.labels}#{dd.fingerprint}"))
         st.dataframe(failures_data.scores_shown(dd), hide_index=True, width="stretch", column_config={
             f"recall@{k}": st.column_config.NumberColumn(format="%.2f",
                                                          help=f"Share of this query's relevant docs in the top {k}"),
