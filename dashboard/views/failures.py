@@ -108,13 +108,16 @@ with missed_tab:
             "query_text": st.column_config.TextColumn("what the customer typed", width="large"),
             "found": st.column_config.TextColumn(f"relevant in top {k}"),
             "recall": st.column_config.NumberColumn(f"recall@{k}", format="%.2f"),
-            "first_rank": st.column_config.TextColumn("first relevant rank",
+            "first_rank": st.column_config.TextColumn("first relevant rank", alignment="right",
                                                       help="The rank of the run's first relevant doc, at any depth; "
                                                            "none returned: no relevant doc in its whole list"),
             "ranks": st.column_config.TextColumn("where each relevant doc landed", width="medium"),
         })
     st.download_button("Download this list (CSV)", data=lambda: to_csv(table.frame()), file_name=f"failures_k{k}.csv",
                        mime="text/csv", on_click="ignore", icon=":material/download:", key="failures.csv")
+    st.page_link("views/present.py", label="Present this list in a meeting, one failure at a time",
+                 icon=":material/co_present:", query_params=layout.link_params(PRESENTED),
+                 help="Large type for a shared screen, in this order; the arrow keys walk it.")
 
 # ---------------------------------------------------------------- runs compared
 with compare_tab:
@@ -377,6 +380,6 @@ with docs_slot:
             f"hit@{k}": st.column_config.NumberColumn(format="%.0f", help=f"1 if a relevant doc is in the top {k}"),
             "rr": st.column_config.NumberColumn("reciprocal rank", format="%.3f",
                                                 help="1 / the rank of the first relevant doc; 0 if none was returned"),
-            "first_rank": st.column_config.TextColumn("first relevant rank"),
+            "first_rank": st.column_config.TextColumn("first relevant rank", alignment="right"),
             "n_returned": st.column_config.NumberColumn("docs returned"),
         })

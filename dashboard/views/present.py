@@ -154,7 +154,7 @@ with st.expander("The numbers behind this failure", icon=":material/functions:")
             f"hit@{k}": st.column_config.NumberColumn(format="%.0f", help=f"1 if any relevant doc is in the top {k}"),
             "rr": st.column_config.NumberColumn("reciprocal rank", format="%.3f",
                                                 help="1 / the rank of the first relevant doc (0 if none returned)"),
-            "first_rank": st.column_config.TextColumn("first relevant rank"),
+            "first_rank": st.column_config.TextColumn("first relevant rank", alignment="right"),
             "n_returned": st.column_config.NumberColumn("docs returned"),
         })
 st.page_link("views/failures.py", label="Open this query on the Failures page (every doc, the ledger)",
