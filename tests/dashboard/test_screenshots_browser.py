@@ -112,6 +112,7 @@ def test_every_page_at_1400_by_900(browser, server: str, shots: Path) -> None:
         previous = page.get_by_role("button", name="Previous")
         expect(previous).to_be_visible()
         assert previous.evaluate("b => b.scrollWidth <= b.clientWidth"), "the Previous button's label is cut"
+        page.get_by_role("heading", name="One query up close").evaluate("e => e.scrollIntoView({block: 'start'})")
         shoot(page, shots, "failures-drill-down")
     finally:
         context.close()
