@@ -37,6 +37,7 @@ PAGES = [
     OVERVIEW,
     st.Page("views/choose_k.py", title="Choose k", icon=":material/tune:", url_path="choose-k"),
     st.Page("views/failures.py", title="Failures", icon=":material/search_insights:", url_path="failures"),
+    st.Page("views/present.py", title="Present", icon=":material/co_present:", url_path="present"),
     st.Page("views/history.py", title="History", icon=":material/history:", url_path="history"),
     st.Page("views/sources.py", title="Sources", icon=":material/record_voice_over:", url_path="sources"),
     st.Page("views/integrity.py", title="Integrity", icon=":material/verified:", url_path="integrity"),

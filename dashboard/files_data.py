@@ -65,7 +65,8 @@ def checklist(dataset: Dataset, k: int) -> pd.DataFrame:
         docs = data.documents(dataset.documents)
         if docs.ok:
             d = docs.value
-            kinds = " and ".join(x for x, ok in (("text", d.has_text), ("token counts", d.has_tokens)) if ok)
+            kinds = ", ".join(x for x, ok in (("titles", d.has_title), ("text", d.has_text),
+                                              ("token counts", d.has_tokens)) if ok)
             rows.append({"file": dataset.documents.name, "role": "documents", "docs": len(d),
                          "duplicates": _count(d.warnings, "duplicate_document"), "notes": f"has {kinds}"})
         else:

@@ -162,6 +162,13 @@ def _valid_k(value: Any) -> int:
         return data.DEFAULT_K
 
 
+def link_params(names: Sequence[str]) -> dict[str, Any]:
+    """The current values of the selections ``names`` (those set), as a link to another page carries them."""
+    values = {name: state.get(name) for name in names}
+    return {name: (list(map(str, value)) if isinstance(value, list) else str(value))
+            for name, value in values.items() if value not in (None, "", [])}
+
+
 def header(title: str, v: View, what: str) -> None:
     """Title, one sentence about the page, and the context every number on it carries."""
     st.title(title)

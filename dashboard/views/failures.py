@@ -12,11 +12,11 @@ import streamlit as st
 
 from evalcore.store.ledger import CAUSE_TAGS, STATUS_LABELS, STATUSES
 from evalcore.safe_text import md_text, to_csv
-from evalcore.analyses.failures import MARK_NON_RELEVANT, MARK_RELEVANT, SORT_ORDERS, neighbours
+from evalcore.analyses.failures import SORT_ORDERS, neighbours
 from evalcore.metrics.failure import MISS_MODES, MISS_NAMES
 from evalcore.warning_log import plural
 
-from dashboard import data, failures_data, layout, saved, state
+from dashboard import data, doc_cards, failures_data, layout, saved, state
 
 PAGE = "failures"
 MAX_ROWS = 200  # rows sent to the browser per table (worst first; filters narrow it); the CSV has them all
@@ -26,11 +26,13 @@ PICKER_SIZE = 100  # queries offered in the query picker around the open one; ne
 LIST_COLUMNS = ["run", "query", "query_text", "source", "found", "recall", "first_rank", "ranks"]
 COMPARE_COLUMNS = ["query", "query_text", "gets", "misses", "recall_gets", "recall_misses", "ranks_gets",
                    "ranks_misses", "source"]
+PRESENTED = ("data", "runs", "k", "query", "miss", "source", "search", "sort")  # what the presenter view follows
 ORDER_LABELS = {"worst": "worst first", "query": "query id", "first_rank": "deepest first relevant doc",
                 "source": "by source, worst first"}
 v = layout.view(PAGE, own=("query", "miss", "source", "search", "sort", "vs"))
 layout.header("Failures", v, "The queries a run misses at k and why: open one to see what every run returned.")
-layout.words("missed a relevant doc", "found nothing relevant", "first relevant rank", "recall@k", "k",
+layout.words("missed a relevant doc", "found nothing relevant", "first relevant rank", "unjudged", "came instead",
+             "recall@k", "k",
              "source", "model line", "failure ledger", "regression")
 v = layout.controls(PAGE, v)
 k = v.k
@@ -98,8 +100,7 @@ with missed_tab:
     st.caption(md_text(f"{plural(len(table), 'row')} ({plural(len(sequence), 'distinct query', 'distinct queries')}), "
                        f"each a query that {MISS_MODES[mode]} · k = {k} · n = {v.n:,} queries per run · labels "
                        f"{v.labels_ref} · " + "; ".join(f"{r} = {v.model(r)}" for r in v.runs)))
-    shown = table.frame(limit=MAX_ROWS)
-    shown = shown.assign(found=shown["found"].astype(str) + " of " + shown["n_relevant"].astype(str))[LIST_COLUMNS]
+    shown = failures_data.rows_shown(table, MAX_ROWS, LIST_COLUMNS)
     if len(table) > MAX_ROWS:
         st.caption(md_text(f"Showing the first {MAX_ROWS:,} of {len(table):,} rows in this order; narrow the list with "
                            "the filters, or download the CSV for all of them."))
@@ -115,12 +116,16 @@ with missed_tab:
             "query_text": st.column_config.TextColumn("what the customer typed", width="large"),
             "found": st.column_config.TextColumn(f"relevant in top {k}"),
             "recall": st.column_config.NumberColumn(f"recall@{k}", format="%.2f"),
-            "first_rank": st.column_config.NumberColumn("first relevant rank",
-                                                        help="Any depth; None: the run returned no relevant doc"),
+            "first_rank": st.column_config.TextColumn("first relevant rank", alignment="right",
+                                                      help="The rank of the run's first relevant doc, at any depth; "
+                                                           "none returned: no relevant doc in its whole list"),
             "ranks": st.column_config.TextColumn("where each relevant doc landed", width="medium"),
         })
     st.download_button("Download this list (CSV)", data=lambda: to_csv(table.frame()), file_name=f"failures_k{k}.csv",
                        mime="text/csv", on_click="ignore", icon=":material/download:", key="failures.csv")
+    st.page_link("views/present.py", label="Present this list in a meeting, one failure at a time",
+                 icon=":material/co_present:", query_params=layout.link_params(PRESENTED),
+                 help="Large type for a shared screen, in this order; the arrow keys walk it.")
 
 # ---------------------------------------------------------------- runs compared
 with compare_tab:
@@ -232,7 +237,7 @@ options = list(sequence[low:low + PICKER_SIZE])
 if query is not None and query not in options:
     options = [query] + options
 previous_q, next_q = neighbours(sequence, query)
-nav = st.columns([1, 6, 1, 2], vertical_alignment="bottom")
+nav = st.columns([2, 6, 2, 3], vertical_alignment="bottom")  # wide enough for "Previous", its icon and key
 with nav[0]:
     st.button("Previous", on_click=open_query, args=(previous_q,), disabled=previous_q is None, shortcut="P",
               icon=":material/arrow_back:", key="failures.previous", width="stretch")
@@ -251,6 +256,10 @@ with nav[2]:
 with nav[3]:
     position = f"{sequence.index(query) + 1} of {len(sequence)}" if query in sequence else f"{len(sequence)} in the list"
     st.caption(md_text(f"{position} · keys: N next, P previous"))
+    st.page_link("views/present.py", label="Present these failures", icon=":material/co_present:",
+                 query_params=layout.link_params(PRESENTED),
+                 help="One failure at a time in large type for a shared screen, same list and order; arrow keys "
+                      "walk it.")
 
 if query is None:
     st.info("Select a row in the list above, pick a query, or press N to open the first failure.")
@@ -275,6 +284,7 @@ st.caption(md_text(" · ".join(facts) + f" · k = {k} · n = 1 query (this one's
                                       f"{dd.labels}#{dd.fingerprint}"))
 for note in dd.notes:
     st.warning(md_text(note))
+docs_slot = st.container()  # the docs come first (filled at the end of this page), then the ledger
 
 # ---------------------------------------------------------------- this query in the failure ledger
 st.markdown("**In the failure ledger**")
@@ -347,52 +357,37 @@ else:
         st.page_link("views/history.py", label=f"Line {layout.safe(entry.line)} over time, and its whole ledger",
                      icon=":material/history:", query_params={"line": entry.line})
 
-layout.table(dd.scores, hide_index=True, width="stretch", column_config={
-    f"recall@{k}": st.column_config.NumberColumn(format="%.2f"),
-    "rr": st.column_config.NumberColumn("reciprocal rank", format="%.3f"),
-    "first_rank": st.column_config.NumberColumn("first relevant rank"),
-    "n_returned": st.column_config.NumberColumn("docs returned"),
-})
+with docs_slot:
+    st.markdown("**Relevant docs, and where each run put them**")
+    st.caption(md_text(f"✔ in the run's top {k} (retrieved), ✘ below it. Titles come from the documents file when it "
+                       "has a title column.") + ("" if dd.has_text else " No text for these docs: load a documents "
+                                                 "file with text (and titles) on the Data page to read them here."))
+    doc_cards.relevant_docs(dd)
 
-st.markdown("**Relevant docs, and where each run put them**")
-layout.table(dd.relevant, hide_index=True, width="stretch",
-             column_config={"text": st.column_config.TextColumn("text", width="large"),
-                            **{r: st.column_config.TextColumn(r) for r in dd.runs}})
-
-depth_shown = st.slider("Ranks shown", min_value=min(5, dd.depth), max_value=dd.depth,
-                        value=min(dd.depth, max(k + 5, 20)), key="failures.ranks_shown",
-                        help="How far down each run's list to show. Relevant docs further down are listed above.")
-MARK_STYLE = {MARK_RELEVANT: "background-color: #d8f0d2", MARK_NON_RELEVANT: "background-color: #f8d7d3"}
-MARK_SYMBOL = {MARK_RELEVANT: "✔ relevant", MARK_NON_RELEVANT: "✘ not relevant"}
-
-
-def styled(ranking: pd.DataFrame):
-    frame = ranking.head(depth_shown).copy()
-    frame["mark"] = frame["mark"].map(lambda m: MARK_SYMBOL.get(m, "unjudged"))
-    marks = ranking["mark"].head(depth_shown).tolist()
-    in_k = ranking["in_top_k"].head(depth_shown).tolist()
-
-    def row_style(row):
-        css = MARK_STYLE.get(marks[row.name], "")
-        if not in_k[row.name]:
-            css += "; color: #888"
-        return [css] * len(row)
-
-    return frame[["rank", "mark", "doc_id", "text"]].style.apply(row_style, axis=1)
-
-
-st.markdown("**Each run's ranked list**")
-st.caption(md_text(f"Green ✔ relevant, red ✘ judged not relevant, plain: unjudged (no label either way). The top {k} "
-                   "rows are the chunks retrieved; rows below k are grey."))
-columns = st.columns(len(dd.runs))
-for column, run in zip(columns, dd.runs):
-    with column:
-        st.markdown(f"**{md_text(run)}** · {md_text(dd.models[run])}")
-        ranking = dd.ranking(run)
-        if ranking.empty:
-            st.info("No ranking for this query.")
-            continue
-        layout.table(styled(ranking), hide_index=True, width="stretch", height=min(36 * depth_shown + 40, 760),
-                     column_config={"rank": st.column_config.NumberColumn(width=48),
-                                    "mark": st.column_config.TextColumn(width=118),
-                                    "text": st.column_config.TextColumn(width="medium")})
+    depth_shown = st.slider("Ranks shown", min_value=min(5, dd.depth), max_value=dd.depth,
+                            value=min(dd.depth, max(k + 5, 20)), key="failures.ranks_shown",
+                            help="How far down each run's list to show. Relevant docs further down are listed above.")
+    st.markdown("**Each run's ranked list**")
+    st.caption(md_text(f"Green ✔ relevant, red ✘ judged not relevant, grey: unjudged (no label either way). The top {k} "
+                       "docs are the chunks retrieved; the docs below k are grey. Each list scrolls on its own."))
+    for i, (column, run) in enumerate(zip(st.columns(len(dd.runs)), dd.runs)):
+        with column:
+            st.markdown(f"**{md_text(run)}** · {md_text(dd.models[run])}")
+            ranking = dd.ranking(run)
+            if ranking.empty:
+                st.info("No ranking for this query.")
+                continue
+            with st.container(height=760 if dd.has_text else "content", border=True, key=f"failures.list.{i}"):
+                doc_cards.ranked_list(ranking, k, depth_shown, dd.has_text)
+    with st.expander("This query's numbers in each run (recall, reciprocal rank)", icon=":material/functions:"):
+        st.caption(md_text(f"query {dd.query} · k = {k} · n = 1 query (this one's own scores) · labels "
+                           f"{dd.labels}#{dd.fingerprint}"))
+        layout.table(failures_data.scores_shown(dd), hide_index=True, width="stretch", column_config={
+            f"recall@{k}": st.column_config.NumberColumn(format="%.2f",
+                                                         help=f"Share of this query's relevant docs in the top {k}"),
+            f"hit@{k}": st.column_config.NumberColumn(format="%.0f", help=f"1 if a relevant doc is in the top {k}"),
+            "rr": st.column_config.NumberColumn("reciprocal rank", format="%.3f",
+                                                help="1 / the rank of the first relevant doc; 0 if none was returned"),
+            "first_rank": st.column_config.TextColumn("first relevant rank", alignment="right"),
+            "n_returned": st.column_config.NumberColumn("docs returned"),
+        })

@@ -1,7 +1,7 @@
 """One query up close (`drill_down`), and the queries two runs disagree on (`disagreements`).
 
-* `drill_down` - one query: what the customer typed, each relevant doc with its text, and
-  each run's ranked list with every doc marked relevant / judged non-relevant / unjudged,
+* `drill_down` - one query: what the customer typed, each relevant doc with its title and text,
+  and each run's ranked list with every doc marked relevant / judged non-relevant / unjudged,
   and where each relevant doc landed ("rank 14", "not in top 100": `landed_text`).
 * `disagreements` - queries one run gets at k and another misses, biggest gap first; "gets"
   and "misses" follow `evalcore.metrics.failure`, the one definition of failed at k.
@@ -40,11 +40,11 @@ DISAGREEMENT_COLUMNS = [
 class DrillDown:
     """One evaluated query: what was asked, what is relevant, and what every run returned.
 
-    ``relevant``: one row per relevant doc (``doc_id``, ``grade``, ``text``) with one column
+    ``relevant``: one row per relevant doc (``doc_id``, ``grade``, ``title``, ``text``) with one column
     per run saying where it landed ("rank 14", "not in top 100", "query not in run").
     ``landed``: the same as a long table (``run``, ``doc_id``, ``rank``, ``landed``, ``in_top_k``).
     ``rankings``: one row per run and rank down to ``depth``: ``doc_id``, ``grade``, ``mark``
-    (relevant / judged non-relevant / unjudged), ``in_top_k``, ``text``.
+    (relevant / judged non-relevant / unjudged), ``in_top_k``, ``title``, ``text``.
     ``scores``: per run ``recall@k``, ``hit@k`` and ``rr`` for this query.
     """
 
@@ -66,8 +66,13 @@ class DrillDown:
     judged_non_relevant: int = 0
     notes: tuple[str, ...] = field(default=())
 
+    @property
+    def has_text(self) -> bool:
+        """Whether any doc here carries text (a documents file was given and knows them)."""
+        return bool(self.relevant["text"].notna().any() or self.rankings["text"].notna().any())
+
     def ranking(self, run: str) -> pd.DataFrame:
-        """The ranked list of one run (rank, doc_id, grade, mark, in_top_k, text)."""
+        """The ranked list of one run (rank, doc_id, grade, mark, in_top_k, title, text)."""
         if run not in self.runs:
             raise UsageError(f"No run named {run!r} in this drill-down; runs are: {', '.join(self.runs)}.")
         return self.rankings[self.rankings["run"] == run].drop(columns="run").reset_index(drop=True)
@@ -87,11 +92,14 @@ class DrillDown:
         }
 
 
-def _doc_texts(documents: Documents | None, doc_ids: np.ndarray) -> np.ndarray:
-    if documents is None or not documents.has_text:
+def _doc_column(documents: Documents | None, column: str, doc_ids: np.ndarray) -> np.ndarray:
+    """The documents file's ``column`` (text or title) for ``doc_ids``: None where the file has no such column or
+    doc, or the value is empty."""
+    if documents is None or column not in documents.frame.columns:
         return np.full(len(doc_ids), None, dtype=object)
-    texts = documents.frame["text"].reindex(pd.Index(doc_ids, dtype=object))
-    return texts.astype(object).where(texts.notna(), None).to_numpy(dtype=object)
+    values = documents.frame[column].reindex(pd.Index(doc_ids, dtype=object)).to_numpy(dtype=object)
+    values[pd.isna(values) | (values == "")] = None
+    return values
 
 
 def drill_down(
@@ -107,7 +115,7 @@ def drill_down(
     """Everything about one evaluated query at cutoff k, for every run (or ``runs``).
 
     ``depth`` limits the ranked lists (default: the evaluation's depth). With ``documents``
-    each doc carries its text; without, ``text`` is empty. Raises a usage error for a query
+    each doc carries its text and title (when the file has titles); without, both are None. Raises a usage error for a query
     that is not evaluated (not labeled, or with no relevant doc).
     """
     k = evaluation.check_k(k)
@@ -138,7 +146,8 @@ def drill_down(
     for result in chosen:
         spot = spots[spots["run"] == result.name].set_index("doc_id")["landed"]
         relevant[result.name] = spot.reindex(docs).to_numpy(dtype=object)
-    relevant["text"] = _doc_texts(documents, docs)
+    relevant["title"] = _doc_column(documents, "title", docs)
+    relevant["text"] = _doc_column(documents, "text", docs)
 
     frames, scores, notes = [], [], []
     min_grade = chosen[0].ranked.index.min_grade
@@ -158,7 +167,8 @@ def drill_down(
             "grade": grades,
             "mark": marks,
             "in_top_k": np.arange(1, n_shown + 1) <= k,
-            "text": _doc_texts(documents, doc_ids),
+            "title": _doc_column(documents, "title", doc_ids),
+            "text": _doc_column(documents, "text", doc_ids),
         }))
         if not ranked.in_run[qi]:
             notes.append(f"run {result.name} has no ranking for this query; it scores 0 on every metric")

@@ -1,4 +1,4 @@
-"""The optional documents file: chunk text for drill-downs and token counts for k budgets."""
+"""The optional documents file: chunk text and titles for drill-downs, token counts for k budgets."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from .tables import (
 
 @dataclass(eq=False)
 class Documents:
-    """Docs indexed by id, with ``text`` and/or ``tokens`` (a token count) columns."""
+    """Docs indexed by id, with ``text`` and/or ``tokens`` (a token count) columns, and an optional ``title``."""
 
     name: str
     frame: pd.DataFrame
@@ -38,6 +38,11 @@ class Documents:
         return "text" in self.frame.columns
 
     @property
+    def has_title(self) -> bool:
+        """Whether the file named its docs (a title column or field): a drill-down then shows titles."""
+        return "title" in self.frame.columns
+
+    @property
     def has_tokens(self) -> bool:
         return "tokens" in self.frame.columns
 
@@ -45,6 +50,11 @@ class Documents:
         if not self.has_text or doc_id not in self.frame.index:
             return None
         return self.frame.at[doc_id, "text"]
+
+    def title(self, doc_id: str) -> str | None:
+        if not self.has_title or doc_id not in self.frame.index:
+            return None
+        return self.frame.at[doc_id, "title"] or None
 
     def __len__(self) -> int:
         return len(self.frame)
@@ -54,7 +64,8 @@ DocumentsLike = Union[Documents, SourceLike, pd.DataFrame, Mapping]
 
 
 def read_documents(source: DocumentsLike, *, format: str | None = None, name: str | None = None) -> Documents:
-    """Read a CSV / TSV / JSONL / Parquet documents file with ``doc_id`` and ``text`` and/or ``tokens``.
+    """Read a CSV / TSV / JSONL / Parquet documents file with ``doc_id`` and ``text`` and/or ``tokens``, and
+    optionally ``title`` (shown beside the doc id wherever a person reads a doc).
 
     A mapping ``{doc_id: text}`` is accepted from Python.
     """
@@ -71,7 +82,7 @@ def read_documents(source: DocumentsLike, *, format: str | None = None, name: st
     if fmt in ("csv", "tsv"):
         table = read_delimited(src, "," if fmt == "csv" else "\t", "doc_id and text or tokens columns")
     elif fmt == "parquet":
-        table = read_parquet(src, columns=DOC_ALIASES + _ID + _TEXT + _TOKENS)
+        table = read_parquet(src, columns=DOC_ALIASES + _ID + _TEXT + _TOKENS + _TITLE)
     elif fmt == "jsonl":
         records = read_jsonl_records(src)
         table = Table(pd.DataFrame([r for _, r in records]), src, 0, False, "row")
@@ -87,12 +98,14 @@ def read_documents(source: DocumentsLike, *, format: str | None = None, name: st
 _ID = ("id", "_id")
 _TEXT = ("text", "chunk", "content", "body")
 _TOKENS = ("tokens", "token_count", "n_tokens")
+_TITLE = ("title", "doc_title", "heading")
 
 
 def _build(table: Table, name: str) -> Documents:
     d_col = find_column(table, DOC_ALIASES + _ID, "doc id")
     t_col = find_column(table, _TEXT, "text", required=False)
     k_col = find_column(table, _TOKENS, "tokens", required=False)
+    h_col = find_column(table, _TITLE, "title", required=False)
     if t_col is None and k_col is None:
         raise InputError("a text or tokens column beside doc_id", source=table.source.name,
                          text=",".join(table.column_names))
@@ -102,6 +115,8 @@ def _build(table: Table, name: str) -> Documents:
     frame = pd.DataFrame({"doc_id": table_ids(table, d_col, "a doc id").to_numpy()})
     if t_col is not None:
         frame["text"] = table.frame[t_col].fillna("").astype(str).to_numpy()
+    if h_col is not None:  # optional; an empty title is no title
+        frame["title"] = table.frame[h_col].fillna("").astype(str).str.strip().to_numpy()
     if k_col is not None:
         tokens = parse_numbers(table, k_col, f"a whole number of tokens in column {k_col!r}")
         bad = (tokens < 0) | (tokens != np.floor(tokens))

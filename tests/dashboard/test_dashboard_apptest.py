@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
+
+import evalcore
 
 from streamlit.testing.v1 import AppTest
 
@@ -111,9 +114,12 @@ def test_failures_list_pick_walk_and_link() -> None:
     assert at.code[0].value  # what the customer typed, verbatim
     words = texts(at)
     assert "Relevant docs, and where each run put them" in words and "1 of" in words
-    relevant = [d.value for d in at.dataframe if "doc_id" in d.value.columns and "grade" in d.value.columns][0]
-    assert relevant[["base", "tuned", "tuned-256d"]].map(
-        lambda s: s.startswith("rank ") or s.startswith("not in top") or s == "query not in run").all().all()
+    # Each relevant doc: its title from the documents file, and where every run put it, in words.
+    card = [plain(m.value).replace("**", "") for m in at.markdown if "grade" in m.value and "base" in m.value][0]
+    for run in ("base", "tuned", "tuned-256d"):
+        assert re.search(rf"[✔✘] {run}: (rank \d+|not in top \d+|query not in run)", card), card
+    titles = evalcore.read_documents(ROOT / "sample_data" / "docs.jsonl").frame["title"]
+    assert any(title in card for title in titles), card
     at.button(key="failures.next").click().run()
     no_exceptions(at)
     second, second_text = at.query_params["query"], at.code[0].value
@@ -194,8 +200,10 @@ def test_upload_checklist_and_every_page_on_uploaded_files() -> None:
     assert at.code[0].value == "**bold** <b>reset</b> [link](http://x)"
     for element in [*at.markdown, *at.caption]:
         assert "**bold**" not in element.value and "<b>" not in element.value
-    ranking_a = [d.value for d in at.dataframe if "mark" in d.value.columns][0]
-    assert ranking_a["mark"].tolist()[:2] == ["✘ not relevant", "✔ relevant"]
+    # Each run's list reads doc by doc, marks first, text wrapped: run a put d9 (judged not relevant) first.
+    ranked = [plain(m.value).replace("**", "") for m in at.markdown if plain(m.value).startswith("**#")]
+    assert ranked[0].startswith("#1 :red-background[✘ not relevant] d9") and "text of d9" in ranked[0]
+    assert ranked[1].startswith("#2 :green-background[✔ relevant] d1") and "text of d1" in ranked[1]
 
     at.switch_page("views/choose_k.py").run()
     no_exceptions(at)

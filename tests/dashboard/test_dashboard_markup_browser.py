@@ -8,6 +8,7 @@ characters themselves: no ``.katex``, no link to example.com, no 😄, no ``<b>`
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from playwright.sync_api import Page, expect
@@ -33,11 +34,15 @@ def no_markup_from_user_text(page: Page, where: str) -> None:
     assert main.locator("b").count() == 0, f"{where}: <b> from user text"
     assert main.locator("strong", has_text="strong").count() == 0, f"{where}: **strong** from user text"
     assert main.locator('a[href^="mailto:"]').count() == 0, f"{where}: a mail link"
-    assert main.locator(".stMarkdownColoredText").count() == 0, f"{where}: :red[...] coloured"
+    # The pages colour their own words (marks, verdicts, a model name in grey); the user's ":red[alert]" must never
+    # become a coloured "alert" of its own.
+    coloured = main.locator(".stMarkdownColoredText").filter(has_text=re.compile(r"^\s*alert\s*$"))
+    assert coloured.count() == 0, f"{where}: :red[alert] coloured"
     assert main.locator('[data-testid="stMarkdownContainer"] [data-testid="stIconMaterial"]').count() == 0, \
         f"{where}: :material/home: drawn as an icon"
     assert "😄" not in main.inner_text(), f"{where}: :smile: became an emoji"
-    assert not set("→≥—") & set(main.inner_text()), f"{where}: -> or >= typeset as an arrow or sign"
+    typeset = "".join(main.locator('[data-testid="stMarkdownContainer"]').all_inner_texts())  # not buttons' key hints
+    assert not set("→≥—") & set(typeset), f"{where}: -> or >= typeset as an arrow or sign"
     assert main.locator('img[alt*="smile"], [data-testid="stIconEmoji"]').count() == 0, f"{where}: emoji image"
 
 
@@ -88,3 +93,11 @@ def test_user_text_is_shown_as_written_on_every_page(page: Page, server: str, tm
     assert RUN_NAME in text and MARKUP in text
     no_markup_from_user_text(page, "failures")
     shoot(page, "markup_failures")
+
+    # The presenter view: the query in large type, the run names and models in each run's part, all as written.
+    open_page(page, f"{server}/present?{query}&query=q1&k=1")
+    no_exceptions(page)
+    text = visible_text(page)
+    assert RUN_NAME in text and MARKUP in text and MORE in text, text[:2000]
+    no_markup_from_user_text(page, "present")
+    shoot(page, "markup_present")

@@ -128,6 +128,20 @@ def test_documents_formats(tmp_path) -> None:
     assert evalcore.read_documents(tmp_path / "docs.csv").frame.loc["a", "tokens"] == 7
 
 
+def test_documents_titles_are_optional_in_every_format(tmp_path) -> None:
+    """A title column (or field) names each doc wherever a person reads it; without one, docs have no title."""
+    (tmp_path / "docs.jsonl").write_text('{"doc_id": "a", "title": "Refunds: timing", "text": "Refunds take 5 days."}\n'
+                                         '{"doc_id": "b", "title": "", "text": "No title here."}\n')
+    (tmp_path / "docs.tsv").write_text("doc_id\tDoc_Title\ttext\na\tRefunds: timing\tRefunds take 5 days.\n")
+    pd.DataFrame({"doc_id": ["a"], "heading": ["Refunds: timing"], "tokens": [7]}).to_parquet(tmp_path / "docs.parquet")
+    for name in ("docs.jsonl", "docs.tsv", "docs.parquet"):
+        docs = evalcore.read_documents(tmp_path / name)
+        assert docs.has_title and docs.title("a") == "Refunds: timing", name
+    assert evalcore.read_documents(tmp_path / "docs.jsonl").title("b") is None  # an empty title is no title
+    untitled = evalcore.read_documents({"a": "Refunds take 5 days."})
+    assert not untitled.has_title and untitled.title("a") is None
+
+
 # A table of malformed files: each must name the file, the line and the offending text.
 MALFORMED = [
     ("labels", "qrels.trec", "q1 0 A 1\nq1 0 B\n", "line 2", "q1 0 B", "4 whitespace-separated fields"),

@@ -1,0 +1,79 @@
+"""The presenter view through Streamlit's AppTest: one failure at a time, in the Failures page's order, the query in
+the URL, plain words first and the numbers one click away; and the Failures page's link to it."""
+
+from __future__ import annotations
+
+from tests.dashboard.apptest_helpers import app, no_exceptions, plain, texts
+from tests.dashboard.test_dashboard_apptest import upload_everything
+
+
+def markdown(at) -> str:
+    return "\n".join(plain(m.value).replace("**", "") for m in at.markdown)
+
+
+def test_present_walks_the_failures_in_the_failures_page_order() -> None:
+    failures = app("views/failures.py", k="5", sort="query")
+    order = list(dict.fromkeys(failures.dataframe[0].value["query"]))
+
+    at = app("views/present.py", k="5", sort="query")
+    assert at.query_params["query"] == order[0]  # no query asked for: the first failure, and the URL says which
+    words = texts(at)
+    assert f"Failure 1 of {len(order)} at k = 5" in words
+    assert "The customer typed" in words and "What was relevant" in words
+    told = markdown(at)
+    assert "missed a relevant doc at k = 5." in told
+    for run in ("base", "tuned", "tuned-256d"):
+        assert f"{run} " in told
+    assert "Came instead, in the top 5:" in told or "Nothing else in the top 5" in told
+    assert at.button(key="present.previous").disabled
+
+    at.button(key="present.next").click().run()
+    no_exceptions(at)
+    assert at.query_params["query"] == order[1]
+    assert f"Failure 2 of {len(order)}" in texts(at)
+    at.button(key="present.previous").click().run()
+    assert at.query_params["query"] == order[0]
+
+    # The numbers behind it: per-run scores, with the context every number carries, and no raw None.
+    scores = at.dataframe[0].value
+    assert {"recall@5", "hit@5", "rr", "first_rank"} <= set(scores.columns)
+    assert not scores["first_rank"].isna().any() and "None" not in scores["first_rank"].astype(str).tolist()
+    assert "n = 1 query (this one's own scores)" in texts(at)
+
+
+def test_present_follows_a_copied_link_and_explains_an_unknown_query() -> None:
+    at = app("views/present.py", query="q097", k="10")
+    assert at.query_params["query"] == "q097"
+    told = markdown(at)
+    assert "where is the setting to enable video call" in told
+    # Three relevant docs, named by their titles from the documents file; where each landed in each run's list.
+    for title in ("Calls and huddles: set up and enable", "Calls and huddles: plans and pricing",
+                  "Calls and huddles: permissions: who can manage it"):
+        assert f"✔ {title}" in told
+    assert "2 of 3 relevant in its top 10" in told and "rank 18, below the top 10" in told
+
+    unknown = app("views/present.py", query="no-such-query")
+    no_exceptions(unknown)
+    assert "not an evaluated query" in texts(unknown) and unknown.query_params["query"] != "no-such-query"
+
+
+def test_present_on_uploaded_files_without_titles() -> None:
+    at = app("views/data.py")
+    upload_everything(at)
+    at.switch_page("views/failures.py").run()
+    at.number_input(key="failures.k").set_value(1).run()
+    at.selectbox(key="failures.query").set_value("q1").run()
+    no_exceptions(at)
+    link = [p for p in at.get("page_link") if "Present" in p.proto.label][0]
+    assert link.proto.page.endswith("present") or "present" in link.proto.page
+    assert "query=q1" in link.proto.query_string and "k=1" in link.proto.query_string
+
+    at.switch_page("views/present.py").run()
+    no_exceptions(at)
+    assert at.query_params["query"] == "q1"
+    told = markdown(at)
+    # User text shown as text: the query's Markdown and HTML arrive as characters, never as markup.
+    shown = "\n".join(plain(m.value) for m in at.markdown).replace("\u2060", "")  # the joiner that keeps links out
+    assert "**bold** <b>reset</b> [link](http://x)" in shown
+    assert "✔ d1" in told  # no titles in this documents file: the doc id names the doc
+    assert "#1 d9" in told  # run a put d9 (judged not relevant) first
