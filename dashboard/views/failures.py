@@ -279,7 +279,7 @@ st.code(dd.query_text if dd.query_text else "(the labels give no query_text; the
 blind = None if dd.blind is None else ("blind judgment" if dd.blind else "judged after seeing rankings")
 facts = [f"query id {dd.query}"] + [f"{name} {value}" for name, value in (("source", dd.source), ("split", dd.split))
                                     if value is not None] + ([blind] if blind else [])
-facts.append(f"{len(dd.relevant)} relevant doc(s), {dd.judged_non_relevant} judged non-relevant")
+facts.append(f"{plural(len(dd.relevant), 'relevant doc')}, {dd.judged_non_relevant} judged non-relevant")
 st.caption(md_text(" · ".join(facts) + f" · k = {k} · n = 1 query (this one's own scores) · labels "
                                       f"{dd.labels}#{dd.fingerprint}"))
 for note in dd.notes:

@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from evalcore.safe_text import md_text, to_csv
+from evalcore.warning_log import plural
 
 from dashboard import charts, data, layout, saved, state
 
@@ -57,7 +58,7 @@ metrics_main = [m for m in metrics_known if m.startswith("recall@") or m == "mrr
 metrics = st.multiselect("Metrics", options=metrics_known, default=metrics_main, key=f"history.metrics.{line}")
 history = history[history["metric"].isin(metrics or metrics_main)]
 fingerprint = dict(zip(found.value["labels_version"].astype(int), found.value["fingerprint"].astype(str)))
-context = (f"line {line} · {history['run_id'].nunique()} run(s) · labels {label_set} "
+context = (f"line {line} · {plural(history['run_id'].nunique(), 'run')} · labels {label_set} "
            f"v{', v'.join(str(v) for v in versions)} · n = "
            + ", ".join(f"{int(n):,}" for n in sorted(set(history["n"]))) + " queries · 95% intervals (seed "
            + ", ".join(str(int(s)) for s in sorted(set(history["seed"]))) + ") · label fingerprint "

@@ -172,7 +172,7 @@ def test_history_page_charts_a_line_with_its_ledger_and_offers_the_report(worksp
     table = [d.value for d in history.dataframe if "metric" in d.value.columns][0]
     assert table["run"].unique().tolist() == ["v1", "v2"] and {"recall@1", "mrr"} <= set(table["metric"])
     text = words(history)
-    assert "line acme-m · 2 run(s) · labels mine v1 · n = 3 queries" in text
+    assert "line acme-m · 2 runs · labels mine v1 · n = 3 queries" in text
     assert "1 regression (q1)" in text
     ledger = [d.value for d in history.dataframe if "status_label" in d.value.columns and "n_runs" in d.value.columns][0]
     assert ledger["query"].tolist()[0] == "q1"  # regressions first
