@@ -12,7 +12,8 @@ from ..safe_text import terminal_safe
 from ..store.workspace import ORPHAN_GRACE_S, Orphans, Workspace
 from ..warning_log import agree, plural
 from ..workflows import add_cases as add_cases_to
-from .common import frames_json, frames_text, note, write
+from ..workflows import delete as delete_from
+from .common import acting, frames_json, frames_text, note, recorded_as, write
 from .parser import EXIT_FAILURE, EXIT_OK
 
 LIST_COLUMNS = {
@@ -99,6 +100,7 @@ def show(args: argparse.Namespace) -> int:
 
 def delete(args: argparse.Namespace) -> int:
     workspace = Workspace(args.workspace)
+    actor = acting(args.who)
     plan = workspace.delete(args.kind, args.key, dry_run=True)
     if not args.yes:
         print(terminal_safe(f"Delete {plan.description} from {workspace.location}? This cannot be undone. [y/N] "), end="",
@@ -107,16 +109,19 @@ def delete(args: argparse.Namespace) -> int:
         if answer not in ("y", "yes"):
             note("nothing deleted")
             return EXIT_FAILURE
-    done = workspace.delete(args.kind, plan.key)
-    note(f"deleted {done.description}")
+    done = delete_from(workspace, args.kind, plan.key, actor=actor)
+    note(f"deleted {done.description}; {recorded_as(actor)}")
     return EXIT_OK
 
 
 def add_cases(args: argparse.Namespace) -> int:
-    added = add_cases_to(Workspace(args.workspace), args.name, args.file, format=args.cases_format, note=args.note)
+    actor = acting(args.who)
+    added = add_cases_to(Workspace(args.workspace), args.name, args.file, actor=actor, format=args.cases_format,
+                         note=args.note)
     version, name = added.version, added.file.name
     if version.created:
-        note(f"label set {version.ref}: {version.change} (from {name}); earlier versions are unchanged")
+        note(f"label set {version.ref}: {version.change} (from {name}); earlier versions are unchanged; "
+             f"{recorded_as(actor)}")
     else:
         note(f"label set {version.ref} already has every case in {name}; no new version")
     return EXIT_OK

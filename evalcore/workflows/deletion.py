@@ -1,0 +1,18 @@
+"""Delete a label set, run, evaluation or stored file: an owner's action, logged under their name.
+
+The plan (what would go) is a read and open to anyone who may read; the deletion itself is refused to anyone but
+an owner before anything is removed.
+"""
+
+from __future__ import annotations
+
+from ..access import Actor, require
+from ..store.workspace import Deletion, Workspace
+
+
+def delete(workspace: Workspace, kind: str, key: str | int, *, actor: Actor) -> Deletion:
+    """Delete one thing (`Workspace.delete`) after checking ``actor`` is an owner; the deletion is logged."""
+    require(actor, "delete")
+    done = workspace.delete(kind, key)
+    workspace.record_event(actor.who, "delete", done.description)
+    return done
