@@ -69,7 +69,8 @@ class Actor:
         if self.may(action):
             return None
         role, words = ACTIONS[action]
-        return (f"{self.who} is a {self.role.label} here and may not {words}: that needs the {role.label} role. "
+        article = "an" if self.role.label[0] in "aeiou" else "a"
+        return (f"{self.who} is {article} {self.role.label} here and may not {words}: that needs the {role.label} role. "
                 "Ask the server's owner to change your role.")
 
     def summary(self) -> str:

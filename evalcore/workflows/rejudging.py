@@ -77,8 +77,10 @@ def save_judging_round(workspace: Workspace, label_set: str, pool: JudgingPool, 
     """A blind judging round of ``pool`` (every doc marked relevant or not) as a new version of ``label_set``.
 
     ``base``: the labels the round extends, saved first as a version of ``label_set`` when the workspace does not
-    hold them yet (a dashboard session judging the labels it loaded); the command line judges a saved set.
+    hold them yet (a dashboard session judging the labels it loaded); the command line judges a saved set. An
+    editor's action (`NotPermitted` otherwise, before anything is written); the round names ``actor.who`` as its judge.
     """
+    require(actor, "judge")
     missing = [doc for doc in pool.docs if doc not in marks]
     if missing:
         raise UsageError(f"A blind judgment covers the whole pool: {len(missing)} of {len(pool.docs)} docs are not "
