@@ -46,6 +46,14 @@ def sign_in_configured() -> bool:
     return bool(_secrets_section("auth"))
 
 
+def providers() -> list[str | None]:
+    """The sign-in providers of ``[auth]``: None for one configured at its top level (``client_id`` there), then each
+    named one (``[auth.google]``, ``[auth.keycloak]``), in the file's order."""
+    auth = _secrets_section("auth") or {}
+    named = [name for name, value in auth.items() if isinstance(value, dict) and value.get("client_id")]
+    return ([None] if auth.get("client_id") else []) + named
+
+
 def roles() -> AccessConfig:
     """The ``[evalcore]`` roles of the server (`evalcore.errors.AccessConfigError` when they cannot be read)."""
     return parse_access(_secrets_section("evalcore"), "secrets.toml [evalcore]")
@@ -109,8 +117,10 @@ def gate() -> None:
         st.title("evalcore")
         st.markdown("Sign in to see this team's evaluations. Your role (viewer, editor or owner) decides what you "
                     "may change; everything you change is recorded under your name.")
-        if st.button("Sign in", key="access.sign_in", type="primary", icon=":material/login:"):
-            st.login()
+        for provider in providers():
+            label = "Sign in" if provider is None else f"Sign in with {provider}"
+            if st.button(label, key=f"access.sign_in.{provider or ''}", type="primary", icon=":material/login:"):
+                st.login(provider)
         st.stop()
     if found is None:
         who = md_text(st.user.get("email") or "this account")
