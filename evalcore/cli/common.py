@@ -54,15 +54,11 @@ def check_split_options(args: argparse.Namespace) -> None:
     """--split, --hash-split, --reveal and --who only make sense together (--who also names the person of a --save or
     --flag)."""
     records = bool(getattr(args, "save", False) or getattr(args, "flag", None))
-    if args.split in (None, "tune"):
-        given = [flag for flag, value in (("--reveal", args.reveal or None),
-                                          ("--who", None if records else args.who)) if value is not None]
-        if given:
-            raise UsageError(f"{', '.join(given)}: only used with --split holdout or --split all; tune numbers are "
-                             "never sealed.")
-        return
+    if args.split in (None, "tune") and args.reveal:
+        raise UsageError("--reveal: only used with --split holdout or --split all; tune numbers are never sealed.")
     if args.who is not None and not args.reveal and not records:
-        raise UsageError("--who names the person of a --reveal (or --save, --flag); add one or leave it out.")
+        raise UsageError("--who names the person recorded with a change (--reveal, --save or --flag); add one or "
+                         "leave it out.")
 
 
 def acting(who: str | None) -> Actor:

@@ -214,7 +214,9 @@ def _add_workspace_commands(sub) -> None:
                                 help="output format (default table)")
 
     ls = actions.add_parser("list", help="label sets, runs, evaluations, model lines and files")
-    ls.add_argument("what", nargs="?", default="all", choices=("all", "labels", "runs", "evaluations", "lines", "files"))
+    ls.add_argument("what", nargs="?", default="all",
+                    choices=("all", "labels", "runs", "evaluations", "lines", "files", "events"),
+                    help="what to list (events: the log of who did what, newest first; not part of all)")
     common(ls)
     ls.set_defaults(handler="workspace:list_contents")
 

@@ -23,6 +23,7 @@ LIST_COLUMNS = {
     "evaluations": ["id", "created_at", "labels", "labels_version", "fingerprint", "k", "n_queries", "runs"],
     "lines": ["line", "runs", "models", "latest_upload", "evaluations"],
     "files": ["sha256", "name", "size", "stored_at", "used_by"],
+    "events": ["at", "who", "action", "subject", "detail"],
 }
 """The columns `list` shows of each kind."""
 
@@ -31,6 +32,8 @@ def list_contents(args: argparse.Namespace) -> int:
     workspace = Workspace(args.workspace)
     readers = {"labels": workspace.label_sets, "runs": workspace.runs, "evaluations": workspace.evaluations,
                "lines": workspace.lines, "files": workspace.files}
+    if args.what == "events":  # the log of who did what: asked for by name, not part of "all"
+        readers = {"events": workspace.events}
     chosen = list(readers) if args.what == "all" else [args.what]
     frames = {}
     for name in chosen:

@@ -40,4 +40,11 @@ def test_who_names_the_person_of_a_reveal_a_deletion_and_new_cases(tmp_path) -> 
 
 def test_who_without_anything_to_record_is_a_usage_error(tmp_path) -> None:
     done = run_cli("evaluate", *INPUTS, "--who", "ana", "--workspace", tmp_path)
-    assert done.returncode == 2 and "--who" in done.stderr and "never sealed" in done.stderr
+    assert done.returncode == 2 and "--who names the person recorded with a change" in done.stderr
+
+
+def test_workspace_list_events_shows_the_log(tmp_path) -> None:
+    run_cli("evaluate", *INPUTS, "--save", "--who", "ana", "--workspace", tmp_path)
+    listed = run_cli("workspace", "list", "events", "--format", "json", "--workspace", tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    assert '"who": "ana"' in listed.stdout and '"action": "save evaluation"' in listed.stdout

@@ -3,8 +3,9 @@
 It serves what a real provider serves for the authorization-code flow: the discovery document
 (``/.well-known/openid-configuration``), ``/authorize`` (a page with one button per test user; a click approves
 that user and redirects back with a one-time code), ``/token`` (checks the client's secret and the code, returns an
-ID token signed RS256 with Authlib's JOSE, carrying the nonce the client sent) and ``/jwks`` (the public key). No
-password, no consent: the person choosing a button is the test. A plain module (the browser test imports it).
+ID token signed RS256 with joserfc, the JOSE library by Authlib's authors that Authlib's own OIDC client verifies
+with, carrying the nonce the client sent) and ``/jwks`` (the public key). No password, no consent: the person
+choosing a button is the test. A plain module (the browser test imports it).
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlencode, urlparse
 
-from authlib.jose import JsonWebKey, jwt
+from joserfc import jwt
+from joserfc.jwk import RSAKey
 
 CLIENT_ID = "evalcore-test"
 CLIENT_SECRET = "a-client-secret-for-tests-only"
@@ -29,7 +31,7 @@ class Provider:
 
     def __init__(self, users: list[str]) -> None:
         self.users = list(users)
-        self.key = JsonWebKey.generate_key("RSA", 2048, is_private=True)
+        self.key = RSAKey.generate_key(2048)
         self.kid = "test-key-1"
         self.codes: dict[str, dict] = {}  # one-time code -> what the token endpoint issues for it
         self.issued: list[str] = []  # emails an ID token was issued for, in order
@@ -72,7 +74,7 @@ class Provider:
                 "claims_supported": ["sub", "email", "email_verified", "name"],
             })
         elif parsed.path == "/jwks":
-            public = dict(self.key.as_dict(is_private=False), kid=self.kid, use="sig", alg="RS256")
+            public = dict(self.key.as_dict(private=False), kid=self.kid, use="sig", alg="RS256")
             _json(handler, {"keys": [public]})
         elif parsed.path == "/authorize":
             query = {k: v[0] for k, v in parse_qs(parsed.query).items()}
@@ -121,7 +123,7 @@ class Provider:
             token = jwt.encode({"alg": "RS256", "kid": self.kid}, claims, self.key)
             self.issued.append(grant["email"])
             _json(handler, {"access_token": secrets.token_urlsafe(24), "token_type": "Bearer", "expires_in": 600,
-                            "id_token": token.decode() if isinstance(token, bytes) else token})
+                            "id_token": token})
         else:
             _send(handler, 404, "text/plain", b"not found")
 

@@ -33,6 +33,7 @@ from tests.dashboard.oidc_provider import CLIENT_ID, CLIENT_SECRET, Provider
 ROOT = Path(__file__).resolve().parents[2]
 S = ROOT / "sample_data"
 VIEWER, OWNER = "viewer@example.test", "owner@example.test"
+KIM = "kim@other.example.test"  # the owner of another team, with a workspace of its own
 
 SECRETS = """
 [auth]
@@ -45,6 +46,10 @@ server_metadata_url = "{metadata}"
 [evalcore]
 viewers = ["{viewer}"]
 owners = ["{owner}"]
+
+[evalcore.teams.other]
+workspace = "{other}"
+owners = ["{kim}"]
 """
 
 
@@ -58,12 +63,13 @@ def team(tmp_path_factory):
         code = main(["evaluate", "--labels", str(S / "labels.tsv"), "--run", str(S / "base.trec"), "--k", "1,5",
                      "--save", "--workspace", str(workspace), "--who", "setup"])
     assert code == 0, err.getvalue()
-    provider = Provider([VIEWER, OWNER])
+    provider = Provider([VIEWER, OWNER, KIM])
     secrets = folder / "secrets.toml"
     secrets.write_text(SECRETS.format(client_id=CLIENT_ID, client_secret=CLIENT_SECRET,
-                                      metadata=provider.metadata_url, viewer=VIEWER, owner=OWNER))
+                                      metadata=provider.metadata_url, viewer=VIEWER, owner=OWNER,
+                                      other=folder / "other", kim=KIM))
     server = Server(workspace, folder / "server.log", ("--secrets.files", str(secrets)))
-    yield server.url, workspace, provider
+    yield server.url, workspace, provider, folder / "other"
     server.stop()
     provider.stop()
 
@@ -95,7 +101,7 @@ def fresh(browser: Browser) -> Page:
 
 
 def test_a_viewer_reads_but_cannot_delete_or_reveal(browser: Browser, team) -> None:
-    url, workspace, provider = team
+    url, workspace, provider, _ = team
     page = fresh(browser)
     try:
         sign_in(page, url, VIEWER)
@@ -137,7 +143,7 @@ def test_a_viewer_reads_but_cannot_delete_or_reveal(browser: Browser, team) -> N
 
 
 def test_the_owner_reveals_the_holdout_and_the_reveal_is_listed_under_their_email(browser: Browser, team) -> None:
-    url, workspace, _ = team
+    url, workspace, _, _ = team
     page = fresh(browser)
     try:
         sign_in(page, url, OWNER)
@@ -165,5 +171,23 @@ def test_the_owner_reveals_the_holdout_and_the_reveal_is_listed_under_their_emai
         rows = ws.events()
         assert rows.iloc[0]["who"] == OWNER and rows.iloc[0]["action"] == "reveal holdout"
         assert "setup" in rows["who"].tolist()  # the command line's save, under its --who
+    finally:
+        page.context.close()
+
+
+def test_another_team_signs_in_to_its_own_workspace_and_sees_none_of_the_first(browser: Browser, team) -> None:
+    url, workspace, _, other = team
+    page = fresh(browser)
+    try:
+        sign_in(page, url, KIM)
+        assert f"Signed in as {KIM} (owner)" in main_text(page) and "team other" in main_text(page)
+        open_page(page, f"{url}/data")
+        expect(page.get_by_text("No label sets saved yet.")).to_be_visible()  # the first team's set is not here
+        open_page(page, f"{url}/activity")
+        expect(page.get_by_text("Nothing recorded yet", exact=False)).to_be_visible()
+        no_exceptions(page)
+        assert (other / "workspace.sqlite").is_file()  # the team's own folder, opened for it
+        assert "labels:tune" in Workspace(workspace).label_sets()["name"].tolist()
+        assert KIM not in Workspace(workspace).events()["who"].tolist()
     finally:
         page.context.close()
