@@ -91,7 +91,9 @@ def workspace_folder() -> Path | None:
     if not sign_in_configured():
         return None
     found = membership()
-    return found.workspace if found is not None else None
+    if found is None:  # never the default workspace by accident: only a person the gate let in has a workspace
+        raise RuntimeError("workspace_folder() called for a person the gate did not let in")
+    return found.workspace
 
 
 def refusal(action: str) -> str | None:
