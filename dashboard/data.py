@@ -233,8 +233,8 @@ def forget_recorded() -> None:
 def _record(dataset: Dataset) -> str | None:
     """Record the uploaded labels and runs of ``dataset`` (`evalcore.workflows.record_upload`: an editor's action,
     logged under the person's name); the sample files are never recorded."""
-    if dataset.sample or store().workspace is None:
-        return None
+    if dataset.sample or store().workspace is None or not access_ui.actor().may("upload"):
+        return None  # a viewer uploads nothing (the uploads are disabled); a version they switch to is saved already
     ws = store().workspace
     sample_files = {ref.sha256 for ref in sample_dataset().files}
     recorded = _recorded_labels(str(ws.location))

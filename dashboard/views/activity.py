@@ -2,8 +2,10 @@
 
 import streamlit as st
 
-from dashboard import access_ui, data, layout, saved, state
 from evalcore.safe_text import md_text, to_csv
+from evalcore.warning_log import plural
+
+from dashboard import access_ui, data, layout, saved, state
 
 PAGE = "activity"
 state.start(PAGE, own=("who", "action"))
@@ -34,7 +36,9 @@ with cols[1]:
 found = saved.events(who, action)
 if not layout.failed(found):
     table = found.value
-    st.caption(md_text(f"{len(table):,} changes, newest first; times in UTC, to the minute."))
+    shown = " by " + who if who else ""
+    shown += f" ({action})" if action else ""
+    st.caption(md_text(f"{plural(len(table), 'change')}{shown}, newest first; times in UTC, to the minute."))
     st.dataframe(table, hide_index=True, width="stretch",
                  column_config={"details": st.column_config.TextColumn(width="large")})
     st.download_button("Download as CSV", data=to_csv(table), file_name="who_did_what.csv", mime="text/csv",
