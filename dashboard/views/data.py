@@ -88,6 +88,7 @@ left, middle, right = st.columns(COLUMNS, vertical_alignment="center")
 with left:
     upload = st.file_uploader("Labels file", key=f"data.labels.{nonce}", help=barred or LABEL_FORMATS,
                               disabled=bool(barred))
+    upload = None if barred else upload  # a disabled uploader sends nothing; a forged upload is ignored too
 with middle:
     labels_format = format_choice("labels", "Labels")
 with right:
@@ -110,6 +111,7 @@ left, middle, right = st.columns(COLUMNS, vertical_alignment="center")
 with left:
     uploads = st.file_uploader("Run files", key=f"data.runs.{nonce}", accept_multiple_files=True,
                                help=barred or RUN_FORMATS, disabled=bool(barred))
+    uploads = None if barred else uploads
 with middle:
     runs_format = format_choice("runs", "Run")
 with right:
@@ -142,6 +144,7 @@ left, middle, right = st.columns(COLUMNS, vertical_alignment="center")
 with left:
     upload = st.file_uploader("Documents file", key=f"data.documents.{nonce}", help=barred or DOC_FORMATS,
                               disabled=bool(barred))
+    upload = None if barred else upload
 with middle:
     documents_format = format_choice("documents", "Documents", data.DOCUMENT_FORMAT_CHOICES)
 with right:
@@ -212,7 +215,7 @@ edited = st.data_editor(
     })
 if len(edited) == 0:
     layout.error("Keep at least one run: every page needs one. Upload another run before removing this one.")
-elif not edited.reset_index(drop=True).equals(meta):
+elif not barred and not edited.reset_index(drop=True).equals(meta):
     kept = set(edited["run"])
     changed = files_data.with_metadata(dataset, edited)
     changed = changed.with_runs(tuple(r for r in changed.runs if r.name in kept))
