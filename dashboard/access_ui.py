@@ -127,6 +127,8 @@ def gate() -> None:
     if found is None:
         who = md_text(st.user.get("email") or "this account")
         why = ("its email address is not verified by the sign-in provider" if email is None
+               else "this server lists nobody yet (its operator adds viewers, editors and owners to the [evalcore] "
+                    "section of secrets.toml)" if config.empty
                else "it is on none of this server's lists of viewers, editors and owners")
         st.title("evalcore")
         st.warning(f"You are signed in as {who}, but {why}. Ask the server's owner to add you.",

@@ -98,3 +98,12 @@ def test_a_mistake_in_the_roles_is_shown_as_one_sentence_and_no_page_opens() -> 
     assert read(error.value) == ("This server's sign-in is misconfigured: secrets.toml [evalcore].viewers: expected an "
                                  "email address (ana@example.com) or a domain (@example.com), got 'not an address'.")
     assert not at.dataframe
+
+
+def test_sign_in_without_roles_lets_nobody_in_and_says_so() -> None:
+    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
+    at.secrets = {"auth": SECRETS["auth"]}
+    at.user = signed_in("lee@example.com")
+    at.run()
+    [warning] = at.warning
+    assert "this server lists nobody yet" in read(warning.value) and not at.dataframe
