@@ -1,10 +1,12 @@
 """The workspace side of the dashboard: every write a page makes, and the workspace reads pages show.
 
 The actions a person takes go through `evalcore.workflows`, as on the command line: save an evaluation, reveal
-the holdout, flag queries for blind re-judging, save a blind judging round. Each is given the stored file the
-labels were read from (`DatasetStore.stored_file`: uploads are stored when they arrive, the sample files when
-an action names them), as the command line stores the file it reads. Besides them: find a run's model line,
-edit the failure ledger, read a line's history, build the meeting report, delete with a plan first.
+the holdout, flag queries for blind re-judging, save a blind judging round, edit the failure ledger, delete (with
+a plan first). Each is given the person using the session (`dashboard.access_ui.actor`: the workflow checks their
+role and logs the change under their name; nobody types a name) and the stored file the labels were read from
+(`DatasetStore.stored_file`: uploads are stored when they arrive, the sample files when an action names them), as
+the command line stores the file it reads. Besides them: find a run's model line, read a line's history and the
+log of who did what, build the meeting report.
 
 Thin over `evalcore.workflows`, `evalcore.store.workspace` and `evalcore.store.ledger`: every number and every
 rule lives there. Workspace reads are quick SQLite queries and are not cached (another session may have just
