@@ -28,6 +28,7 @@ from evalcore.access import (
 )
 from evalcore.errors import EvalcoreError
 from evalcore.safe_text import md_text
+from evalcore.store.workspace import default_location
 
 
 def _secrets_section(name: str) -> Any:
@@ -56,7 +57,7 @@ def providers() -> list[str | None]:
 
 def roles() -> AccessConfig:
     """The ``[evalcore]`` roles of the server (`evalcore.errors.AccessConfigError` when they cannot be read)."""
-    return parse_access(_secrets_section("evalcore"), "secrets.toml [evalcore]")
+    return parse_access(_secrets_section("evalcore"), "secrets.toml [evalcore]").with_default(default_location())
 
 
 def _signed_in_email() -> str | None:

@@ -157,6 +157,18 @@ class AccessConfig:
     def empty(self) -> bool:
         return not any(team.rules for team in self.teams)
 
+    def with_default(self, folder: Path) -> "AccessConfig":
+        """This configuration with the server's default workspace ``folder`` filled in for the lists that name none
+        (`AccessConfigError` when a team's own folder is that one too: the teams would share their data)."""
+        teams = tuple(Team(t.name, t.workspace or Path(folder), t.rules) for t in self.teams)
+        named = [t for t in teams if t.rules]
+        folders = [t.workspace for t in named]
+        shared = next((f for f in folders if folders.count(f) > 1), None)
+        if shared is not None:
+            raise AccessConfigError(f"[{SECTION}]: two teams would use the workspace {shared} (the server's default "
+                                    "is one of them); give each team its own.")
+        return AccessConfig(teams)
+
     def membership(self, email: str) -> Membership | None:
         """Where ``email`` belongs (None: on no list). Listed in two teams: refused, since each person works in one
         team's workspace on a server."""

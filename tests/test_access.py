@@ -92,3 +92,10 @@ def test_unreadable_toml_names_the_file(tmp_path: Path) -> None:
     path.write_text("[evalcore\n")
     with pytest.raises(AccessConfigError, match=r"secrets.toml: not valid TOML"):
         read_access(path)
+
+
+def test_the_server_default_workspace_counts_as_a_team_folder() -> None:
+    config = parse_access({"viewers": ["@example.com"], "teams": {"b": {"workspace": "/srv/b", "owners": ["@b.io"]}}})
+    assert config.with_default(Path("/srv/a")).membership("x@example.com").workspace == Path("/srv/a")
+    with pytest.raises(AccessConfigError, match="two teams would use the workspace /srv/b"):
+        config.with_default(Path("/srv/b"))
