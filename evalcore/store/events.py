@@ -17,6 +17,13 @@ from .database import Database, _check_name, _frame, _now
 EVENT_COLUMNS = ["id", "at", "who", "action", "subject", "detail"]
 
 
+def append_event(conn: sqlite3.Connection, who: str, action: str, subject: str, detail: str = "") -> int:
+    """Append one event inside the caller's transaction (a change and its event are stored together or not at
+    all); returns its id."""
+    return conn.execute("INSERT INTO events (at, who, action, subject, detail) VALUES (?, ?, ?, ?, ?)",
+                        (_now(), who, action, str(subject), str(detail or ""))).lastrowid
+
+
 class EventStore(Database):
     """The workspace's log of who did what (part of `Workspace`)."""
 
@@ -25,11 +32,7 @@ class EventStore(Database):
         person = _check_name(who, "who")
         name = _check_name(action, "action")
 
-        def write(conn: sqlite3.Connection) -> int:
-            return conn.execute("INSERT INTO events (at, who, action, subject, detail) VALUES (?, ?, ?, ?, ?)",
-                                (_now(), person, name, str(subject), str(detail or ""))).lastrowid
-
-        return self.write(write)
+        return self.write(lambda conn: append_event(conn, person, name, subject, detail))
 
     def events(self, *, who: str | None = None, action: str | None = None, limit: int | None = None) -> pd.DataFrame:
         """Events, newest first (of one person and/or one action when given; at most ``limit``): id, at (ISO UTC),

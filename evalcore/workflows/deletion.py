@@ -11,8 +11,7 @@ from ..store.workspace import Deletion, Workspace
 
 
 def delete(workspace: Workspace, kind: str, key: str | int, *, actor: Actor) -> Deletion:
-    """Delete one thing (`Workspace.delete`) after checking ``actor`` is an owner; the deletion is logged."""
+    """Delete one thing (`Workspace.delete`) after checking ``actor`` is an owner; the deletion and its record in the
+    log of who did what are one transaction."""
     require(actor, "delete")
-    done = workspace.delete(kind, key)
-    workspace.record_event(actor.who, "delete", done.description)
-    return done
+    return workspace.delete(kind, key, who=actor.who)

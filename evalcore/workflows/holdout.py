@@ -20,8 +20,5 @@ def reveal_holdout(workspace: Workspace, labels: LabelSet, runs: Sequence[tuple[
     (`NotPermitted` otherwise, before anything is stored); the reveal records ``actor.who``.
     """
     require(actor, "reveal_holdout")
-    reveal = workspace.record_reveal(labels, rule=rule.key, runs=list(runs), name=label_set, who=actor.who,
-                                     file=labels_file)
-    workspace.record_event(actor.who, "reveal holdout", f"holdout of {reveal.label_set} v{reveal.version}",
-                           f"reveal #{reveal.id} ({rule.key}); runs {', '.join(reveal.runs)}")
-    return reveal
+    return workspace.record_reveal(labels, rule=rule.key, runs=list(runs), name=label_set, who=actor.who,
+                                   file=labels_file)  # the reveal and its event: one transaction
