@@ -116,7 +116,7 @@ def test_every_action_in_the_workflow_layer_takes_the_person_acting() -> None:
     """A new workflow without ``actor`` would be a way around the roles: each public action takes one (keyword
     only, no default)."""
     actions = [getattr(workflows, name) for name in workflows.__all__ if inspect.isfunction(getattr(workflows, name))]
-    assert len(actions) == 8
+    assert len(actions) >= 8  # the eight of the team server, and any added since
     for action in actions:
         actor = inspect.signature(action).parameters.get("actor")
         assert actor is not None and actor.kind is inspect.Parameter.KEYWORD_ONLY, action.__name__
