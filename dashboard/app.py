@@ -23,6 +23,10 @@ if "altair" not in sys.modules:  # the Choose k chart needs Altair (~1 s to impo
 
 st.set_page_config(page_title="evalcore", page_icon=":material/troubleshoot:", layout="wide")
 
+from dashboard import access_ui  # noqa: E402 - after the path above is set
+
+access_ui.gate()  # with sign-in configured: nobody sees a page before signing in (and being on a list)
+
 OVERVIEW = st.Page("views/overview.py", title="Overview", icon=":material/leaderboard:", url_path="home", default=True)
 
 
@@ -42,6 +46,7 @@ PAGES = [
     st.Page("views/sources.py", title="Sources", icon=":material/record_voice_over:", url_path="sources"),
     st.Page("views/integrity.py", title="Integrity", icon=":material/verified:", url_path="integrity"),
     st.Page("views/judge.py", title="Blind judging", icon=":material/gavel:", url_path="judge"),
+    st.Page("views/activity.py", title="Who did what", icon=":material/manage_history:", url_path="activity"),
     st.Page(_overview_by_name, title="Overview", url_path="overview", visibility="hidden"),
 ]
 

@@ -40,11 +40,13 @@ import pandas as pd
 import streamlit as st
 
 import evalcore
+from evalcore import workflows
 from evalcore.errors import EvalcoreError, InputError
 from evalcore.readers.runs import META_FIELDS, sidecar_path
 from evalcore.readers.sources import FORMATS, Source, open_source
 from evalcore.store.workspace import Workspace, default_location
 
+from dashboard import access_ui
 from dashboard.store import DEFAULT_MAX_BYTES, Dataset, DatasetStore, FileRef, RunSpec
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -79,9 +81,11 @@ class Loaded:
 
 
 def workspace_location() -> Path:
-    """The workspace folder: ``EVALCORE_WORKSPACE``, else the per-user default (read on every call, so a
-    test that sets the variable gets its own workspace)."""
-    return default_location()
+    """The workspace folder: the signed-in person's team workspace when the server's ``[evalcore]`` roles name one
+    (`dashboard.access_ui.workspace_folder`: teams sharing a server never see each other's data), else
+    ``EVALCORE_WORKSPACE``, else the per-user default (read on every call, so a test that sets the variable gets
+    its own workspace)."""
+    return access_ui.workspace_folder() or default_location()
 
 
 SERVER_WORKSPACE = "the server's workspace"
@@ -227,23 +231,31 @@ def forget_recorded() -> None:
 
 
 def _record(dataset: Dataset) -> str | None:
-    if dataset.sample or store().workspace is None:
-        return None
+    """Record the uploaded labels and runs of ``dataset`` (`evalcore.workflows.record_upload`: an editor's action,
+    logged under the person's name); the sample files are never recorded."""
+    if dataset.sample or store().workspace is None or not access_ui.actor().may("upload"):
+        return None  # a viewer uploads nothing (the uploads are disabled); a version they switch to is saved already
     ws = store().workspace
     sample_files = {ref.sha256 for ref in sample_dataset().files}
     recorded = _recorded_labels(str(ws.location))
     try:
+        labels_set = labels_file = None
         if dataset.labels.sha256 not in sample_files and dataset.labels.sha256 not in recorded:
             loaded = labels(dataset.labels)
             if loaded.ok:
-                ws.save_labels(loaded.value, file=store().stored_file(dataset.labels))
-                recorded.add(dataset.labels.sha256)
+                labels_set, labels_file = loaded.value, store().stored_file(dataset.labels)
+        runs = []
         for spec in dataset.runs:
             if spec.file.sha256 in sample_files:
                 continue
             loaded = run(spec)
             if loaded.ok:
-                ws.save_run(loaded.value, file=store().stored_file(spec.file), format=spec.file.format)
+                runs.append((loaded.value, store().stored_file(spec.file), spec.file.format))
+        if labels_set is None and not runs:
+            return None
+        workflows.record_upload(ws, actor=access_ui.actor(), labels=labels_set, labels_file=labels_file, runs=runs)
+        if labels_set is not None:
+            recorded.add(dataset.labels.sha256)
     except EvalcoreError as exc:
         return unnamed(f"Could not record the upload in the workspace: {exc}")
     return None

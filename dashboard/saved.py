@@ -1,10 +1,12 @@
 """The workspace side of the dashboard: every write a page makes, and the workspace reads pages show.
 
 The actions a person takes go through `evalcore.workflows`, as on the command line: save an evaluation, reveal
-the holdout, flag queries for blind re-judging, save a blind judging round. Each is given the stored file the
-labels were read from (`DatasetStore.stored_file`: uploads are stored when they arrive, the sample files when
-an action names them), as the command line stores the file it reads. Besides them: find a run's model line,
-edit the failure ledger, read a line's history, build the meeting report, delete with a plan first.
+the holdout, flag queries for blind re-judging, save a blind judging round, edit the failure ledger, delete (with
+a plan first). Each is given the person using the session (`dashboard.access_ui.actor`: the workflow checks their
+role and logs the change under their name; nobody types a name) and the stored file the labels were read from
+(`DatasetStore.stored_file`: uploads are stored when they arrive, the sample files when an action names them), as
+the command line stores the file it reads. Besides them: find a run's model line, read a line's history and the
+log of who did what, build the meeting report.
 
 Thin over `evalcore.workflows`, `evalcore.store.workspace` and `evalcore.store.ledger`: every number and every
 rule lives there. Workspace reads are quick SQLite queries and are not cached (another session may have just
@@ -24,10 +26,10 @@ import pandas as pd
 from evalcore import workflows
 from evalcore.analyses.audit import Audit
 from evalcore.analyses.judging import JudgingPool
-from evalcore.store.ledger import Archive, LedgerEntry, normalise_tag
+from evalcore.store.ledger import LedgerEntry
 from evalcore.store.workspace import Workspace
 
-from dashboard import data
+from dashboard import access_ui, data
 from dashboard.store import Dataset, FileRef
 
 DELETE_KINDS = {"labels": "label set", "run": "run", "evaluation": "evaluation"}
@@ -122,20 +124,22 @@ def save_evaluation(dataset: Dataset, k: int, lines: dict[str, str]) -> data.Loa
     def save(ws: Workspace) -> workflows.SavedRound:
         store = data.store()
         run_files = {spec.name: store.stored_file(spec.file) for spec in dataset.runs}
-        return workflows.save_evaluation(ws, listed, k=int(k), labels_file=store.stored_file(dataset.labels),
+        return workflows.save_evaluation(ws, listed, actor=access_ui.actor(), k=int(k),
+                                         labels_file=store.stored_file(dataset.labels),
                                          run_files=run_files, lines=lines,
                                          run_format={spec.name: spec.file.format for spec in dataset.runs})
 
     return _on_workspace(save)
 
 
-def reveal_holdout(dataset: Dataset, runs: Sequence[tuple[str, str]], who: str | None) -> data.Loaded:
+def reveal_holdout(dataset: Dataset, runs: Sequence[tuple[str, str]]) -> data.Loaded:
     """Record a look at the holdout of ``dataset``'s labels (the whole set, with its stored file) with the ``runs``
-    (name, model) shown (`evalcore.workflows.reveal_holdout`); the value is the `Reveal` that unseals it."""
+    (name, model) shown, by the person using this session (`evalcore.workflows.reveal_holdout`: owners only); the
+    value is the `Reveal` that unseals it."""
     full = data.labels(dataset.labels)
     if not full.ok:
         return full
-    return _on_workspace(lambda ws: workflows.reveal_holdout(ws, full.value, list(runs), who=who or None,
+    return _on_workspace(lambda ws: workflows.reveal_holdout(ws, full.value, list(runs), actor=access_ui.actor(),
                                                              labels_file=data.store().stored_file(dataset.labels)))
 
 
@@ -146,12 +150,12 @@ def flag_for_rejudging(dataset: Dataset, queries: Sequence[str], found: Audit) -
     if not whole.ok:
         return whole
     return _on_workspace(lambda ws: workflows.flag_for_rejudging(
-        ws, whole.value, list(queries), scored=found.evaluation.labels.queries.tolist(), suspects=found.suspects,
+        ws, whole.value, list(queries), actor=access_ui.actor(), scored=found.evaluation.labels.queries.tolist(), suspects=found.suspects,
         suspect_k=found.suspect_k, agree_depth=found.agree_depth, scored_name=found.evaluation.labels.name,
         labels_file=data.store().stored_file(dataset.labels)))
 
 
-def save_judging_round(dataset: Dataset, pool: JudgingPool, marks: dict[str, bool], who: str | None) -> data.Loaded:
+def save_judging_round(dataset: Dataset, pool: JudgingPool, marks: dict[str, bool]) -> data.Loaded:
     """A blind judging round of ``pool`` as a new version of the labels' set, the labels as read (with their stored
     file) saved first when the workspace lacks them (`evalcore.workflows.save_judging_round`); the value is the
     new `LabelVersion`."""
@@ -159,35 +163,22 @@ def save_judging_round(dataset: Dataset, pool: JudgingPool, marks: dict[str, boo
     if not whole.ok:
         return whole
     return _on_workspace(lambda ws: workflows.save_judging_round(
-        ws, whole.value.name, pool, marks, base=whole.value, base_file=data.store().stored_file(dataset.labels),
-        who=who or None))
+        ws, whole.value.name, pool, marks, actor=access_ui.actor(), base=whole.value,
+        base_file=data.store().stored_file(dataset.labels)))
 
 
 def edit_entry(current: LedgerEntry, status: str | None, tags: Sequence[str], note: str) -> data.Loaded:
-    """Apply what the person changed in the ledger form: status, cause tags added or removed, note.
+    """Apply what the person changed in the ledger form: status, cause tags added or removed, note
+    (`evalcore.workflows.edit_entry`: editors and owners; only what changed is written, and logged)."""
+    return _on_workspace(lambda ws: workflows.edit_entry(ws, current, actor=access_ui.actor(), status=status,
+                                                         tags=tags, note=note))
 
-    Only what changed is written (a status set by a person stands until a run changes the outcome)."""
-    def apply(ws: Workspace) -> list[str]:
-        archive: Archive = ws.archive
-        done = []
-        line, query, labels = current.line, current.query, current.labels
-        wanted = {normalise_tag(t) for t in tags if str(t).strip()}  # a bad tag stops before anything is written
-        if status and status != current.status:
-            archive.set_status(line, query, status, labels=labels)
-            done.append("status")
-        old = set(current.tags)
-        for tag in sorted(wanted - old):
-            archive.add_tag(line, query, tag, labels=labels)
-        for tag in sorted(old - wanted):
-            archive.remove_tag(line, query, tag, labels=labels)
-        if wanted != old:
-            done.append("tags")
-        if note != current.note:
-            archive.set_note(line, query, note, labels=labels)
-            done.append("note")
-        return done
 
-    return _on_workspace(apply)
+def who_acts() -> str:
+    """``recorded as ana@example.com`` (or the server's login name without sign-in): said beside each control that
+    records its person, instead of asking for a name."""
+    person = access_ui.actor()
+    return f"recorded as {person.who}" + ("" if person.how == "signed in" else " (the server's login name)")
 
 
 # ----------------------------------------------------------------------------- reads
@@ -274,9 +265,32 @@ def plan_delete(kind: str, key: str | int) -> data.Loaded:
 
 
 def delete(kind: str, key: str | int) -> data.Loaded:
-    done = _on_workspace(lambda ws: ws.delete(kind, key))
+    """Delete one thing (`evalcore.workflows.delete`: owners only, logged)."""
+    done = _on_workspace(lambda ws: workflows.delete(ws, kind, key, actor=access_ui.actor()))
     data.forget_recorded()
     return done
+
+
+def events(who: str | None = None, action: str | None = None) -> data.Loaded:
+    """The workspace's log of who did what, newest first (`Workspace.events`), of one person and/or action, ready
+    to show: when (stored UTC time; the page shows it to the minute in the visitor's zone), person, action, what it
+    was done to, details."""
+    def read(ws: Workspace) -> pd.DataFrame:
+        found = ws.events(who=who, action=action)
+        return pd.DataFrame({"at": found["at"].astype(str),
+                             "person": found["who"], "action": found["action"], "what": found["subject"],
+                             "details": found["detail"]})
+
+    return _on_workspace(read)
+
+
+def event_choices() -> tuple[list[str], list[str]]:
+    """Everyone the log names and every action it holds (for the filters)."""
+    found = _on_workspace(lambda ws: ws.events())
+    if not found.ok or found.value.empty:
+        return [], []
+    frame = found.value
+    return sorted(frame["who"].astype(str).unique()), sorted(frame["action"].astype(str).unique())
 
 
 def with_label_version(dataset: Dataset, name: str, version: int) -> data.Loaded:

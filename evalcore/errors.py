@@ -104,3 +104,21 @@ class WorkspaceReadOnly(WorkspaceError, UsageError):
     """
 
     exit_code = 2
+
+
+# ----------------------------------------------------------------------------- who may do what
+
+
+class NotPermitted(UsageError):
+    """The person acting has a role that does not allow the action (`evalcore.access.require`).
+
+    The message names the person, their role, the action and the role it needs, in a plain sentence. Exit 2, as
+    for any refused request: nothing was changed.
+    """
+
+    exit_code = 2
+
+
+class AccessConfigError(UsageError):
+    """The roles configuration (who may do what, which workspace a team uses) cannot be read: the message names the
+    file or section, the key and what was expected."""

@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
 # The main job: the dashboard, with the sample data already loaded, at http://127.0.0.1:8501.
-# EVALCORE_HOST=0.0.0.0 serves other machines on the network; EVALCORE_PORT picks another port.
-# Extra arguments go to `streamlit run` (e.g. --server.maxUploadSize 2048). Settings: .streamlit/config.toml.
-# Right after the server starts, scripts/warm_up.py runs the app once so the first visitor's page is ready.
-source "$(dirname "$0")/_env.sh" dashboard
+# EVALCORE_HOST=0.0.0.0 serves other machines on the network, and then sign-in must be configured (README, Team
+# server): without it this script refuses to start, unless EVALCORE_OPEN_TO_NETWORK_WITHOUT_SIGN_IN=1.
+# EVALCORE_PORT picks another port. Extra arguments go to `streamlit run` (e.g. --server.maxUploadSize 2048).
+# Settings: .streamlit/config.toml. Right after the server starts, scripts/warm_up.py runs the app once so the
+# first visitor's page is ready.
+set -euo pipefail
 HOST="${EVALCORE_HOST:-127.0.0.1}"
 PORT="${EVALCORE_PORT:-8501}"
+# Before anything is installed or started: no sign-in, no network.
+"${PYTHON:-python3}" "$(dirname "$0")/serving_check.py" "$HOST" "$@"
+source "$(dirname "$0")/_env.sh" dashboard
 echo "evalcore dashboard: starting on http://${HOST}:${PORT}  (sample data loaded; Ctrl+C stops it)"
 .venv/bin/python -m streamlit run dashboard/app.py --server.address "$HOST" --server.port "$PORT" \
   --server.headless true --browser.gatherUsageStats false "$@" &

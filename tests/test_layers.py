@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "evalcore"
 
 LAYERS = [
-    {"errors", "warning_log", "safe_text", "timestamps", "glossary", "version"},  # the foundation every layer may use
+    {"errors", "warning_log", "safe_text", "timestamps", "glossary", "version", "access"},  # the foundation
     {"readers"},  # files in: sources, tables, ids, labels, runs, documents
     {"stats"},  # numbers over arrays: intervals, paired tests, the planner
     {"metrics"},  # names, kernels, the run-labels join, evaluation, the tune/holdout split

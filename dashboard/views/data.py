@@ -6,7 +6,7 @@ import streamlit as st
 from evalcore.safe_text import md_text
 from evalcore.readers.sources import Source
 
-from dashboard import data, files_data, layout, saved, state
+from dashboard import access_ui, data, files_data, layout, saved, state
 from dashboard.store import unique_name
 
 PAGE = "data"
@@ -80,13 +80,16 @@ def read_as(ref) -> str:
 
 
 candidate = dataset
+barred = access_ui.refusal("upload")  # viewers read what is loaded: uploading and editing runs need an editor
 st.subheader("Files")
 COLUMNS = [5, 2, 8]  # upload, its format, what was read (or why not)
 
 # ---------------------------------------------------------------- labels
 left, middle, right = st.columns(COLUMNS, vertical_alignment="center")
 with left:
-    upload = st.file_uploader("Labels file", key=f"data.labels.{nonce}", help=LABEL_FORMATS)
+    upload = st.file_uploader("Labels file", key=f"data.labels.{nonce}", help=barred or LABEL_FORMATS,
+                              disabled=bool(barred))
+    upload = None if barred else upload  # a disabled uploader sends nothing; a forged upload is ignored too
 with middle:
     labels_format = format_choice("labels", "Labels")
 with right:
@@ -107,7 +110,9 @@ with right:
 # ---------------------------------------------------------------- runs
 left, middle, right = st.columns(COLUMNS, vertical_alignment="center")
 with left:
-    uploads = st.file_uploader("Run files", key=f"data.runs.{nonce}", accept_multiple_files=True, help=RUN_FORMATS)
+    uploads = st.file_uploader("Run files", key=f"data.runs.{nonce}", accept_multiple_files=True,
+                               help=barred or RUN_FORMATS, disabled=bool(barred))
+    uploads = None if barred else uploads
 with middle:
     runs_format = format_choice("runs", "Run")
 with right:
@@ -138,7 +143,9 @@ with right:
 # ---------------------------------------------------------------- documents
 left, middle, right = st.columns(COLUMNS, vertical_alignment="center")
 with left:
-    upload = st.file_uploader("Documents file", key=f"data.documents.{nonce}", help=DOC_FORMATS)
+    upload = st.file_uploader("Documents file", key=f"data.documents.{nonce}", help=barred or DOC_FORMATS,
+                              disabled=bool(barred))
+    upload = None if barred else upload
 with middle:
     documents_format = format_choice("documents", "Documents", data.DOCUMENT_FORMAT_CHOICES)
 with right:
@@ -211,8 +218,8 @@ st.caption("Model, price per million tokens (of the embedding model), dimensions
            "Edit a cell to change it; delete a row to drop a run. Blank cells keep what the file or its sidecar says.")
 meta = files_data.run_metadata(dataset)
 edited = st.data_editor(
-    meta, key=f"data.meta.{dataset.key}", hide_index=True, width="stretch", num_rows="delete",
-    disabled=["run", "file"], placeholder="not set",
+    meta, key=f"data.meta.{dataset.key}", hide_index=True, width="stretch", num_rows="fixed" if barred else "delete",
+    disabled=True if barred else ["run", "file"], placeholder="not set",
     column_config={
         "model": st.column_config.TextColumn("model", help="The embedding model behind this run."),
         "price_per_mtok": st.column_config.NumberColumn("price $/M tokens", min_value=0.0, format="%.4f"),
@@ -221,7 +228,7 @@ edited = st.data_editor(
     })
 if len(edited) == 0:
     layout.error("Keep at least one run: every page needs one. Upload another run before removing this one.")
-elif not edited.reset_index(drop=True).equals(meta):
+elif not barred and not edited.reset_index(drop=True).equals(meta):
     kept = set(edited["run"])
     changed = files_data.with_metadata(dataset, edited)
     changed = changed.with_runs(tuple(r for r in changed.runs if r.name in kept))
@@ -241,6 +248,7 @@ st.caption("What the server's workspace keeps: label sets (frozen versions), run
            "evaluations. Deleting asks first and shows what would go.")
 KIND_LABELS = {"labels": "Label sets", "run": "Runs", "evaluation": "Evaluations"}
 tabs = st.tabs(list(KIND_LABELS.values()))
+refused = access_ui.refusal("delete")
 for tab, kind in zip(tabs, KIND_LABELS):
     with tab:
         listing = saved.listing(kind)
@@ -264,8 +272,8 @@ for tab, kind in zip(tabs, KIND_LABELS):
                                   format_func=describe, index=None, placeholder="pick one",
                                   key=f"data.delete.{kind}")
         with cols[1]:
-            if st.button("Delete…", key=f"data.delete.{kind}.ask", disabled=target is None,
-                         icon=":material/delete:"):
+            if st.button("Delete…", key=f"data.delete.{kind}.ask", disabled=target is None or bool(refused),
+                         icon=":material/delete:", help=refused):
                 st.session_state["data.delete.pending"] = (kind, target)
         pending = st.session_state.get("data.delete.pending")
         if pending is not None and pending[0] == kind:

@@ -16,7 +16,7 @@ from evalcore.analyses.failures import SORT_ORDERS, neighbours
 from evalcore.metrics.failure import MISS_MODES, MISS_NAMES
 from evalcore.warning_log import plural
 
-from dashboard import data, doc_cards, failures_data, layout, saved, state
+from dashboard import access_ui, data, doc_cards, failures_data, layout, saved, state
 
 PAGE = "failures"
 MAX_ROWS = 200  # rows sent to the browser per table (worst first; filters narrow it); the CSV has them all
@@ -190,7 +190,9 @@ if not layout.failed(opened):
                     line_inputs[run_name] = st.text_input(
                         f"Model line of {layout.safe(run_name)}", value=default_line,
                         key=f"failures.line.{v.dataset.key}.{i}", max_chars=200)
-            save_clicked = st.form_submit_button("Save this evaluation to the workspace", icon=":material/save:")
+            save_clicked = st.form_submit_button("Save this evaluation to the workspace", icon=":material/save:",
+                                                 disabled=bool(access_ui.refusal("save_evaluation")),
+                                                 help=access_ui.refusal("save_evaluation"))
     if save_clicked:
         with st.spinner("Saving the evaluation and comparing each run with its line…"):
             result = saved.save_evaluation(v.dataset, k, {r: (x or "").strip() for r, x in line_inputs.items()})
@@ -342,7 +344,8 @@ else:
                                       + ". Type to add your own.")
             note = st.text_area("Note", value=entry.note, key=f"{form_key}.note", max_chars=10_000,
                                 placeholder="What a person found out about this query")
-            if st.form_submit_button("Save to the ledger", icon=":material/save:"):
+            if st.form_submit_button("Save to the ledger", icon=":material/save:", help=access_ui.refusal("edit_ledger"),
+                                     disabled=bool(access_ui.refusal("edit_ledger"))):
                 done = saved.edit_entry(entry, status, tags, note)
                 if not layout.failed(done):
                     changed_parts = ", ".join(done.value) or "nothing changed"

@@ -12,7 +12,7 @@ import streamlit as st
 
 from evalcore.safe_text import md_text, to_csv
 
-from dashboard import data, integrity_data, layout, saved, segments_data, state
+from dashboard import access_ui, data, integrity_data, layout, saved, segments_data, state
 
 PAGE = "integrity"
 SPLITS = {"tune": "tune split (exploratory)", "holdout": "holdout", "all": "all queries (tune and holdout)"}
@@ -103,9 +103,10 @@ with split_tab:
                 st.warning(md_text(f"This link asks for the {SPLITS[asked]} numbers. They stay sealed until you reveal "
                                    "them: the reveal is recorded in the workspace (who, when, which labels and runs) "
                                    "and counted."), icon=":material/lock:")
-            who = st.text_input("Your name (recorded with a reveal)", key=f"{PAGE}.who")
-            if st.button("Reveal the holdout numbers (recorded in the workspace)", key=f"{PAGE}.reveal"):
-                recorded = saved.reveal_holdout(v.dataset, [(r.name, r.model) for r in found.evaluation.results], who)
+            barred = access_ui.refusal("reveal_holdout")
+            if st.button("Reveal the holdout numbers (recorded in the workspace)", key=f"{PAGE}.reveal",
+                         disabled=bool(barred), help=barred or f"The reveal is {saved.who_acts()}."):
+                recorded = saved.reveal_holdout(v.dataset, [(r.name, r.model) for r in found.evaluation.results])
                 if not layout.failed(recorded):
                     reveals[full.fingerprint] = recorded.value
                     if asked == "tune":
@@ -146,7 +147,9 @@ with check_tab:
         layout.table(suspects, hide_index=True, width="stretch")
         chosen = st.multiselect("Queries to flag for blind re-judging", options=suspects["query"].tolist(),
                                 key=f"{PAGE}.flag")
-        if st.button("Flag for blind re-judging", disabled=not chosen, key=f"{PAGE}.flag_button"):
+        barred = access_ui.refusal("judge")
+        if st.button("Flag for blind re-judging", disabled=not chosen or bool(barred), key=f"{PAGE}.flag_button",
+                     help=barred):
             # The queue of the whole label set as read (not only the scored split): judgments made on the flagged
             # queries become a version of the set every page loads.
             flagged = saved.flag_for_rejudging(v.dataset, chosen, found)

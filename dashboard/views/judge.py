@@ -11,7 +11,7 @@ import streamlit as st
 from evalcore.safe_text import md_text
 from evalcore.warning_log import plural
 
-from dashboard import data, integrity_data, layout, saved, state
+from dashboard import access_ui, data, integrity_data, layout, saved, state
 
 PAGE = "judge"
 DEFAULT_DEPTH = 10
@@ -75,11 +75,12 @@ for number, doc in enumerate(pool.docs, start=1):
             marks[doc] = choice == MARKS[1]
 
 missing = len(pool.docs) - len(marks)
-judge = st.text_input("Your name", key=f"{PAGE}.judge", help="Recorded with the judging round.")
+barred = access_ui.refusal("judge")
 if missing:
     st.caption(md_text(f"{missing} of {len(pool.docs)} docs still to mark; a blind judgment covers the whole pool."))
-if st.button("Save as a new label-set version", type="primary", disabled=bool(missing), key=f"{PAGE}.save"):
-    judged = saved.save_judging_round(v.dataset, pool, marks, judge)
+if st.button("Save as a new label-set version", type="primary", disabled=bool(missing) or bool(barred),
+             key=f"{PAGE}.save", help=barred or f"The judging round is {saved.who_acts()}."):
+    judged = saved.save_judging_round(v.dataset, pool, marks)
     if not layout.failed(judged):
         version = judged.value
         n_relevant = sum(marks.values())

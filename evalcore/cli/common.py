@@ -17,6 +17,7 @@ from types import ModuleType
 
 import pandas as pd
 
+from ..access import Actor, local_actor
 from ..errors import UsageError
 from ..metrics.split import SplitRule, query_splits, scoring_labels
 from ..readers.labels import read_labels
@@ -50,15 +51,26 @@ def run_argument(value: str) -> tuple[str | None, str]:
 
 
 def check_split_options(args: argparse.Namespace) -> None:
-    """--split, --hash-split, --reveal and --who only make sense together."""
-    if args.split in (None, "tune"):
-        given = [flag for flag, value in (("--reveal", args.reveal or None), ("--who", args.who)) if value is not None]
-        if given:
-            raise UsageError(f"{', '.join(given)}: only used with --split holdout or --split all; tune numbers are "
-                             "never sealed.")
-        return
-    if args.who is not None and not args.reveal:
-        raise UsageError("--who names the person of a --reveal; add --reveal or leave it out.")
+    """--split, --hash-split, --reveal and --who only make sense together (--who also names the person of a --save or
+    --flag)."""
+    records = bool(getattr(args, "save", False) or getattr(args, "flag", None))
+    if args.split in (None, "tune") and args.reveal:
+        raise UsageError("--reveal: only used with --split holdout or --split all; tune numbers are never sealed.")
+    if args.who is not None and not args.reveal and not records:
+        raise UsageError("--who names the person recorded with a change (--reveal, --save or --flag); add one or "
+                         "leave it out.")
+
+
+def acting(who: str | None) -> Actor:
+    """The person the command line records (`evalcore.access.local_actor`): the workspace's owner, named by --who,
+    else by the login name."""
+    return local_actor(who)
+
+
+def recorded_as(actor: Actor) -> str:
+    """``recorded as ana (the login name; --who names someone else)``: said beside every change the command makes."""
+    how = "given with --who" if actor.how == "--who" else "the login name; --who names someone else"
+    return f"recorded as {actor.who} ({how})"
 
 
 def scope(args: argparse.Namespace, labels, runs, recording: Recording):

@@ -13,7 +13,7 @@ from ..readers.documents import read_documents
 from ..safe_text import to_csv
 from ..store.workspace import Workspace
 from ..workflows import save_judging_round
-from .common import frames_json, frames_text, load, note, write
+from .common import acting, frames_json, frames_text, load, note, recorded_as, write
 from .parser import EXIT_OK
 
 
@@ -47,13 +47,14 @@ def save(args: argparse.Namespace) -> int:
         if column in frame.columns:
             frame[column] = frame[column].map(unsafe_cell)
     judged, marks = read_marks(frame, args.file)
-    version = save_judging_round(Workspace(args.workspace), args.name, judged, marks, who=args.judge)
+    actor = acting(args.judge)
+    version = save_judging_round(Workspace(args.workspace), args.name, judged, marks, actor=actor)
     if version.created:
         note(f"label set {version.ref}: blind judgments of {judged.query} at depth {judged.depth} "
-             f"({len(judged.docs)} docs); {version.change}; earlier versions are unchanged")
+             f"({len(judged.docs)} docs); {version.change}; earlier versions are unchanged; {recorded_as(actor)}")
     else:
         note(f"label set {version.ref} already holds these judgments of {judged.query}; no new version (the judging "
-             "round is recorded)")
+             f"round is recorded); {recorded_as(actor)}")
     return EXIT_OK
 
 

@@ -214,7 +214,9 @@ def _add_workspace_commands(sub) -> None:
                                 help="output format (default table)")
 
     ls = actions.add_parser("list", help="label sets, runs, evaluations, model lines and files")
-    ls.add_argument("what", nargs="?", default="all", choices=("all", "labels", "runs", "evaluations", "lines", "files"))
+    ls.add_argument("what", nargs="?", default="all",
+                    choices=("all", "labels", "runs", "evaluations", "lines", "files", "events"),
+                    help="what to list (events: the log of who did what, newest first; not part of all)")
     common(ls)
     ls.set_defaults(handler="workspace:list_contents")
 
@@ -233,6 +235,7 @@ def _add_workspace_commands(sub) -> None:
     delete.add_argument("kind", choices=("labels", "run", "evaluation", "file"))
     delete.add_argument("key", metavar="NAME_OR_ID", help="label set name, run id, evaluation id or 'latest', file hash")
     delete.add_argument("--yes", action="store_true", help="delete without asking for confirmation")
+    _add_who(delete, "the deletion")
     common(delete, formats=False)
     delete.set_defaults(handler="workspace:delete")
 
@@ -241,6 +244,7 @@ def _add_workspace_commands(sub) -> None:
     add.add_argument("file", metavar="FILE", help="labels file with the cases (any labels format)")
     add.add_argument("--cases-format", default=None, help="override format detection for the cases file")
     add.add_argument("--note", default=None, help="why this version was made")
+    _add_who(add, "the new version")
     common(add, formats=False)
     add.set_defaults(handler="workspace:add_cases")
 
@@ -279,7 +283,8 @@ def _add_judge_commands(sub) -> None:
     save = actions.add_parser("save", help="save a filled-in pool as a new version of a label set")
     save.add_argument("name", metavar="LABEL_SET")
     save.add_argument("file", metavar="FILE", help="the pool CSV with its relevant column filled in (yes or no)")
-    save.add_argument("--judge", default=None, metavar="NAME", help="who judged (default: the login name)")
+    save.add_argument("--judge", "--who", dest="judge", default=None, metavar="NAME",
+                      help="who judged, recorded with the round (default: the login name)")
     save.add_argument("--workspace", default=None, metavar="DIR",
                       help="workspace folder (default: $EVALCORE_WORKSPACE, else ~/.local/share/evalcore)")
     save.set_defaults(handler="judge:save")
@@ -308,7 +313,8 @@ def _add_split_options(parser: argparse.ArgumentParser, workspace: bool = False)
                         help="with --split holdout or all: show those numbers and record this view in the workspace "
                              "(who, when, label-set version, runs); every view is counted")
     parser.add_argument("--who", default=None, metavar="NAME",
-                        help="with --reveal: the person looking (default: the login name)")
+                        help="with --reveal (or --save, --flag): the person recorded as looking or saving (default: "
+                             "the login name)")
     if workspace:
         parser.add_argument("--workspace", default=None, metavar="DIR",
                             help="with --reveal: workspace folder the view is recorded in (default: "
@@ -316,6 +322,12 @@ def _add_split_options(parser: argparse.ArgumentParser, workspace: bool = False)
         parser.add_argument("--label-set", default=None, metavar="NAME",
                             help="with --reveal: the label set the view is recorded under (default: the labels file "
                                  "stem)")
+
+
+def _add_who(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument("--who", default=None, metavar="NAME",
+                        help=f"the person recorded with {what} in the workspace's log of who did what (default: the "
+                             "login name)")
 
 
 def _add_interval_options(parser: argparse.ArgumentParser, seeded: str = "the bootstrap") -> None:

@@ -14,7 +14,7 @@ from ..errors import UsageError
 from ..metrics.split import HoldoutSealed
 from ..store.workspace import DB_NAME, Workspace, default_location
 from ..workflows import flag_for_rejudging, reveal_holdout, save_evaluation
-from .common import note
+from .common import acting, note, recorded_as
 
 
 def reveal(args: argparse.Namespace, labels, runs, rule):
@@ -30,10 +30,12 @@ def reveal(args: argparse.Namespace, labels, runs, rule):
                             f"ready to report, add --reveal to --split {args.split}: the view is recorded in the "
                             "workspace and counted.")
     workspace = Workspace(workspace_dir)
-    done = reveal_holdout(workspace, labels, [(r.name, r.model) for r in runs], rule=rule, label_set=label_set,
-                          who=args.who, labels_file=workspace.put_file(args.labels))
+    actor = acting(args.who)
+    done = reveal_holdout(workspace, labels, [(r.name, r.model) for r in runs], actor=actor, rule=rule,
+                          label_set=label_set, labels_file=workspace.put_file(args.labels))
     note(f"holdout revealed and recorded (reveal #{done.id}: {workspace.reveal_summary(done.label_set)}; labels "
-         f"{done.label_set} v{done.version} #{done.fingerprint}, {rule}) in {workspace.location}")
+         f"{done.label_set} v{done.version} #{done.fingerprint}, {rule}) in {workspace.location}; "
+         f"{recorded_as(actor)}")
     return done
 
 
@@ -66,12 +68,13 @@ def save(args: argparse.Namespace, stored, evaluation) -> None:
     under the label set NAME:tune) and say what changed on each run's model line."""
     workspace, labels_file, run_files = stored
     names = evaluation.run_names
-    done = save_evaluation(workspace, evaluation, k=args.save_k, labels_file=labels_file,
+    actor = acting(args.who)
+    done = save_evaluation(workspace, evaluation, actor=actor, k=args.save_k, labels_file=labels_file,
                            run_files=dict(zip(names, run_files)), lines=run_lines(args.line, names),
                            label_set=args.label_set, run_format=args.run_format)
     saved = done.saved
     if saved.created:
-        note(f"saved {saved.describe()} in the workspace {workspace.location}")
+        note(f"saved {saved.describe()} in the workspace {workspace.location}; {recorded_as(actor)}")
     else:
         note(f"already saved as evaluation {saved.id} (same label-set version, runs and settings) in "
              f"{workspace.location}; nothing new stored")
@@ -87,9 +90,10 @@ def flag(args: argparse.Namespace, scope, whole, found) -> None:
     scored (with a split: the tune queries, or every query after a reveal), in the queue of the whole label set as
     read; the labels are saved as a version first, never edited."""
     workspace = Workspace(args.workspace)
-    done = flag_for_rejudging(workspace, whole, args.flag, scored=scope.labels.queries.tolist(),
+    actor = acting(args.who)
+    done = flag_for_rejudging(workspace, whole, args.flag, actor=actor, scored=scope.labels.queries.tolist(),
                               scored_name=scope.labels.name, suspects=found.suspects, suspect_k=found.suspect_k,
                               agree_depth=found.agree_depth, label_set=args.label_set, labels_file=args.labels)
     for query, entry in done.entries:
         note(f"queued {query} of {done.version.ref} for blind re-judging (entry {entry}); the labels are unchanged. "
-             f"Next: evalcore judge pool --query {query} ...")
+             f"Next: evalcore judge pool --query {query} ...; {recorded_as(actor)}")

@@ -13,7 +13,8 @@ from ..store.workspace import ORPHAN_GRACE_S, Orphans, Workspace
 from ..timestamps import minute
 from ..warning_log import agree, plural
 from ..workflows import add_cases as add_cases_to
-from .common import frames_json, frames_text, note, write
+from ..workflows import delete as delete_from
+from .common import acting, frames_json, frames_text, note, recorded_as, write
 from .parser import EXIT_FAILURE, EXIT_OK
 
 LIST_COLUMNS = {
@@ -23,6 +24,7 @@ LIST_COLUMNS = {
     "evaluations": ["id", "created_at", "labels", "labels_version", "fingerprint", "k", "n_queries", "runs"],
     "lines": ["line", "runs", "models", "latest_upload", "evaluations"],
     "files": ["sha256", "name", "size", "stored_at", "used_by"],
+    "events": ["at", "who", "action", "subject", "detail"],
 }
 """The columns `list` shows of each kind."""
 
@@ -31,6 +33,8 @@ def list_contents(args: argparse.Namespace) -> int:
     workspace = Workspace(args.workspace)
     readers = {"labels": workspace.label_sets, "runs": workspace.runs, "evaluations": workspace.evaluations,
                "lines": workspace.lines, "files": workspace.files}
+    if args.what == "events":  # the log of who did what: asked for by name, not part of "all"
+        readers = {"events": workspace.events}
     chosen = list(readers) if args.what == "all" else [args.what]
     frames = {}
     for name in chosen:
@@ -100,6 +104,7 @@ def show(args: argparse.Namespace) -> int:
 
 def delete(args: argparse.Namespace) -> int:
     workspace = Workspace(args.workspace)
+    actor = acting(args.who)
     plan = workspace.delete(args.kind, args.key, dry_run=True)
     if not args.yes:
         print(terminal_safe(f"Delete {plan.description} from {workspace.location}? This cannot be undone. [y/N] "), end="",
@@ -108,16 +113,19 @@ def delete(args: argparse.Namespace) -> int:
         if answer not in ("y", "yes"):
             note("nothing deleted")
             return EXIT_FAILURE
-    done = workspace.delete(args.kind, plan.key)
-    note(f"deleted {done.description}")
+    done = delete_from(workspace, args.kind, plan.key, actor=actor)
+    note(f"deleted {done.description}; {recorded_as(actor)}")
     return EXIT_OK
 
 
 def add_cases(args: argparse.Namespace) -> int:
-    added = add_cases_to(Workspace(args.workspace), args.name, args.file, format=args.cases_format, note=args.note)
+    actor = acting(args.who)
+    added = add_cases_to(Workspace(args.workspace), args.name, args.file, actor=actor, format=args.cases_format,
+                         note=args.note)
     version, name = added.version, added.file.name
     if version.created:
-        note(f"label set {version.ref}: {version.change} (from {name}); earlier versions are unchanged")
+        note(f"label set {version.ref}: {version.change} (from {name}); earlier versions are unchanged; "
+             f"{recorded_as(actor)}")
     else:
         note(f"label set {version.ref} already has every case in {name}; no new version")
     return EXIT_OK

@@ -40,7 +40,14 @@ from ..errors import (
     WorkspaceReadOnly,
     invalid_parameter,
 )
-from .schema import _FROZEN_MARK, DB_NAME, SCHEMA_VERSION, _integrity_statements, _schema_statements
+from .schema import (
+    _FROZEN_MARK,
+    DB_NAME,
+    SCHEMA_VERSION,
+    _events_statements,
+    _integrity_statements,
+    _schema_statements,
+)
 
 T = TypeVar("T")
 
@@ -205,6 +212,9 @@ class Database:
                     conn.execute(statement)
             if current < 2:
                 for statement in _integrity_statements():
+                    conn.execute(statement)
+            if current < 3:
+                for statement in _events_statements():
                     conn.execute(statement)
             if current < SCHEMA_VERSION:
                 conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")

@@ -14,6 +14,7 @@ from typing import Sequence
 from ..errors import UsageError, invalid_parameter
 from ..warning_log import plural
 from .evaluations import EvaluationStore, _evaluation_by_id
+from .events import append_event
 from .files import _file_record, _resolve_sha
 from .label_versions import _set_id
 from .runs import _run_by_id
@@ -35,13 +36,14 @@ DELETE_KINDS = ("labels", "run", "evaluation", "file")
 class DeletionStore(EvaluationStore):
     """Deleting from the workspace (part of `Workspace`)."""
 
-    def delete(self, kind: str, key: str | int, *, dry_run: bool = False) -> Deletion:
+    def delete(self, kind: str, key: str | int, *, dry_run: bool = False, who: str | None = None) -> Deletion:
         """Delete a label set (by name, every version), a run or an evaluation (by id), or a file.
 
         A label set takes its evaluations and its ledger entries with it; a run leaves the
         evaluations it was in (an evaluation left without runs goes); files nothing uses any more
         go with the records that used them. A file still in use is refused. ``dry_run`` says what
-        would go without deleting anything (what the CLI and the dashboard show before asking).
+        would go without deleting anything (what the CLI and the dashboard show before asking). ``who``: the person
+        deleting, logged (`events`) in the same transaction, so nothing is deleted without its record.
         """
         if kind not in DELETE_KINDS:
             raise invalid_parameter("kind", "one of " + ", ".join(DELETE_KINDS), kind)
@@ -52,6 +54,8 @@ class DeletionStore(EvaluationStore):
             plan = _plan_delete(conn, kind, key, self.location)
             if not dry_run:
                 _execute_delete(conn, plan)
+                if who is not None:
+                    append_event(conn, who, "delete", plan.deletion.description)
             return plan.deletion
 
         if dry_run:

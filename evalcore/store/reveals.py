@@ -16,6 +16,7 @@ import pandas as pd
 from ..metrics.split import Reveal
 from ..readers.labels import LabelSet
 from .database import _now, _who
+from .events import append_event
 from .files import StoredFile
 from .label_versions import LabelStore
 
@@ -28,7 +29,8 @@ class RevealStore(LabelStore):
         """Record that someone is about to see holdout numbers; returns the `Reveal` that unseals them.
 
         The labels are saved as a version of the set ``name`` (default their own name) first, so
-        the reveal names the exact version. Reveals are append-only.
+        the reveal names the exact version. Reveals are append-only; each is also in the log of who did what
+        (`events`), written in the same transaction.
         """
         version = self.save_labels(labels, name=name, file=file)
         person = _who(who)
@@ -42,6 +44,8 @@ class RevealStore(LabelStore):
                 (version.name, version.version, labels.fingerprint, rule, runs_text, person, at))
             views = conn.execute("SELECT COUNT(*) FROM holdout_reveals WHERE label_set = ?",
                                  (version.name,)).fetchone()[0]
+            append_event(conn, person, "reveal holdout", f"holdout of {version.name} v{version.version}",
+                         f"reveal #{cursor.lastrowid} ({rule}); runs {', '.join(f'{n}={m}' for n, m in runs)}")
             return cursor.lastrowid, at, views
 
         reveal_id, at, views = self.write(write)

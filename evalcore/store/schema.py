@@ -7,9 +7,10 @@ in one place; `database.Database` runs these statements when it opens a new or o
 from __future__ import annotations
 
 DB_NAME = "workspace.sqlite"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """1: files, label sets, runs, evaluations, ledger. 2: adds the integrity tables (holdout reveals,
-re-judging queue, blind judging rounds); a version-1 workspace is upgraded in place on open."""
+re-judging queue, blind judging rounds). 3: adds the append-only log of who did what (``events``). An older
+workspace is upgraded in place on open (each step adds tables, none changes one)."""
 
 # ----------------------------------------------------------------------------- schema: the stored records
 
@@ -211,4 +212,33 @@ def _integrity_statements() -> list[str]:
     for event in ("UPDATE", "DELETE"):
         statements.append(f"CREATE TRIGGER holdout_reveals_{event.lower()} BEFORE {event} ON holdout_reveals BEGIN "
                           f"SELECT RAISE(ABORT, '{_FROZEN_MARK} holdout reveals are never changed or erased'); END")
+    return statements
+
+
+# ----------------------------------------------------------------------------- schema: who did what (issue 17)
+# One row per change a person made through `evalcore.workflows`: when (UTC), who (a signed-in email address, a
+# login name or --who), the action (a key of `evalcore.access.ACTIONS`), what it was done to and the details.
+# Append-only, like the reveals: the database refuses to change or erase a row, and deleting what an event names
+# leaves the event (that it was deleted is itself an event).
+
+_EVENTS_SCHEMA = """
+CREATE TABLE events (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    at TEXT NOT NULL,
+    who TEXT NOT NULL,
+    action TEXT NOT NULL,
+    subject TEXT NOT NULL,
+    detail TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX events_by_who ON events(who, id);
+CREATE INDEX events_by_action ON events(action, id)
+"""
+
+
+def _events_statements() -> list[str]:
+    statements = [s.strip() for s in _EVENTS_SCHEMA.split(";") if s.strip()]
+    for event in ("UPDATE", "DELETE"):
+        statements.append(f"CREATE TRIGGER events_{event.lower()} BEFORE {event} ON events BEGIN "
+                          f"SELECT RAISE(ABORT, '{_FROZEN_MARK} the record of who did what is never changed or "
+                          "erased'); END")
     return statements

@@ -12,7 +12,8 @@ One class, `Workspace`, owns the connection. It is assembled from one part per c
 * `evaluations.EvaluationStore` - saved evaluations, per-query outcomes, a line's history;
 * `reveals.RevealStore` - the append-only record of holdout reveals;
 * `rejudging.RejudgingStore` - the re-judging queue and blind judging rounds;
-* `deletion.DeletionStore` - deleting, with a plan shown first.
+* `deletion.DeletionStore` - deleting, with a plan shown first;
+* `events.EventStore` - the append-only log of who did what.
 
 The table layout is in `schema`; the failure ledger over the stored outcomes is `ledger.Archive`. Errors come
 out typed: `WorkspaceError` and its subclasses (defined in `evalcore.errors`, re-exported here).
@@ -27,6 +28,7 @@ from ..errors import FrozenError, NotInWorkspace, WorkspaceBusy, WorkspaceCorrup
 from .database import BUSY_TIMEOUT_S, ENV_VAR, READ_ONLY_ENV, WRITE_ATTEMPTS, default_location
 from .deletion import DELETE_KINDS, Deletion, DeletionStore
 from .evaluations import SavedEvaluation
+from .events import EVENT_COLUMNS, EventStore
 from .files import ORPHAN_GRACE_S, Orphans, StoredFile
 from .label_versions import Case, LabelVersion
 from .ledger import Archive
@@ -36,14 +38,14 @@ from .runs import StoredRun
 from .schema import DB_NAME, SCHEMA_VERSION
 
 __all__ = [
-    "BUSY_TIMEOUT_S", "DB_NAME", "DELETE_KINDS", "ENV_VAR", "ORPHAN_GRACE_S", "READ_ONLY_ENV", "SCHEMA_VERSION",
+    "BUSY_TIMEOUT_S", "DB_NAME", "DELETE_KINDS", "ENV_VAR", "EVENT_COLUMNS", "ORPHAN_GRACE_S", "READ_ONLY_ENV", "SCHEMA_VERSION",
     "WRITE_ATTEMPTS", "Case", "Deletion", "FrozenError", "LabelVersion", "NotInWorkspace", "Orphans",
     "SavedEvaluation", "StoredFile", "StoredRun", "Workspace", "WorkspaceBusy", "WorkspaceCorrupt", "WorkspaceError",
     "WorkspaceReadOnly", "default_location",
 ]
 
 
-class Workspace(DeletionStore, RevealStore, RejudgingStore):
+class Workspace(DeletionStore, RevealStore, RejudgingStore, EventStore):
     """The embedded store. Open with ``Workspace()`` (the default folder) or ``Workspace(path)``
     (``read_only=True`` to only read; a folder the user cannot write opens read-only by itself).
 

@@ -9,12 +9,22 @@ small result value for the front end to put into words.
 * `flag_for_rejudging` - queue queries whose labels look wrong for blind re-judging (labels never edited).
 * `save_judging_round` - turn a blind judging round into a new label-set version.
 * `add_cases` - add or correct labeled cases, as a new label-set version.
+* `edit_entry` - change a failure-ledger entry's status, cause tags or note.
+* `delete` - delete a label set, run, evaluation or file.
+* `record_upload` - keep uploaded labels and runs as a label-set version and stored runs.
+
+Every action takes the person acting (``actor``, an `evalcore.access.Actor`), checks their role first
+(`evalcore.access.require`: `NotPermitted` before anything is written) and logs what it did under their name
+(`Workspace.events`). This is where permissions are enforced; front ends only hide what a person may not use.
 """
 
 from .cases import AddedCases, add_cases
+from .deletion import delete
 from .evaluations import SavedRound, save_evaluation
 from .holdout import reveal_holdout
+from .ledger import edit_entry
 from .rejudging import Flagged, flag_for_rejudging, save_judging_round
+from .uploads import record_upload
 
-__all__ = ["AddedCases", "Flagged", "SavedRound", "add_cases", "flag_for_rejudging", "reveal_holdout",
-           "save_evaluation", "save_judging_round"]
+__all__ = ["AddedCases", "Flagged", "SavedRound", "add_cases", "delete", "edit_entry", "flag_for_rejudging",
+           "record_upload", "reveal_holdout", "save_evaluation", "save_judging_round"]

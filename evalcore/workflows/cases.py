@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from ..access import Actor, require
 from ..readers.labels import read_labels
 from ..store.workspace import LabelVersion, StoredFile, Workspace
 
@@ -17,9 +18,14 @@ class AddedCases:
     file: StoredFile
 
 
-def add_cases(workspace: Workspace, label_set: str, source: str | os.PathLike | bytes, *, format: str | None = None,
-              note: str | None = None, name: str | None = None) -> AddedCases:
-    """Store the cases file as given, read it as labels, and add its cases to ``label_set``."""
+def add_cases(workspace: Workspace, label_set: str, source: str | os.PathLike | bytes, *, actor: Actor,
+              format: str | None = None, note: str | None = None, name: str | None = None) -> AddedCases:
+    """Store the cases file as given, read it as labels, and add its cases to ``label_set`` (an owner's action: a
+    new label-set version; logged under ``actor.who`` when a version is made)."""
+    require(actor, "manage_label_versions")
     stored = workspace.put_file(source, name=name)
     cases = read_labels(source, format=format)
-    return AddedCases(workspace.add_cases(label_set, cases, note=note, file=stored), stored)
+    version = workspace.add_cases(label_set, cases, note=note, file=stored)
+    if version.created:
+        workspace.record_event(actor.who, "label-set version", version.ref, f"{version.change} (from {stored.name})")
+    return AddedCases(version, stored)

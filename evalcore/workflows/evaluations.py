@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping
 
+from ..access import Actor, require
 from ..metrics.evaluation import Evaluation
 from ..metrics.split import side_name
 from ..store.ledger import LineChanges
@@ -24,7 +25,7 @@ class SavedRound:
     changes: tuple[LineChanges, ...]
 
 
-def save_evaluation(workspace: Workspace, evaluation: Evaluation, *, k: int | None = None,
+def save_evaluation(workspace: Workspace, evaluation: Evaluation, *, actor: Actor, k: int | None = None,
                     labels_file: StoredFile | None = None, run_files: Mapping[str, StoredFile] | None = None,
                     lines: Mapping[str, str] | None = None, label_set: str | None = None,
                     run_format: str | Mapping[str, str | None] | None = None) -> SavedRound:
@@ -33,7 +34,10 @@ def save_evaluation(workspace: Workspace, evaluation: Evaluation, *, k: int | No
     ``lines`` maps run names to model lines (default: each run's own name); ``run_format`` is the format override
     the run files were read with: one for all, or one per run name. With a split, ``label_set`` (default
     the labels' own name) becomes the side's name and the note says which queries of which full set were scored.
+    ``actor`` must be an editor or owner (`NotPermitted` otherwise, before anything is stored); a new save is logged
+    under their name.
     """
+    require(actor, "save_evaluation")
     split = evaluation.split if evaluation.split is not None and evaluation.split.split is not None else None
     note = None
     if split is not None:
@@ -43,6 +47,8 @@ def save_evaluation(workspace: Workspace, evaluation: Evaluation, *, k: int | No
     saved = workspace.save_evaluation(evaluation, k=k, labels_file=labels_file, run_files=run_files,
                                       lines={run: line for run, line in (lines or {}).items() if line},
                                       label_set=label_set, run_format=run_format, note=note)
+    if saved.created:
+        workspace.record_event(actor.who, "save evaluation", f"evaluation {saved.id}", saved.describe())
     changes = tuple(workspace.archive.changes(run.line, run_id=run.id, labels=saved.labels.name, k=saved.k)
                     for run in saved.runs)
     return SavedRound(saved, changes)

@@ -12,6 +12,7 @@ from typing import Mapping, Sequence
 
 import pandas as pd
 
+from ..access import Actor, require
 from ..analyses.judging import JudgingPool, marks_to_labels
 from ..errors import UsageError
 from ..readers.labels import LabelSet
@@ -35,10 +36,10 @@ def suspect_reason(row: Mapping, k: int, agree_depth: int) -> str:
             f"{agree_depth}: {row['ranks']}")
 
 
-def flag_for_rejudging(workspace: Workspace, labels: LabelSet, queries: Sequence[str], *,
+def flag_for_rejudging(workspace: Workspace, labels: LabelSet, queries: Sequence[str], *, actor: Actor,
                        scored: Sequence[str] | None = None, suspects: pd.DataFrame | None = None,
                        suspect_k: int | None = None, agree_depth: int | None = None, label_set: str | None = None,
-                       labels_file: StoredFile | str | os.PathLike | None = None, who: str | None = None,
+                       labels_file: StoredFile | str | os.PathLike | None = None,
                        scored_name: str | None = None) -> Flagged:
     """Save ``labels`` (the whole set as read) as a version, then queue each of ``queries`` for blind re-judging.
 
@@ -46,8 +47,10 @@ def flag_for_rejudging(workspace: Workspace, labels: LabelSet, queries: Sequence
     labeled query; ``scored_name``: what the error calls them, e.g. ``NAME:tune``, default the labels' name) can
     be flagged. A query among the audit's ``suspects`` is queued with the doc every run agreed on and why; any
     other with `MANUAL_REASON`. ``labels_file`` is the stored file the labels were read from, or its path (stored
-    once the queries are checked, so a refused flag stores nothing).
+    once the queries are checked, so a refused flag stores nothing). An editor's action (`NotPermitted` otherwise),
+    logged under ``actor.who``.
     """
+    require(actor, "judge")
     allowed = set(labels.queries.tolist() if scored is None else scored)
     unknown = [q for q in queries if q not in allowed]
     if unknown:
@@ -62,23 +65,30 @@ def flag_for_rejudging(workspace: Workspace, labels: LabelSet, queries: Sequence
         if suspects is not None and not suspects.empty and (suspects["query"] == query).any():
             row = suspects[suspects["query"] == query].iloc[0]
             doc, reason = row["doc_id"], suspect_reason(row, suspect_k, agree_depth)
-        entries.append((query, workspace.flag_for_rejudging(version.name, query, reason=reason, doc_id=doc, who=who)))
+        entries.append((query, workspace.flag_for_rejudging(version.name, query, reason=reason, doc_id=doc,
+                                                            who=actor.who)))
+    workspace.record_event(actor.who, "flag for re-judging", version.ref, ", ".join(q for q, _ in entries))
     return Flagged(version, tuple(entries))
 
 
 def save_judging_round(workspace: Workspace, label_set: str, pool: JudgingPool, marks: Mapping[str, bool], *,
-                       base: LabelSet | None = None, base_file: StoredFile | None = None,
-                       who: str | None = None) -> LabelVersion:
+                       actor: Actor, base: LabelSet | None = None,
+                       base_file: StoredFile | None = None) -> LabelVersion:
     """A blind judging round of ``pool`` (every doc marked relevant or not) as a new version of ``label_set``.
 
     ``base``: the labels the round extends, saved first as a version of ``label_set`` when the workspace does not
-    hold them yet (a dashboard session judging the labels it loaded); the command line judges a saved set.
+    hold them yet (a dashboard session judging the labels it loaded); the command line judges a saved set. An
+    editor's action (`NotPermitted` otherwise, before anything is written); the round names ``actor.who`` as its judge.
     """
+    require(actor, "judge")
     missing = [doc for doc in pool.docs if doc not in marks]
     if missing:
         raise UsageError(f"A blind judgment covers the whole pool: {len(missing)} of {len(pool.docs)} docs are not "
                          f"marked (first: {missing[0]!r}).")
     if base is not None:
         label_set = workspace.save_labels(base, name=label_set, file=base_file).name
-    return workspace.save_blind_judgments(label_set, marks_to_labels(pool, marks), query=pool.query,
-                                          depth=pool.depth, who=who)
+    version = workspace.save_blind_judgments(label_set, marks_to_labels(pool, marks), query=pool.query,
+                                             depth=pool.depth, who=actor.who)
+    workspace.record_event(actor.who, "judging round", version.ref,
+                           f"{pool.query} judged blind at depth {pool.depth} ({len(pool.docs)} docs)")
+    return version

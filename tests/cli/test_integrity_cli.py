@@ -58,9 +58,9 @@ def test_tune_numbers_are_labelled_exploratory_and_name_their_split(tmp_path) ->
 def test_split_options_that_make_no_sense_exit_2_and_holdout_numbers_are_never_saved(tmp_path) -> None:
     ws = tmp_path / "ws"
     for args, needle in ((["--reveal"], "only used with --split holdout or --split all"),
-                         (["--who", "ana"], "only used with --split holdout or --split all"),
+                         (["--who", "ana"], "--who names the person recorded with a change"),
                          (["--split", "tune", "--reveal"], "tune numbers are never sealed"),
-                         (["--split", "holdout", "--who", "ana"], "--who names the person of a --reveal"),
+                         (["--split", "holdout", "--who", "ana"], "--who names the person recorded with a change"),
                          (["--split", "holdout", "--reveal", "--save"], "--save stores tune numbers only"),
                          (["--split", "all", "--reveal", "--save"], "--save stores tune numbers only"),
                          (["--split", "tune", "--hash-split", "2"], "tune fraction")):

@@ -38,16 +38,16 @@ class Server:
     """One `streamlit run` on a free port of 127.0.0.1, stopped by `stop`.
 
     ``workspace`` sets EVALCORE_WORKSPACE for the server; None keeps the test session's
-    temporary one (tests/conftest.py).
+    temporary one (tests/conftest.py). ``extra`` arguments go to `streamlit run` (e.g. ``--secrets.files``).
     """
 
-    def __init__(self, workspace: Path | None, log: Path) -> None:
+    def __init__(self, workspace: Path | None, log: Path, extra: tuple[str, ...] = ()) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = open(log, "w")
         command = [sys.executable, "-m", "streamlit", "run", "dashboard/app.py", "--server.port", str(self.port),
                    "--server.address", "127.0.0.1", "--server.headless", "true",
-                   "--browser.gatherUsageStats=false"]
+                   "--browser.gatherUsageStats=false", *extra]
         env = dict(os.environ) if workspace is None else {**os.environ, ENV_VAR: str(workspace)}
         self.process = subprocess.Popen(command, cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT, env=env)
         deadline = time.monotonic() + 90

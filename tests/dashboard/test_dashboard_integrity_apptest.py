@@ -7,8 +7,10 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from evalcore.access import login_name
 from evalcore.store.workspace import Workspace
 
+ME = login_name()  # who the dashboard records without sign-in: the server's login name
 APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
 SAMPLE_LABELS = Path(__file__).resolve().parents[2] / "sample_data" / "labels.tsv"
 
@@ -50,13 +52,14 @@ def test_integrity_page_audits_the_tune_split_and_keeps_the_holdout_sealed(works
     assert Workspace(workspace).reveals().empty
 
     [reveal] = [b for b in at.button if b.label.startswith("Reveal the holdout")]
-    at.text_input(key="integrity.who").set_value("ana")
-    reveal.click()
+    reveal.click()  # no name asked for: without sign-in the reveal names the server's login name
     at.run()
     assert not at.exception, [e.value for e in at.exception]
-    assert "holdout of labels viewed once, last on" in _text(at, "success") and "by ana" in _text(at, "success")
+    assert "holdout of labels viewed once, last on" in _text(at, "success") and f"by {ME}" in _text(at, "success")
     assert Workspace(workspace).reveals("labels")["version"].tolist() == [1]
-    assert Workspace(workspace).reveals("labels")["who"].tolist() == ["ana"]
+    assert Workspace(workspace).reveals("labels")["who"].tolist() == [ME]
+    [event] = Workspace(workspace).events().itertuples()  # and the log of who did what says so
+    assert (event.who, event.action) == (ME, "reveal holdout")
     assert at.query_params["split"] in ("holdout", ["holdout"])  # the URL now says what is shown
     tables = [d.value for d in at.dataframe if "split" in d.value.columns]
     holdout = [t for t in tables if set(t["split"]) == {"holdout"}]

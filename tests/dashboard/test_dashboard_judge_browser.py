@@ -13,6 +13,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from evalcore.metrics.split import scoring_labels
+from evalcore.access import login_name
 from evalcore.analyses.judging import judging_pool
 from evalcore.readers.labels import read_labels
 from evalcore.readers.runs import read_run
@@ -62,9 +63,6 @@ def test_judging_page_hides_rankings_and_saves_a_blind_version(server: str, page
     for card, doc in zip(cards, pool.docs):
         card.get_by_text("not relevant" if doc != relevant else "relevant", exact=True).click()
         settle(page)
-    page.get_by_label("Your name", exact=True).fill("ana")
-    page.get_by_label("Your name", exact=True).press("Enter")
-    settle(page)
     expect(save).to_be_enabled()
     save.click()
     settle(page)
@@ -86,7 +84,7 @@ def test_judging_page_hides_rankings_and_saves_a_blind_version(server: str, page
     assert saved.n_queries == 320 and saved.field("split").value_counts().to_dict() == {"tune": 224, "holdout": 96}
     assert ws.load_labels("labels", 1).fingerprint == read_labels(S / "labels.tsv").fingerprint
     rounds = ws.judging_rounds("labels")
-    assert rounds[["query", "depth", "n_docs", "judge"]].values.tolist() == [[query, depth, len(pool.docs), "ana"]]
+    assert rounds[["query", "depth", "n_docs", "judge"]].values.tolist() == [[query, depth, len(pool.docs), login_name()]]
 
 
 def test_use_this_version_opens_every_page_on_the_saved_labels(server: str, page: Page, judging_workspace) -> None:

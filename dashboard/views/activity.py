@@ -1,0 +1,47 @@
+"""Who did what: every change recorded in the workspace, with its time and the person, filterable by both."""
+
+import streamlit as st
+
+from evalcore.safe_text import md_text, to_csv
+from evalcore.warning_log import plural
+
+from dashboard import access_ui, data, layout, saved, state
+
+PAGE = "activity"
+state.start(PAGE, own=("who", "action"))
+st.title("Who did what")
+st.caption("Every change made to this workspace: saved evaluations, holdout reveals, ledger status, tag and note "
+           "changes, label-set versions, judging rounds, uploads and deletions, each with the person who made it "
+           "(their sign-in, or the command line's --who or login name). Nobody can edit or erase this record.")
+st.caption(md_text(f"You: {access_ui.actor().summary()}."))
+
+opened = data.workspace()
+if layout.failed(opened):
+    st.stop()
+people, actions = saved.event_choices()
+if not people:
+    st.info("Nothing recorded yet: changes appear here as people make them.")
+    st.stop()
+cols = st.columns(2)
+with cols[0]:
+    asked = state.get("who")
+    who = st.selectbox("Person", options=people, placeholder="everyone",
+                       help="Show one person's changes (a signed-in email address, or a login name from the command "
+                            "line).", **state.bind(PAGE, "who", asked if asked in people else None))
+with cols[1]:
+    asked = state.get("action")
+    action = st.selectbox("Action", options=actions, placeholder="every action",
+                          help="Show one kind of change.", **state.bind(PAGE, "action",
+                                                                        asked if asked in actions else None))
+found = saved.events(who, action)
+if not layout.failed(found):
+    table = found.value
+    shown = " by " + who if who else ""
+    shown += f" ({action})" if action else ""
+    st.caption(md_text(f"{plural(len(table), 'change')}{shown}, newest first; times in your time zone, to the "
+                       "minute."))
+    layout.table(table, hide_index=True, width="stretch",
+                 column_config={"at": st.column_config.TextColumn("when"),
+                                "details": st.column_config.TextColumn(width="large")})
+    st.download_button("Download as CSV", data=to_csv(table), file_name="who_did_what.csv", mime="text/csv",
+                       on_click="ignore", key=f"{PAGE}.csv")

@@ -1,0 +1,17 @@
+"""Delete a label set, run, evaluation or stored file: an owner's action, logged under their name.
+
+The plan (what would go) is a read and open to anyone who may read; the deletion itself is refused to anyone but
+an owner before anything is removed.
+"""
+
+from __future__ import annotations
+
+from ..access import Actor, require
+from ..store.workspace import Deletion, Workspace
+
+
+def delete(workspace: Workspace, kind: str, key: str | int, *, actor: Actor) -> Deletion:
+    """Delete one thing (`Workspace.delete`) after checking ``actor`` is an owner; the deletion and its record in the
+    log of who did what are one transaction."""
+    require(actor, "delete")
+    return workspace.delete(kind, key, who=actor.who)

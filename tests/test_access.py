@@ -1,0 +1,101 @@
+"""Roles and the roles configuration (evalcore.access): who may do what, and which team's workspace they use."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from evalcore.access import ACTIONS, Actor, Role, local_actor, login_name, parse_access, read_access, require
+from evalcore.errors import AccessConfigError, NotPermitted
+
+CONFIG = """
+[auth]
+redirect_uri = "https://evalcore.example.com/oauth2callback"
+
+[evalcore]
+viewers = ["@example.com"]
+editors = ["ana@example.com"]
+owners = ["Lee@Example.com"]
+
+[evalcore.teams.search]
+workspace = "/srv/evalcore/search"
+viewers = ["@search.example.org"]
+owners = ["kim@search.example.org"]
+"""
+
+
+def test_each_role_may_what_the_issue_lists() -> None:
+    viewer, editor, owner = (Actor("x", role) for role in Role)
+    assert [a for a in ACTIONS if viewer.may(a)] == []
+    assert [a for a in ACTIONS if editor.may(a)] == ["upload", "save_evaluation", "edit_ledger", "judge"]
+    assert all(owner.may(a) for a in ACTIONS)
+    assert viewer.summary() == "x (viewer): may read every page and download"
+
+
+def test_a_refusal_is_a_plain_sentence_naming_person_role_and_what_it_needs() -> None:
+    with pytest.raises(NotPermitted) as refused:
+        require(Actor("ana@example.com", Role.EDITOR), "reveal_holdout")
+    assert str(refused.value) == ("ana@example.com is an editor here and may not reveal the holdout: that needs the "
+                                  "owner role. Ask the server's owner to change your role.")
+    with pytest.raises(NotPermitted, match="no person is named"):
+        require(None, "delete")  # type: ignore[arg-type]
+    require(Actor("lee", Role.OWNER), "delete")  # an owner passes
+
+
+def test_the_command_line_acts_as_owner_named_by_who_or_the_login_name() -> None:
+    assert local_actor() == Actor(login_name(), Role.OWNER, "the login name")
+    assert local_actor("  ana ") == Actor("ana", Role.OWNER, "--who")
+
+
+def test_roles_come_from_addresses_and_domains_the_highest_role_wins(tmp_path: Path) -> None:
+    path = tmp_path / "secrets.toml"
+    path.write_text(CONFIG)
+    config = read_access(path)
+    assert config.membership("bo@example.com").role == Role.VIEWER  # by domain
+    assert config.membership("ANA@example.com").role == Role.EDITOR  # address beats domain; case does not matter
+    assert config.membership("lee@example.com").role == Role.OWNER
+    assert config.membership("lee@example.com").workspace is None  # the server's own workspace
+    kim = config.membership("kim@search.example.org")
+    assert (kim.team, kim.role, kim.workspace) == ("search", Role.OWNER, Path("/srv/evalcore/search"))
+    assert config.membership("eve@elsewhere.net") is None  # on no list: not let in
+    assert config.membership("bo@sub.example.com") is None  # a domain is exact, not its subdomains
+
+
+def test_no_roles_configured_lets_nobody_in() -> None:
+    assert parse_access(None).empty and parse_access({}).membership("ana@example.com") is None
+
+
+def test_one_person_in_two_teams_is_refused_with_both_names() -> None:
+    config = parse_access({"viewers": ["@example.com"],
+                           "teams": {"search": {"workspace": "/srv/a", "editors": ["ana@example.com"]}}})
+    with pytest.raises(NotPermitted, match="more than one team .*'search'"):
+        config.membership("ana@example.com")
+
+
+@pytest.mark.parametrize(("section", "expected"), [
+    ({"owner": ["a@b.c"]}, "unknown key 'owner'"),
+    ({"viewers": ["not-an-address"]}, "expected an email address (ana@example.com) or a domain"),
+    ({"viewers": 3}, "viewers: expected a list"),
+    ({"workspace": "relative/folder"}, "expected an absolute folder path"),
+    ({"teams": {"a": {"viewers": ["@x.io"]}}}, "teams.a: expected a workspace folder of its own"),
+    ({"teams": {"a": {"workspace": "/srv/w"}, "b": {"workspace": "/srv/w"}}}, "two teams name the workspace"),
+])
+def test_a_mistake_in_the_roles_names_the_key_and_what_was_expected(section, expected) -> None:
+    with pytest.raises(AccessConfigError) as bad:
+        parse_access(section, "secrets.toml [evalcore]")
+    assert expected in str(bad.value) and str(bad.value).startswith("secrets.toml [evalcore]")
+
+
+def test_unreadable_toml_names_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "secrets.toml"
+    path.write_text("[evalcore\n")
+    with pytest.raises(AccessConfigError, match=r"secrets.toml: not valid TOML"):
+        read_access(path)
+
+
+def test_the_server_default_workspace_counts_as_a_team_folder() -> None:
+    config = parse_access({"viewers": ["@example.com"], "teams": {"b": {"workspace": "/srv/b", "owners": ["@b.io"]}}})
+    assert config.with_default(Path("/srv/a")).membership("x@example.com").workspace == Path("/srv/a")
+    with pytest.raises(AccessConfigError, match="two teams would use the workspace /srv/b"):
+        config.with_default(Path("/srv/b"))

@@ -1,0 +1,65 @@
+"""scripts/start.sh refuses to serve the network without sign-in, before it installs or starts anything; the check
+itself (scripts/serving_check.py) lets loopback through, and the network only with sign-in or the loud override."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CHECK = ROOT / "scripts" / "serving_check.py"
+AUTH = """[auth]
+redirect_uri = "https://evalcore.example.com/oauth2callback"
+cookie_secret = "a-long-random-secret"
+
+[auth.keycloak]
+client_id = "evalcore"
+client_secret = "s3cret"
+server_metadata_url = "https://sso.example.com/realms/acme/.well-known/openid-configuration"
+"""
+
+
+def clean_env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("EVALCORE_")}
+    return {**env, "HOME": str(tmp_path / "home"), **extra}  # no ~/.streamlit/secrets.toml of the person testing
+
+
+def check(tmp_path: Path, *args: str, **extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(CHECK), *args], capture_output=True, text=True, timeout=60,
+                          env=clean_env(tmp_path, **extra), cwd=tmp_path)
+
+
+def test_start_refuses_a_network_address_without_sign_in_and_starts_nothing(tmp_path) -> None:
+    empty = tmp_path / "secrets.toml"
+    empty.write_text("[evalcore]\nowners = [\"lee@example.com\"]\n")  # roles alone are not sign-in
+    done = subprocess.run(["bash", str(ROOT / "scripts" / "start.sh"), "--secrets.files", str(empty)],
+                          capture_output=True, text=True, timeout=60, cwd=tmp_path,
+                          env=clean_env(tmp_path, EVALCORE_HOST="0.0.0.0", PYTHON=sys.executable))
+    assert done.returncode == 3, done.stderr
+    assert "refusing to serve the dashboard on 0.0.0.0 without sign-in: no [auth] section" in done.stderr
+    assert "EVALCORE_OPEN_TO_NETWORK_WITHOUT_SIGN_IN=1" in done.stderr
+    assert "evalcore dashboard:" not in done.stdout  # never got as far as starting
+
+
+def test_loopback_passes_and_the_network_needs_sign_in_or_the_loud_override(tmp_path) -> None:
+    for host in ("127.0.0.1", "localhost", "::1", "127.0.0.2"):
+        assert check(tmp_path, host).returncode == 0, host
+    assert check(tmp_path, "127.0.0.1", "--server.address", "0.0.0.0").returncode == 3  # the argument wins
+    secrets = tmp_path / "auth.toml"
+    secrets.write_text(AUTH)
+    assert check(tmp_path, "0.0.0.0", "--secrets.files", str(secrets)).returncode == 0  # a named provider
+    half = tmp_path / "half.toml"
+    half.write_text(AUTH.replace('cookie_secret = "a-long-random-secret"\n', ""))
+    refused = check(tmp_path, "10.0.0.5", "--secrets.files", str(half))
+    assert refused.returncode == 3 and "[auth] lacks cookie_secret" in refused.stderr
+    opened = check(tmp_path, "0.0.0.0", "--secrets.files", str(half), EVALCORE_OPEN_TO_NETWORK_WITHOUT_SIGN_IN="1")
+    assert opened.returncode == 0 and "WITHOUT SIGN-IN" in opened.stderr
+
+
+def test_plain_http_sign_in_on_the_network_is_warned_about(tmp_path) -> None:
+    secrets = tmp_path / "auth.toml"
+    secrets.write_text(AUTH.replace("https://evalcore.example.com", "http://evalcore.example.com"))
+    done = check(tmp_path, "0.0.0.0", "--secrets.files", str(secrets))
+    assert done.returncode == 0 and "sign-in cookies travel unencrypted" in done.stderr
