@@ -14,6 +14,7 @@ st.caption("Every change made to this workspace: saved evaluations, holdout reve
            "changes, label-set versions, judging rounds, uploads and deletions, each with the person who made it "
            "(their sign-in, or the command line's --who or login name). Nobody can edit or erase this record.")
 st.caption(md_text(f"You: {access_ui.actor().summary()}."))
+layout.words("who did what", "role", "model line", "failure ledger", "tune / holdout split")
 
 opened = data.workspace()
 if layout.failed(opened):
