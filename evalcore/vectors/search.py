@@ -1,0 +1,127 @@
+"""Exact top-N search in blocks: scores of a query block against a doc block, the N best kept, ties broken as runs.
+
+The run rule (docs/metrics.md, `evalcore.readers.runs`) orders a ranking by score descending, ties by doc id
+descending; the search keeps exactly the N docs that rule puts first, so a run built from the hits and read back
+through `read_run` is in the same order and cut at the same place. Memory is bounded by the blocks: one score
+block (at most `BLOCK_BYTES`) and the candidates of one query block are held at a time, never a score matrix of
+every query against every doc, and the doc matrix itself is only read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from ..errors import invalid_parameter
+
+SIMILARITIES = ("cosine", "dot")
+BLOCK_BYTES = 32 << 20
+"""Most bytes one block of float32 scores may take (queries x docs x 4)."""
+QUERY_BLOCK = 1024
+"""Most queries scored at once."""
+
+ScoreBlock = Callable[[int, int, int, int], np.ndarray]
+"""``scores(q0, q1, d0, d1)``: float32 scores of queries q0:q1 against docs d0:d1, shape (q1 - q0, d1 - d0)."""
+Progress = Callable[[float], None]
+"""Called with the share of the work done (0 to 1)."""
+
+
+@dataclass(frozen=True)
+class Hits:
+    """The top docs of every query: ``docs[i]`` are row numbers of the doc matrix, best first, with ``scores[i]``."""
+
+    scores: np.ndarray
+    docs: np.ndarray
+
+    @property
+    def depth(self) -> int:
+        return int(self.docs.shape[1])
+
+
+def check_similarity(similarity: str) -> str:
+    if similarity not in SIMILARITIES:
+        raise invalid_parameter("similarity", "'cosine' or 'dot'", similarity)
+    return similarity
+
+
+def tie_ranks(doc_ids: np.ndarray) -> np.ndarray:
+    """Each doc's place in doc-id-descending order (0 for the largest id): the smaller wins a tie on score.
+
+    Python compares strings by code point, as Arrow compares UTF-8 bytes, so this is the order `read_run` uses.
+    """
+    order = np.argsort(np.asarray(doc_ids, dtype=object), kind="stable")[::-1]
+    ranks = np.empty(len(order), dtype=np.int64)
+    ranks[order] = np.arange(len(order), dtype=np.int64)
+    return ranks
+
+
+def normalise_rows(matrix: np.ndarray, *, out: np.ndarray | None = None, rows: int = 65536) -> np.ndarray:
+    """Rows scaled to unit length (a zero row stays zero: it scores 0 against every query), in blocks of ``rows``.
+
+    ``out`` may be ``matrix`` itself (in place) or a new C-contiguous array of its shape.
+    """
+    target = np.empty(matrix.shape, dtype=np.float32) if out is None else out
+    for start in range(0, matrix.shape[0], rows):
+        block = np.asarray(matrix[start:start + rows], dtype=np.float32)
+        norms = np.sqrt(np.einsum("ij,ij->i", block, block, dtype=np.float32))
+        norms[norms == 0] = 1
+        np.divide(block, norms[:, None], out=target[start:start + rows])
+    return target
+
+
+def top_n(scores: ScoreBlock, n_queries: int, n_docs: int, depth: int, tie_rank: np.ndarray, *,
+          progress: Progress | None = None, block_bytes: int = BLOCK_BYTES) -> Hits:
+    """The ``depth`` best docs of every query by ``scores``, exactly as the run rule orders them."""
+    keep = min(depth, n_docs)
+    query_block = max(1, min(n_queries, QUERY_BLOCK))
+    doc_block = max(keep * 4, block_bytes // (4 * query_block), 1)
+    out_scores = np.empty((n_queries, keep), dtype=np.float32)
+    out_docs = np.empty((n_queries, keep), dtype=np.int64)
+    total = max(1, -(-n_queries // query_block) * -(-n_docs // doc_block))
+    done = 0
+    for q0 in range(0, n_queries, query_block):
+        q1 = min(n_queries, q0 + query_block)
+        rows, cols, vals = [], [], []
+        for d0 in range(0, n_docs, doc_block):
+            d1 = min(n_docs, d0 + doc_block)
+            block = scores(q0, q1, d0, d1)
+            r, c = _best_in_block(block, keep)
+            rows.append(r); cols.append(c + d0); vals.append(block[r, c])
+            del block
+            done += 1
+            if progress is not None:
+                progress(done / total)
+        found_scores, found_docs = select(np.concatenate(rows), np.concatenate(cols), np.concatenate(vals),
+                                          q1 - q0, keep, tie_rank)
+        out_scores[q0:q1], out_docs[q0:q1] = found_scores, found_docs
+    return Hits(out_scores, out_docs)
+
+
+def _best_in_block(block: np.ndarray, keep: int) -> tuple[np.ndarray, np.ndarray]:
+    """(row, column) of every score at least the row's ``keep``-th largest: ``keep`` per row, more on a tie."""
+    width = block.shape[1]
+    if width <= keep:
+        return np.nonzero(np.ones(block.shape, dtype=bool))
+    threshold = np.partition(block, width - keep, axis=1)[:, width - keep]
+    return np.nonzero(block >= threshold[:, None])
+
+
+def select(rows: np.ndarray, docs: np.ndarray, values: np.ndarray, n_rows: int, keep: int,
+           tie_rank: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Of candidate (row, doc, score) triples, the ``keep`` best of each row: score descending, then doc id
+    descending. Every row must have at least ``keep`` candidates."""
+    order = np.lexsort((tie_rank[docs], -values, rows))
+    rows, docs, values = rows[order], docs[order], values[order]
+    starts = np.searchsorted(rows, np.arange(n_rows))
+    place = np.arange(len(rows)) - starts[rows]
+    chosen = place < keep
+    return values[chosen].reshape(n_rows, keep), docs[chosen].reshape(n_rows, keep)
+
+
+def float_scores(queries: np.ndarray, docs: np.ndarray) -> ScoreBlock:
+    """Scores as the inner product of float32 rows (cosine when both sides are unit length)."""
+    def scores(q0: int, q1: int, d0: int, d1: int) -> np.ndarray:
+        return queries[q0:q1] @ docs[d0:d1].T
+    return scores
