@@ -7,8 +7,8 @@ n = 224); the index is 24x smaller".
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from ..errors import UsageError
 from ..metrics.evaluation import Evaluation

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import io
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Union
+from typing import Union
 
 import numpy as np
 import pyarrow as pa
@@ -22,7 +23,7 @@ import pyarrow.compute as pc
 import pyarrow.json as pa_json
 import pyarrow.parquet as pq
 
-from ..errors import VectorFileError, invalid_parameter
+from ..errors import InputError, VectorFileError, invalid_parameter
 from ..warning_log import EvalWarning, plural
 from .ids import first_long_id, long_id_error
 from .sources import Source, SourceLike, max_file_bytes, open_source, too_large
@@ -108,8 +109,8 @@ def _detect(src: Source, explicit: str | None) -> str:
 def _ids_beside(source: object, display: str) -> Path:
     if isinstance(source, (str, os.PathLike)):
         base = Path(source)
-        stem = base.name[:-len(".gz")] if base.name.endswith(".gz") else base.name
-        stem = stem[:-len(".npy")] if stem.endswith(".npy") else stem
+        stem = base.name.removesuffix(".gz")
+        stem = stem.removesuffix(".npy")
         for suffix in IDS_SUFFIXES:
             candidate = base.with_name(stem + suffix)
             if candidate.exists():
@@ -177,61 +178,65 @@ def _column(names: list[str], aliases: tuple[str, ...]) -> str | None:
     return None
 
 
-def _from_jsonl(src: Source) -> tuple[pa.Array, np.ndarray, str, int]:
-    """JSONL through Arrow's parser (fast); a file it refuses is read again line by line for a precise message."""
+def _from_jsonl(src: Source) -> tuple[pa.Array | list[str], np.ndarray, str, np.ndarray]:
+    """JSONL through Arrow's parser (fast); a file it refuses, or reads with gaps or mixed types, is read again
+    line by line, which either reads it (ids of mixed types) or names the first bad line exactly."""
     lines = _content_lines(src)
+    if not len(lines):
+        raise VectorFileError("at least one vector", source=src.name)
     try:
         table = pa_json.read_json(io.BytesIO(src.data), read_options=pa_json.ReadOptions(block_size=1 << 24))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        _jsonl_error(src)
-        raise  # pragma: no cover - _jsonl_error always raises
-    names = table.column_names
-    vec_col = _column(names, VECTOR_COLUMNS)
-    id_col = _column(names, ID_COLUMNS)
-    if id_col is None or vec_col is None:
-        raise VectorFileError('{"id": ..., "vector": [numbers, ...]} on each line', source=src.name, line=lines[0] if
-                              len(lines) else None, text=_line(src, lines[0]) if len(lines) else None)
-    ids = table.column(id_col).combine_chunks()
-    if not (pa.types.is_string(ids.type) or pa.types.is_large_string(ids.type) or pa.types.is_integer(ids.type)):
-        _jsonl_error(src)
-    ids = _id_strings(ids, src.name, "line", lines)
-    matrix = _list_matrix(table.column(vec_col).combine_chunks(), src.name, "line", lines, src)
-    return ids, matrix, "line", lines
+        return _jsonl_slow(src)
+    id_col, vec_col = _column(table.column_names, ID_COLUMNS), _column(table.column_names, VECTOR_COLUMNS)
+    if id_col is None or vec_col is None or table.num_rows != len(lines):
+        return _jsonl_slow(src)
+    ids, vectors = table.column(id_col).combine_chunks(), table.column(vec_col).combine_chunks()
+    id_ok = pa.types.is_string(ids.type) or pa.types.is_large_string(ids.type) or pa.types.is_integer(ids.type)
+    vec_ok = pa.types.is_list(vectors.type) and (pa.types.is_floating(vectors.type.value_type) or
+                                                 pa.types.is_integer(vectors.type.value_type))
+    if not (id_ok and vec_ok) or ids.null_count or vectors.null_count or vectors.flatten().null_count:
+        return _jsonl_slow(src)
+    return _id_strings(ids, src.name, "line", lines), _list_matrix(vectors, src.name, "line", lines), "line", lines
 
 
 def _content_lines(src: Source) -> np.ndarray:
-    """The 1-based numbers of the lines holding something (Arrow's rows, in order)."""
+    """The 1-based numbers of the lines holding something (Arrow's rows, in order), without a loop per line."""
     data = np.frombuffer(src.data, dtype=np.uint8)
     ends = np.flatnonzero(data == 10)
     starts = np.concatenate([[0], ends + 1])
     stops = np.concatenate([ends, [len(data)]])
-    return np.flatnonzero(~_blank_lines(data, starts, stops)) + 1
-
-
-def _blank_lines(data: np.ndarray, starts: np.ndarray, stops: np.ndarray) -> np.ndarray:
-    """Lines holding only whitespace, without a Python loop: count non-space bytes per line."""
     space = np.isin(data, np.frombuffer(b" \t\r\n\x0b\x0c", dtype=np.uint8))
     solid = np.concatenate([[0], np.cumsum(~space)])
-    return (solid[stops] - solid[starts]) == 0
+    return np.flatnonzero((solid[stops] - solid[starts]) > 0) + 1
 
 
-def _line(src: Source, number: int) -> str:
-    return src.lines()[number - 1]
-
-
-def _jsonl_error(src: Source) -> None:
-    """The first line that is not ``{"id": ..., "vector": [numbers]}``, as an error (the slow, exact reading)."""
-    for number, record in read_jsonl_records(src):
-        vector = record.get("vector", record.get("embedding"))
+def _jsonl_slow(src: Source) -> tuple[list[str], np.ndarray, str, np.ndarray]:
+    """Line by line: ids of any JSON id type, every line checked, the first bad one named."""
+    try:
+        records = read_jsonl_records(src)
+    except VectorFileError:
+        raise
+    except InputError as exc:
+        raise VectorFileError(exc.expected, source=exc.source, line=exc.line, text=exc.text) from None
+    ids, vectors, numbers = [], [], []
+    for number, record in records:
+        vector = next((record[k] for k in VECTOR_COLUMNS if k in record), None)
         ident = next((record[k] for k in ID_COLUMNS if k in record), None)
         if not is_json_id(ident) or not isinstance(vector, list):
             raise VectorFileError('{"id": ..., "vector": [numbers, ...]} on each line', source=src.name, line=number,
-                                  text=_line(src, number))
+                                  text=src.lines()[number - 1])
         for value in vector:
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise VectorFileError("a vector of numbers", source=src.name, line=number, text=repr(value)[:80])
-    raise VectorFileError('one {"id": ..., "vector": [...]} object per line, every line the same shape',
-                          source=src.name)
+        if vectors and len(vector) != len(vectors[0]):
+            raise _uneven(src.name, "line", number, len(vectors[0]), len(vector), numbers[0])
+        ids.append(str(ident)); vectors.append(vector); numbers.append(number)
+    if not vectors:
+        raise VectorFileError("at least one vector", source=src.name)
+    with np.errstate(over="ignore"):
+        matrix = np.array(vectors, dtype=np.float64).reshape(len(vectors), len(vectors[0]))
+    return ids, matrix, "line", np.asarray(numbers)
 
 
 # ----------------------------------------------------------------------------- shared checks
@@ -261,7 +266,7 @@ def _id_strings(values: pa.Array, display: str, where: str, rows) -> pa.Array:
     return values
 
 
-def _list_matrix(values: pa.Array, display: str, where: str, rows, src: Source | None = None) -> np.ndarray:
+def _list_matrix(values: pa.Array, display: str, where: str, rows) -> np.ndarray:
     """A list (or fixed-size list) column of numbers as an (n, d) float32 matrix, every row the same length."""
     if pa.types.is_fixed_size_list(values.type):
         width = values.type.list_size
@@ -269,8 +274,6 @@ def _list_matrix(values: pa.Array, display: str, where: str, rows, src: Source |
     elif pa.types.is_list(values.type) or pa.types.is_large_list(values.type):
         lengths = pc.list_value_length(values).to_numpy(zero_copy_only=False)
     else:
-        if src is not None:
-            _jsonl_error(src)
         raise VectorFileError("a vector column holding lists of numbers", source=display, text=str(values.type))
     if values.null_count:
         row = pc.index(pc.is_null(values), True).as_py()
@@ -284,15 +287,14 @@ def _list_matrix(values: pa.Array, display: str, where: str, rows, src: Source |
         raise _uneven(display, where, _place(rows, row), width, int(lengths[row]), _place(rows, 0))
     flat = values.flatten()
     if not (pa.types.is_floating(flat.type) or pa.types.is_integer(flat.type)):
-        if src is not None:
-            _jsonl_error(src)
         raise VectorFileError("vectors of numbers", source=display, text=str(flat.type))
     if flat.null_count:
         at = pc.index(pc.is_null(flat), True).as_py()
         raise VectorFileError("a number at every position of every vector", source=display,
                               line=_place(rows, at // max(width, 1)), where=where, text="null")
-    return np.ascontiguousarray(flat.to_numpy(zero_copy_only=False).astype(np.float32, copy=False)
-                                .reshape(len(values), width))
+    with np.errstate(over="ignore"):  # a float64 past float32's range becomes inf, refused by `_finish`
+        return np.ascontiguousarray(flat.to_numpy(zero_copy_only=False).astype(np.float32, copy=False)
+                                    .reshape(len(values), width))
 
 
 def _uneven(display: str, where: str, place: int, width: int, got: int, first: int) -> VectorFileError:

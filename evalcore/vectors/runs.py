@@ -4,8 +4,8 @@ as they are; and the TREC text of such a run (``--save-runs``)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -73,7 +73,7 @@ def search_runs(queries: Vectors, docs: Vectors, variants: Sequence[Variant], *,
 def hits_run(hits: Hits, query_ids: np.ndarray, doc_ids: np.ndarray, *, name: str, model: str, dims: int | None = None,
              index_bytes: int | None = None) -> Run:
     """The hits as a run, read through `read_run` like an uploaded table (query, doc_id, score)."""
-    n_queries, depth = hits.docs.shape
+    depth = hits.docs.shape[1]
     frame = pd.DataFrame({
         "query": np.repeat(np.asarray(query_ids, dtype=object), depth),
         "doc_id": np.asarray(doc_ids, dtype=object)[hits.docs.ravel()],
@@ -95,6 +95,5 @@ def trec_text(run: Run) -> str:
 def _stem(name: str) -> str:
     base = str(name).replace("\\", "/").rsplit("/", 1)[-1]
     for suffix in (".gz", ".parquet", ".pq", ".jsonl", ".ndjson", ".npy"):
-        if base.endswith(suffix):
-            base = base[: -len(suffix)]
+        base = base.removesuffix(suffix)
     return base or "vectors"

@@ -9,8 +9,8 @@ every query against every doc, and the doc matrix itself is only read.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 

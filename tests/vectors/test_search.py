@@ -8,12 +8,11 @@ import math
 import numpy as np
 import pytest
 
+from evalcore import read_run
 from evalcore.metrics.split import scoring_labels
 from evalcore.readers.vectors import Vectors
 from evalcore.vectors.runs import search_runs, trec_text
 from evalcore.vectors.variants import Variant, plan_variants
-from evalcore import read_run
-
 from tests.vectors.planted import planted, ranked
 
 DEPTH = 30
@@ -106,7 +105,7 @@ def test_int8_equals_a_slow_reference_of_the_same_quantization(dims) -> None:
 
 @pytest.mark.parametrize("dims, rescore", [(48, 0), (20, 0), (20, 120)])
 def test_binary_equals_a_slow_hamming_reference(dims, rescore) -> None:
-    queries, docs, labels = planted(seed=2)
+    queries, docs, _ = planted(seed=2)
     found = search_runs(queries, docs, plan_variants(docs.dims, [dims], "binary", rescore=rescore, depth=DEPTH),
                         depth=DEPTH)
     item = found[-1]
