@@ -123,7 +123,7 @@ def verdict_sentence(item: VariantRun, found: Comparison, ratio: float) -> str:
     p_text = format_p(found.p_adjusted) + (" after Holm" if found.n_comparisons > 1 else "")
     size = f"the index is {times(ratio)} smaller" if ratio >= 1 else f"the index is {times(1 / ratio)} larger"
     if found.wins == 0 and found.losses == 0:
-        return f"{words} ranks the same relevant docs as full vectors on {metric} for all {found.n} queries; {size}."
+        return f"{words} scores the same as full vectors on {metric} on every one of the {found.n} queries; {size}."
     if found.significant:
         verb, amount, low, high = (("gains", found.diff, found.ci_low, found.ci_high) if found.diff > 0 else
                                    ("loses", -found.diff, -found.ci_high, -found.ci_low))

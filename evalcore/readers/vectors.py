@@ -96,7 +96,7 @@ def _detect(src: Source, explicit: str | None) -> str:
         if key not in VECTOR_FORMATS:
             raise invalid_parameter("vectors format", "one of " + ", ".join(VECTOR_FORMATS), explicit)
         return key
-    head = src.head(8)
+    head = _first_bytes(src)
     if head.startswith(_NPY_MAGIC):
         return "npy"
     if head.startswith(b"PAR1"):
@@ -104,6 +104,16 @@ def _detect(src: Source, explicit: str | None) -> str:
     if src.extension in (".npy", ".parquet", ".pq"):
         return "npy" if src.extension == ".npy" else "parquet"
     return "jsonl"
+
+
+def _first_bytes(src: Source) -> bytes:
+    """The first bytes of the (decompressed) file; a plain file on disk is not read whole for them."""
+    if src.path is not None and not src.path.is_dir():
+        with open(src.path, "rb") as handle:
+            start = handle.read(8)
+        if not start.startswith(b"\x1f\x8b"):
+            return start
+    return src.data[:8]
 
 
 def _ids_beside(source: object, display: str) -> Path:
