@@ -22,8 +22,9 @@ BLOCK_BYTES = 32 << 20
 QUERY_BLOCK = 1024
 """Most queries scored at once."""
 
-ScoreBlock = Callable[[int, int, int, int], np.ndarray]
-"""``scores(q0, q1, d0, d1)``: float32 scores of queries q0:q1 against docs d0:d1, shape (q1 - q0, d1 - d0)."""
+ScoreBlock = Callable[[int, int, int, int, "np.ndarray | None"], np.ndarray]
+"""``scores(q0, q1, d0, d1, out)``: float32 scores of queries q0:q1 against docs d0:d1, shape (q1 - q0, d1 - d0),
+written into ``out`` when it is given (a reused buffer of that shape)."""
 Progress = Callable[[float], None]
 """Called with the share of the work done (0 to 1)."""
 
@@ -72,30 +73,47 @@ def normalise_rows(matrix: np.ndarray, *, out: np.ndarray | None = None, rows: i
 
 
 def top_n(scores: ScoreBlock, n_queries: int, n_docs: int, depth: int, tie_rank: np.ndarray, *,
-          progress: Progress | None = None, block_bytes: int = BLOCK_BYTES) -> Hits:
-    """The ``depth`` best docs of every query by ``scores``, exactly as the run rule orders them."""
+          progress: Progress | None = None, block_bytes: int | None = None) -> Hits:
+    """The ``depth`` best docs of every query by ``scores``, exactly as the run rule orders them.
+
+    Per query block, the first doc block's best are found by partition; every later block only offers the
+    scores at or above each query's current ``depth``-th best (a tie may still win on its doc id), which after a
+    few blocks are few, and those are merged with the best so far. One score buffer is reused for every block.
+    """
     keep = min(depth, n_docs)
     query_block = max(1, min(n_queries, QUERY_BLOCK))
-    doc_block = max(keep * 4, block_bytes // (4 * query_block), 1)
+    doc_block = max(keep * 4, (block_bytes or BLOCK_BYTES) // (4 * query_block), 1)
     out_scores = np.empty((n_queries, keep), dtype=np.float32)
     out_docs = np.empty((n_queries, keep), dtype=np.int64)
+    buffer = np.empty((query_block, min(doc_block, n_docs)), dtype=np.float32)
     total = max(1, -(-n_queries // query_block) * -(-n_docs // doc_block))
     done = 0
     for q0 in range(0, n_queries, query_block):
         q1 = min(n_queries, q0 + query_block)
-        rows, cols, vals = [], [], []
+        rows_here = q1 - q0
+        best_scores = best_docs = None
         for d0 in range(0, n_docs, doc_block):
             d1 = min(n_docs, d0 + doc_block)
-            block = scores(q0, q1, d0, d1)
-            r, c = _best_in_block(block, keep)
-            rows.append(r); cols.append(c + d0); vals.append(block[r, c])
+            out = buffer[:rows_here, :d1 - d0] if d1 - d0 == buffer.shape[1] else None
+            block = scores(q0, q1, d0, d1, out)
+            if best_scores is None:
+                r, c = _best_in_block(block, keep)
+            else:
+                r, c = np.nonzero(block >= best_scores[:, -1:])
+            if best_scores is None or len(r):
+                values = block[r, c]
+                if best_scores is not None:
+                    r = np.concatenate([np.repeat(np.arange(rows_here), keep), r])
+                    c = np.concatenate([best_docs.ravel(), c + d0])
+                    values = np.concatenate([best_scores.ravel(), values])
+                else:
+                    c = c + d0
+                best_scores, best_docs = select(r, c, values, rows_here, keep, tie_rank)
             del block
             done += 1
             if progress is not None:
                 progress(done / total)
-        found_scores, found_docs = select(np.concatenate(rows), np.concatenate(cols), np.concatenate(vals),
-                                          q1 - q0, keep, tie_rank)
-        out_scores[q0:q1], out_docs[q0:q1] = found_scores, found_docs
+        out_scores[q0:q1], out_docs[q0:q1] = best_scores, best_docs
     return Hits(out_scores, out_docs)
 
 
@@ -122,6 +140,6 @@ def select(rows: np.ndarray, docs: np.ndarray, values: np.ndarray, n_rows: int, 
 
 def float_scores(queries: np.ndarray, docs: np.ndarray) -> ScoreBlock:
     """Scores as the inner product of float32 rows (cosine when both sides are unit length)."""
-    def scores(q0: int, q1: int, d0: int, d1: int) -> np.ndarray:
-        return queries[q0:q1] @ docs[d0:d1].T
+    def scores(q0: int, q1: int, d0: int, d1: int, out: np.ndarray | None = None) -> np.ndarray:
+        return np.matmul(queries[q0:q1], docs[d0:d1].T, out=out)
     return scores

@@ -210,8 +210,14 @@ def int8_scores(queries: np.ndarray, codes: np.ndarray, lo: np.ndarray, step: np
     scaled = np.ascontiguousarray(queries * step, dtype=np.float32)
     offset = (queries @ (lo + np.float32(128) * step)).astype(np.float32)
 
-    def scores(q0: int, q1: int, d0: int, d1: int) -> np.ndarray:
-        block = scaled[q0:q1] @ codes[d0:d1].astype(np.float32).T
+    widened = np.empty((0, codes.shape[1]), dtype=np.float32)
+
+    def scores(q0: int, q1: int, d0: int, d1: int, out: np.ndarray | None = None) -> np.ndarray:
+        nonlocal widened
+        if widened.shape[0] != d1 - d0:
+            widened = np.empty((d1 - d0, codes.shape[1]), dtype=np.float32)
+        np.copyto(widened, codes[d0:d1])  # int8 to float32 in a reused buffer
+        block = np.matmul(scaled[q0:q1], widened.T, out=out)
         block += offset[q0:q1, None]
         return block
     return scores
@@ -227,11 +233,11 @@ def sign_bits(docs: np.ndarray, dims: int) -> np.ndarray:
 
 def binary_scores(query_signs: np.ndarray, bits: np.ndarray, dims: int):
     """dims - 2 x Hamming distance, as the inner product of +1/-1 vectors (exact: small integers in float32)."""
-    def scores(q0: int, q1: int, d0: int, d1: int) -> np.ndarray:
+    def scores(q0: int, q1: int, d0: int, d1: int, out: np.ndarray | None = None) -> np.ndarray:
         signs = np.unpackbits(bits[d0:d1], axis=1, count=dims).astype(np.float32)
         signs *= 2
         signs -= 1
-        return query_signs[q0:q1] @ signs.T
+        return np.matmul(query_signs[q0:q1], signs.T, out=out)
     return scores
 
 

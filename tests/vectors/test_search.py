@@ -11,6 +11,7 @@ import pytest
 from evalcore import read_run
 from evalcore.metrics.split import scoring_labels
 from evalcore.readers.vectors import Vectors
+from evalcore.vectors import search
 from evalcore.vectors.runs import search_runs, trec_text
 from evalcore.vectors.variants import Variant, plan_variants
 from tests.vectors.planted import planted, ranked
@@ -33,8 +34,17 @@ def _evaluated(runs, labels, k):
     return {r.name: r.score(f"recall@{k}") for r in evaluation.results}, evaluation
 
 
+@pytest.fixture(params=["one block", "many blocks"])
+def blocks(request, monkeypatch):
+    """The search in one block, and in many small ones (queries and docs both split: 7 x 12 blocks)."""
+    if request.param == "many blocks":
+        monkeypatch.setattr(search, "QUERY_BLOCK", 9)
+        monkeypatch.setattr(search, "BLOCK_BYTES", 4 * 9 * 130)
+    return request.param
+
+
 @pytest.mark.parametrize("similarity", ["cosine", "dot"])
-def test_full_and_truncated_float32_recall_equals_sorting_every_doc(similarity) -> None:
+def test_full_and_truncated_float32_recall_equals_sorting_every_doc(similarity, blocks) -> None:
     queries, docs, labels = planted()
     variants = plan_variants(docs.dims, "full,24,8", "float32", depth=DEPTH)
     found = search_runs(queries, docs, variants, similarity=similarity, depth=DEPTH)
@@ -60,13 +70,18 @@ def test_full_and_truncated_float32_recall_equals_sorting_every_doc(similarity) 
     assert means["float32-full"] > means["float32-8"]  # the planted structure: truncation to 8 dims costs recall
 
 
-def test_ties_are_broken_by_doc_id_descending_as_runs_are() -> None:
+def test_ties_are_broken_by_doc_id_descending_as_runs_are(monkeypatch) -> None:
     base = np.array([[1, 0, 0], [0, 1, 0], [0.5, 0.5, 0]], dtype=np.float32)
     docs = Vectors("docs.npy", np.array(["a", "c", "b", "e", "d", "f"], dtype=object),
                    np.repeat(base[:1], 6, axis=0) * np.array([[1], [1], [1], [1], [1], [0.5]], dtype=np.float32))
     queries = Vectors("q.npy", np.array(["q1"], dtype=object), base[:1].copy())
     found = search_runs(queries, docs, plan_variants(3, depth=3), similarity="dot", depth=3)
     assert found[0].run.ranking("q1") == ["e", "d", "c"]  # five tie at 1.0: the three largest ids, descending
+    monkeypatch.setattr(search, "BLOCK_BYTES", 4)  # one doc per block after the first 12: ties met block by block
+    many = [f"x{i:02d}" for i in range(40)]
+    spread = Vectors("docs.npy", np.array(many, dtype=object), np.ones((40, 3), dtype=np.float32))
+    again = search_runs(queries, spread, plan_variants(3, depth=3), similarity="dot", depth=3)
+    assert again[0].run.ranking("q1") == ["x39", "x38", "x37"]
     text = trec_text(found[0].run)
     assert read_run(text.encode(), format="trec").ranking("q1") == ["e", "d", "c"]  # written and read back: same
 
@@ -84,7 +99,7 @@ def _quantized(x: np.ndarray) -> np.ndarray:
 
 
 @pytest.mark.parametrize("dims", [48, 16])
-def test_int8_equals_a_slow_reference_of_the_same_quantization(dims) -> None:
+def test_int8_equals_a_slow_reference_of_the_same_quantization(dims, blocks) -> None:
     queries, docs, labels = planted(seed=1)
     variant = Variant(dims, "int8", docs.dims)
     found = search_runs(queries, docs, plan_variants(docs.dims, [dims], "int8", depth=DEPTH), depth=DEPTH)
@@ -104,7 +119,7 @@ def test_int8_equals_a_slow_reference_of_the_same_quantization(dims) -> None:
 
 
 @pytest.mark.parametrize("dims, rescore", [(48, 0), (20, 0), (20, 120)])
-def test_binary_equals_a_slow_hamming_reference(dims, rescore) -> None:
+def test_binary_equals_a_slow_hamming_reference(dims, rescore, blocks) -> None:
     queries, docs, _ = planted(seed=2)
     found = search_runs(queries, docs, plan_variants(docs.dims, [dims], "binary", rescore=rescore, depth=DEPTH),
                         depth=DEPTH)
