@@ -37,6 +37,7 @@ PAGES = [
     st.Page("views/failures.py", title="Failures", icon=":material/search_insights:", url_path="failures"),
     st.Page("views/history.py", title="History", icon=":material/history:", url_path="history"),
     st.Page("views/sources.py", title="Sources", icon=":material/record_voice_over:", url_path="sources"),
+    st.Page("views/index_size.py", title="Index size", icon=":material/compress:", url_path="index-size"),
     st.Page("views/integrity.py", title="Integrity", icon=":material/verified:", url_path="integrity"),
     st.Page("views/judge.py", title="Blind judging", icon=":material/gavel:", url_path="judge"),
     st.Page(_overview_by_name, title="Overview", url_path="overview", visibility="hidden"),

@@ -10,11 +10,17 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..errors import UsageError
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError, UsageError
 from ..metrics.evaluation import Evaluation
 from ..metrics.measures import Measure, parse_ks
+from ..readers.labels import LabelSet
+from ..readers.vectors import Vectors, labeled_only
 from ..stats.paired import Comparison, format_amount, format_p
 from ..vectors.runs import VariantRun
+from ..warning_log import EvalWarning
 from .compare import compare_evaluation
 
 
@@ -71,6 +77,30 @@ class IndexSizeReport:
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), ensure_ascii=False, allow_nan=False)
 
+    def points(self, metric: str | None = None) -> pd.DataFrame:
+        """One row per variant for a quality-against-size chart: run, variant, dims, precision, index_bytes,
+        index_mb, ratio, mean, ci_low, ci_high, n, model, verdict, and ``frontier`` (no smaller index scores as
+        high: the variants worth choosing between)."""
+        chosen = metric or self.metric
+        summary = self.evaluation.summary
+        rows = []
+        for item in self.variants:
+            row = summary[(summary["run"] == item.name) & (summary["metric"] == chosen)].iloc[0]
+            rows.append({"run": item.name, "variant": item.variant.name, "words": item.variant.words,
+                         "dims": item.variant.dims, "precision": item.variant.precision,
+                         "index_bytes": item.index_bytes, "index_mb": item.index_bytes / 1e6,
+                         "ratio": self.ratio(item), "metric": chosen, "mean": float(row["mean"]),
+                         "ci_low": float(row["ci_low"]), "ci_high": float(row["ci_high"]), "n": int(row["n"]),
+                         "model": item.run.model, "verdict": self.verdict(item) or "the full vectors (reference)"})
+        frame = pd.DataFrame(rows)
+        order = frame.sort_values(["index_bytes", "mean"], ascending=[True, False]).index
+        best, frontier = -np.inf, pd.Series(False, index=frame.index)
+        for i in order:
+            if frame.at[i, "mean"] > best:
+                frontier[i], best = True, frame.at[i, "mean"]
+        frame["frontier"] = frontier
+        return frame
+
     def rows(self) -> tuple[list[str], list[list[str]]]:
         """The table for people: one row per variant with its size, every metric with its interval, and vs full."""
         names = self.metric_names()
@@ -91,6 +121,18 @@ class IndexSizeReport:
                          times(self.ratio(item)), *cells, versus, p, str(self.evaluation[item.name].n_queries),
                          item.run.model])
         return headers, body
+
+
+def scoped_queries(queries: Vectors, labels: LabelSet, scope) -> tuple[Vectors, tuple[EvalWarning, ...]]:
+    """The query vectors to search: those of the queries ``scope`` scores (the tune side when the labels carry a
+    split). Checked against the whole label set first: none labeled is an error naming the file; vectors of
+    unlabeled queries, and labeled queries without a vector, are warnings."""
+    checked, warnings = labeled_only(queries, labels.queries, labels.name)
+    wanted = np.isin(checked.ids, np.asarray(scope.labels.queries, dtype=object))
+    if not wanted.any():
+        raise InputError(f"query vectors for the {scope.labels.n_queries:,} queries of {scope.labels.name}",
+                         source=queries.name)
+    return Vectors(checked.name, checked.ids[wanted], np.ascontiguousarray(checked.matrix[wanted])), warnings
 
 
 def index_size_report(variants: Sequence[VariantRun], scope, k: int | str | Sequence[int] = (1, 10), *,

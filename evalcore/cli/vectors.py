@@ -13,12 +13,10 @@ import sys
 from pathlib import Path
 from types import SimpleNamespace
 
-import numpy as np
-
-from ..analyses.index_size import IndexSizeReport, human_bytes, index_size_report
+from ..analyses.index_size import IndexSizeReport, human_bytes, index_size_report, scoped_queries
 from ..errors import InputError
 from ..readers.labels import read_labels
-from ..readers.vectors import Vectors, check_dimensions, labeled_only, read_vectors
+from ..readers.vectors import Vectors, check_dimensions, read_vectors
 from ..report.render import titled_table
 from ..vectors.runs import search_runs, trec_text
 from ..vectors.variants import plan_variants
@@ -34,17 +32,12 @@ def run(args: argparse.Namespace, recording: Recording) -> int:
     docs = read_vectors(args.doc_vectors, ids=args.doc_ids, format=args.vectors_format)
     queries = read_vectors(args.query_vectors, ids=args.query_ids, format=args.vectors_format)
     check_dimensions(queries, docs)
-    queries, warnings = labeled_only(queries, labels.queries, labels.name)
     dims = args.dims or ",".join(["full"] + [str(d) for d in DEFAULT_DIMS if d < docs.dims])
     variants = plan_variants(docs.dims, dims, args.precision, rescore=args.rescore, depth=args.depth)
     model = args.model or _stem(args.doc_vectors)
     planned = [SimpleNamespace(name=v.name, model=f"{model}-{v.name}") for v in variants]
     scoped = scope(args, labels, planned, recording)  # a --reveal is recorded before anything is searched
-    wanted = np.isin(queries.ids, np.asarray(scoped.labels.queries, dtype=object))
-    queries = Vectors(queries.name, queries.ids[wanted], np.ascontiguousarray(queries.matrix[wanted]))
-    if not queries.n:
-        raise InputError(f"query vectors for the {scoped.labels.n_queries:,} queries of {scoped.labels.name}",
-                         source=str(args.query_vectors))
+    queries, warnings = scoped_queries(queries, labels, scoped)
     found = search_runs(queries, docs, variants, similarity=args.similarity, depth=args.depth, model=model,
                         progress=_progress() if sys.stderr.isatty() else None)
     report = index_size_report(found, scoped, args.k, metric=args.metric, min_grade=args.min_grade,
