@@ -13,6 +13,7 @@ from evalcore.metrics.split import scoring_labels
 from evalcore.readers.vectors import Vectors
 from evalcore.vectors import search
 from evalcore.vectors.runs import search_runs, trec_text
+from evalcore.vectors.search import tie_ranks
 from evalcore.vectors.variants import Variant, plan_variants
 from tests.vectors.planted import planted, ranked
 
@@ -162,3 +163,16 @@ def test_index_sizes_equal_the_formula() -> None:
     assert sizes["binary-13-rescored-50"] == sizes["binary-13"]
     for item in found:  # the run carries its size and dims, as a sidecar would give them
         assert item.run.index_bytes == item.index_bytes and item.run.dims == item.variant.dims
+
+
+def test_the_one_key_sort_orders_as_the_three_key_rule_including_signed_zeros() -> None:
+    rng = np.random.default_rng(3)
+    n = 5000
+    values = rng.choice(np.array([0.0, -0.0, 1.5, -1.5, 2e-38, -2e-38, 3.0, np.float32(1e30)], dtype=np.float32), n)
+    rows = rng.integers(0, 7, n)
+    docs = rng.integers(0, 300, n)
+    ranks = tie_ranks(np.array([f"d{i:03d}" for i in range(300)], dtype=object))
+    got = search._rule_order(rows, docs, values, 7, ranks)
+    expected = np.lexsort((ranks[docs], -(values + np.float32(0)), rows))
+    key = list(zip(rows[got], -values[got], ranks[docs][got]))
+    assert key == list(zip(rows[expected], -values[expected], ranks[docs][expected]))
