@@ -87,9 +87,9 @@ for model in ordered:
     args = (v.dataset, model, dims or ["full"], precisions or ["float32"], similarity, v.k)
     loaded = index_size_data.cached_study(*args)
     if loaded is None:
-        bar = st.progress(0.0, text=f"Searching the vectors of {model.name}…")
+        bar = st.progress(0.0, text=f"Searching the vectors of {layout.safe(model.name)}…")
         loaded = index_size_data.study(*args, progress=lambda share, what, bar=bar, model=model: bar.progress(
-            min(1.0, share), text=f"Searching the vectors of {model.name}: {what}…"))
+            min(1.0, share), text=f"Searching the vectors of {layout.safe(model.name)}: {layout.safe(what)}…"))
         bar.empty()
     if layout.failed(loaded):
         continue
