@@ -13,9 +13,10 @@ from __future__ import annotations
 import json
 import threading
 from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
+import pandas as pd
 import streamlit as st
 
 from evalcore.analyses.index_size import IndexSizeReport, index_size_report, scoped_queries
@@ -113,7 +114,8 @@ def cached_study(dataset: Dataset, model: VectorModel, dims: Sequence[str], prec
 def study(dataset: Dataset, model: VectorModel, dims: Sequence[str], precisions: Sequence[str], similarity: str,
           k: int, progress: Callable[[float, str], None] | None = None) -> data.Loaded:
     """One model's variants searched for every scored query (to the dashboard's depth) and reported against its
-    full vectors at recall@k (with recall@1 and MRR beside it): an `IndexSizeReport`, or the problem."""
+    full vectors at recall@k (with recall@1 and MRR beside it): a `Study` (its `IndexSizeReport` and warnings),
+    or the problem."""
     key = _study_key(dataset, model, dims, precisions, similarity, k)
     found, lock = _studies()
     with lock:
@@ -131,8 +133,16 @@ def _study_key(dataset, model, dims, precisions, similarity, k) -> tuple:
     return dataset.key, model.key, tuple(dims), tuple(precisions), similarity, int(k)
 
 
+@dataclass(frozen=True)
+class Study:
+    """One model's report and what its query vectors left out (warnings shown beside it)."""
+
+    report: IndexSizeReport
+    warnings: tuple
+
+
 def _compute(dataset: Dataset, model: VectorModel, dims: tuple, precisions: tuple, similarity: str, k: int,
-             progress) -> IndexSizeReport:
+             progress) -> Study:
     scope = data.scope(dataset)
     labels = data.labels(dataset.labels)
     for loaded in (labels, scope):
@@ -148,7 +158,14 @@ def _compute(dataset: Dataset, model: VectorModel, dims: tuple, precisions: tupl
     variants = plan_variants(docs.value.dims, kept, list(precisions) or ["float32"], depth=data.DEPTH)
     found = search_runs(chosen, docs.value, variants, similarity=similarity, depth=data.DEPTH, model=model.model,
                         prefix=f"{model.name}-", progress=progress)
-    return index_size_report(found, scope.value, (1, k) if k > 1 else (1,), metric=f"recall@{k}")
+    report = index_size_report(found, scope.value, (1, k) if k > 1 else (1,), metric=f"recall@{k}")
+    return Study(report, tuple(warnings))
+
+
+def points(reports: dict[str, IndexSizeReport]) -> pd.DataFrame:
+    """Every model's variants for the frontier chart and the table (`IndexSizeReport.points`), ``name`` the model
+    on the page."""
+    return pd.concat([report.points().assign(name=name) for name, report in reports.items()], ignore_index=True)
 
 
 def variant_dataset(dataset: Dataset, report: IndexSizeReport, run_name: str) -> Dataset:

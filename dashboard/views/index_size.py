@@ -1,7 +1,6 @@
 """Index size: from each model's vectors, what every smaller index (fewer dimensions, int8, binary) costs in recall
 against the full vectors, with intervals, a sentence per variant, and a button that adds a variant to the runs."""
 
-import pandas as pd
 import streamlit as st
 
 from evalcore.safe_text import md_text
@@ -80,7 +79,7 @@ with controls[3]:
                           **state.bind(PAGE, "similarity", state.get("similarity", "cosine")
                                        if state.get("similarity") in ("cosine", "dot") else "cosine"))
 
-reports, frames = {}, []
+reports = {}
 by_name = {m.name: m for m in models}
 ordered = [m for m in models if m.name in chosen]
 for model in ordered:
@@ -93,12 +92,13 @@ for model in ordered:
         bar.empty()
     if layout.failed(loaded):
         continue
-    reports[model.name] = loaded.value
-    frames.append(loaded.value.points().assign(name=model.name))
+    reports[model.name] = loaded.value.report
+    for warning in loaded.value.warnings:
+        st.caption(md_text(f"{model.name}: {warning.message}"))
 
 if not reports:
     st.stop()
-points = pd.concat(frames, ignore_index=True)
+points = index_size_data.points(reports)
 metric = f"recall@{v.k}"
 n = int(points["n"].iloc[0])
 labels_ref = v.labels_ref
@@ -108,8 +108,8 @@ context = f"{metric} with 95% intervals · n = {n:,} queries · labels {labels_r
 st.subheader("Quality against index size", help=TERMS["frontier"])
 st.vega_lite_chart(spec=charts.index_frontier(points, list(reports), metric=metric,
                                               title=f"{metric} against index size, every variant",
-                                              subtitle=[context, "line and band: the frontier (no smaller index "
-                                                                 "scores higher); bars: 95% intervals"]),
+                                              subtitle=[context, ("line and band: the frontier (no smaller index "
+                                                                  "scores higher); bars: 95% intervals")]),
                    width="content")
 st.caption(md_text(context + " · models: " + "; ".join(f"{name} = {by_name[name].model}"
                                                        for name in reports)))

@@ -63,11 +63,12 @@ def report_text(report: IndexSizeReport, model: str, docs: Vectors, args: argpar
     lines = [titled_table(title, header, body), ""]
     for item in report.variants[1:]:
         lines.append(report.verdict(item))
-    lines += ["", f"Index size = docs x bytes per vector (float32 4 x dims, int8 dims, binary dims / 8) + the doc ids "
-                  f"({human_bytes(report.reference.index_bytes - docs.n * docs.dims * 4)}: their UTF-8 bytes + 8 per "
-                  "doc) + for int8 8 bytes per dim. Intervals: "
-                  f"{report.evaluation.level * 100:g}% (Wilson or BCa bootstrap); paired tests Holm-adjusted across "
-                  f"the {len(report.variants) - 1} variants; seed {report.evaluation.seed}."]
+    footnote = (f"Index size = docs x bytes per vector (float32 4 x dims, int8 dims, binary dims / 8) + the doc ids "
+                f"({human_bytes(report.reference.index_bytes - docs.n * docs.dims * 4)}: their UTF-8 bytes + 8 per "
+                "doc) + for int8 8 bytes per dim. Intervals: "
+                f"{report.evaluation.level * 100:g}% (Wilson or BCa bootstrap); paired tests Holm-adjusted across "
+                f"the {len(report.variants) - 1} variants; seed {report.evaluation.seed}.")
+    lines += ["", footnote]
     return "\n".join(lines) + "\n"
 
 

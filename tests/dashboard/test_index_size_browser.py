@@ -11,7 +11,14 @@ from pathlib import Path
 import numpy as np
 from playwright.sync_api import Page, expect
 
-from tests.dashboard.browser_helpers import chart_drawn, no_exceptions, open_page, params, settle, shoot
+from tests.dashboard.browser_helpers import (
+    chart_drawn,
+    no_exceptions,
+    open_page,
+    params,
+    settle,
+    shoot,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 V = ROOT / "sample_data" / "vectors"
