@@ -10,11 +10,15 @@ show it, the URL names the new data set, and a reload or a copied link keeps it.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+import tempfile
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from pathlib import Path
 
 import pandas as pd
 import streamlit as st
@@ -33,6 +37,8 @@ SAMPLE_MODELS = ("base", "tuned", "tuned-256d")
 DIMS_CHOICES = ("full", "1024", "768", "512", "384", "256", "128", "64", "32", "16")
 DEFAULT_DIMS = ("full", "128", "64")
 DEFAULT_PRECISIONS = PRECISIONS
+VECTORS_DIR = Path("dashboard") / "vectors"
+"""Where, inside the workspace folder, the manifests of uploaded models are kept (one small JSON file per key)."""
 KEEP = 12
 """Finished studies kept in memory (each holds the runs of its variants)."""
 
@@ -175,6 +181,58 @@ def variant_dataset(dataset: Dataset, report: IndexSizeReport, run_name: str) ->
     ref = data.store().put_file(f"{name}.trec", trec_text(item.run).encode("utf-8"))
     spec = RunSpec(file=ref, name=name, model=item.run.model, dims=item.variant.dims, index_bytes=item.index_bytes)
     return dataset.with_runs(tuple(dataset.runs) + (spec,))
+
+
+@st.cache_resource(show_spinner=False)
+def _remembered() -> dict:
+    return {}
+
+
+def remember_models(models: Sequence[VectorModel]) -> str:
+    """A short key for the uploaded models (what the URL holds as ``vectors``), their manifest kept in the
+    workspace folder (``dashboard/vectors/KEY.json``: a reload or a copied link finds them, and the workspace's
+    clean-up keeps the vector files it names); held in memory when the workspace cannot be written."""
+    manifest = [{"name": m.name, "model": m.model, **{part: None if ref is None else asdict(ref) for part, ref in
+                                                      (("queries", m.queries), ("docs", m.docs),
+                                                       ("query_ids", m.query_ids), ("doc_ids", m.doc_ids))}}
+                for m in models if not m.sample]
+    text = json.dumps(manifest, sort_keys=True, separators=(",", ":"))
+    key = hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+    _remembered()[key] = tuple(m for m in models if not m.sample)
+    workspace = data.store().workspace
+    if workspace is not None and not getattr(workspace, "read_only", False):
+        folder = Path(workspace.location) / VECTORS_DIR
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            handle, temporary = tempfile.mkstemp(dir=folder, suffix=".tmp")
+            with os.fdopen(handle, "w", encoding="utf-8") as out:
+                out.write(text)
+            os.replace(temporary, folder / f"{key}.json")
+        except OSError:
+            pass  # held in memory: the page works until the server restarts
+    return key
+
+
+def remembered_models(key: str | None) -> tuple[VectorModel, ...]:
+    """The uploaded models a ``vectors`` key names (none for an unknown key)."""
+    if not key or not all(c in "0123456789abcdef" for c in str(key)):
+        return ()
+    found = _remembered().get(key)
+    if found is not None:
+        return found
+    workspace = data.store().workspace
+    path = Path(workspace.location) / VECTORS_DIR / f"{key}.json" if workspace is not None else None
+    if path is None or not path.is_file():
+        return ()
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+        models = tuple(VectorModel(m["name"], m["model"], *(None if m[p] is None else FileRef(**m[p]) for p in
+                                                            ("queries", "docs", "query_ids", "doc_ids")))
+                       for m in manifest)
+    except (OSError, ValueError, KeyError, TypeError):
+        return ()
+    _remembered()[key] = models
+    return models
 
 
 def upload_model(name: str, queries, docs, query_ids=None, doc_ids=None) -> data.Loaded:

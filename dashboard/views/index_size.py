@@ -19,12 +19,12 @@ TERMS = {
              "per dimension for its ranges.",
 }
 
-v = layout.view(PAGE, own=("dims", "precision", "similarity", "models"))
+v = layout.view(PAGE, own=("dims", "precision", "similarity", "models", "vectors"))
 layout.header("Index size", v, "How much recall each smaller index costs against the full vectors, searched exactly "
                                "from each model's own vectors, with 95% intervals and paired tests.")
 v = layout.controls(PAGE, v, runs=False)
 
-uploaded = st.session_state.setdefault("index_size.models", [])
+uploaded = list(index_size_data.remembered_models(state.get("vectors")))
 models = [*index_size_data.sample_models(v.dataset), *uploaded]
 
 with st.expander("Add your model's vectors", expanded=not models, icon=":material/upload_file:"):
@@ -48,8 +48,11 @@ with st.expander("Add your model's vectors", expanded=not models, icon=":materia
             layout.error("Upload both the query vectors and the doc vectors.")
         else:
             loaded = index_size_data.upload_model(name, query_file, doc_file, query_ids, doc_ids)
-            if not layout.failed(loaded):
-                uploaded[:] = [m for m in uploaded if m.name != loaded.value.name] + [loaded.value]
+            if loaded.ok and loaded.value.name in {m.name for m in models if m.sample}:
+                layout.error(f"{loaded.value.name} is one of the sample's models: give yours another name.")
+            elif not layout.failed(loaded):
+                kept = [m for m in uploaded if m.name != loaded.value.name] + [loaded.value]
+                state.set("vectors", index_size_data.remember_models(kept))
                 st.rerun()
 
 if not models:

@@ -75,6 +75,10 @@ def test_upload_vectors_see_the_frontier_and_add_a_variant_to_the_runs(page: Pag
     chart_drawn(page)
     no_exceptions(page)
     shoot(page, "index_size")
+    assert "vectors" in params(page)  # the uploaded model is named in the URL: a reload keeps it
+    page.reload()
+    settle(page)
+    expect(page.get_by_text("mini (mini): full vectors 32 dims")).to_be_visible()
 
     # Add one variant to the runs: the URL names the new data set, the Overview shows the run.
     variant = page.get_by_role("combobox", name="Variant")
