@@ -13,7 +13,7 @@ import pandas as pd
 from ..errors import invalid_parameter
 from ..readers.runs import Run, read_run
 from ..readers.vectors import Vectors, check_dimensions
-from .search import Hits, check_similarity, normalise_rows, tie_ranks
+from .search import Hits, check_similarity, tie_ranks, unit_rows
 from .variants import Variant, id_bytes, search_variant
 
 DEFAULT_DEPTH = 100
@@ -42,15 +42,16 @@ def search_runs(queries: Vectors, docs: Vectors, variants: Sequence[Variant], *,
     """Search ``queries`` against ``docs`` in every variant: one `VariantRun` each, in the order given.
 
     Run names are ``prefix + variant.name``; the model string ``MODEL-VARIANT`` (``MODEL`` defaults to the doc
-    file's stem). For cosine, unit-length copies of the queries and docs are made once and shared by every variant.
+    file's stem). For cosine, vectors not already of unit length are normalised once (a copy shared by every
+    variant; the files' own matrices are never changed).
     """
     check_similarity(similarity)
     check_dimensions(queries, docs)
     if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1:
         raise invalid_parameter("depth", "a whole number of docs per query, at least 1", depth)
     q_matrix, d_matrix = queries.matrix, docs.matrix
-    if similarity == "cosine":
-        q_matrix, d_matrix = normalise_rows(q_matrix), normalise_rows(d_matrix)
+    if similarity == "cosine":  # unit-length vectors are used as they are; others are normalised once, shared
+        q_matrix, d_matrix = unit_rows(q_matrix), unit_rows(d_matrix)
     ranks = tie_ranks(docs.ids)
     ids_size = id_bytes(docs.ids)
     base_model = model or _stem(docs.name)

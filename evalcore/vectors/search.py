@@ -72,6 +72,17 @@ def normalise_rows(matrix: np.ndarray, *, out: np.ndarray | None = None, rows: i
     return target
 
 
+def unit_rows(matrix: np.ndarray, tolerance: float = 1e-6, rows: int = 65536) -> np.ndarray:
+    """``matrix`` itself when every row is already unit length (within ``tolerance``: vectors exported normalised,
+    as most are), else a unit-length copy (`normalise_rows`): the one doc matrix copy cosine may need."""
+    for start in range(0, matrix.shape[0], rows):
+        block = matrix[start:start + rows]
+        norms = np.sqrt(np.einsum("ij,ij->i", block, block, dtype=np.float32))
+        if np.abs(norms - 1).max(initial=0) > tolerance:
+            return normalise_rows(matrix)
+    return matrix
+
+
 def top_n(scores: ScoreBlock, n_queries: int, n_docs: int, depth: int, tie_rank: np.ndarray, *,
           progress: Progress | None = None, block_bytes: int | None = None) -> Hits:
     """The ``depth`` best docs of every query by ``scores``, exactly as the run rule orders them.

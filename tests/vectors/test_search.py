@@ -176,3 +176,15 @@ def test_the_one_key_sort_orders_as_the_three_key_rule_including_signed_zeros() 
     expected = np.lexsort((ranks[docs], -(values + np.float32(0)), rows))
     key = list(zip(rows[got], -values[got], ranks[docs][got]))
     assert key == list(zip(rows[expected], -values[expected], ranks[docs][expected]))
+
+
+def test_unit_length_vectors_are_searched_without_a_copy_and_others_are_not_changed() -> None:
+    queries, docs, labels = planted(n_docs=300, n_queries=10, dims=16)
+    unit = search.normalise_rows(docs.matrix)
+    assert search.unit_rows(unit) is unit  # exported normalised: no second doc matrix
+    raw = docs.matrix.copy()
+    normalised = search.unit_rows(docs.matrix)
+    assert normalised is not docs.matrix and np.array_equal(docs.matrix, raw)  # the file's matrix is untouched
+    first = search_runs(queries, docs, plan_variants(16, depth=10), depth=10)[0].run
+    again = search_runs(queries, Vectors("docs.npy", docs.ids, unit), plan_variants(16, depth=10), depth=10)[0].run
+    assert [first.ranking(q) for q in queries.ids] == [again.ranking(q) for q in queries.ids]
