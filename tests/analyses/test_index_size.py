@@ -7,7 +7,10 @@ import json
 
 import pytest
 
+from evalcore.analyses.budget import k_budget
 from evalcore.analyses.compare import compare_evaluation
+from evalcore.analyses.drill_down import drill_down
+from evalcore.analyses.failures import failure_list
 from evalcore.analyses.index_size import index_size_report
 from evalcore.errors import UsageError
 from evalcore.metrics.split import scoring_labels
@@ -58,3 +61,15 @@ def test_the_reference_must_come_first() -> None:
     found = search_runs(queries, docs, plan_variants(8, "4", "float32", depth=5), depth=5)
     with pytest.raises(UsageError, match="first variant must be the full float32"):
         index_size_report(found[1:], scoring_labels(labels))
+
+
+def test_variant_runs_go_through_the_k_budget_and_the_failure_drill_down(report) -> None:
+    evaluation = report.evaluation
+    budget = k_budget(evaluation, max_k=10, chunk_tokens=100, n_resamples=200)
+    assert [r.name for r in budget.runs] == ["float32-full", "binary-full", "float32-16", "binary-16"]
+    missed = failure_list(evaluation, 10, runs=["binary-16"])
+    assert len(missed) > 0  # the smaller index misses queries; the drill-down opens one
+    query = missed.queries()[0]
+    found = drill_down(evaluation, query, 10, runs=["float32-full", "binary-16"])
+    assert found.query == query
+    assert set(found.rankings["run"]) == {"float32-full", "binary-16"}
