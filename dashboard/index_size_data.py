@@ -1,7 +1,7 @@
 """The Index size page's data: the models' vectors (the sample's three, or uploaded), the search of every variant and
 its report against the full vectors, and a variant's run added to the loaded runs.
 
-A study (one model's variants searched and scored) is kept per content: the data set's key, the vector files'
+A study (one model's variants searched and scored) is kept per content: the labels file's hash, the vector files'
 hashes, the dims, precisions, similarity and k. It is computed outside Streamlit's cache so the page can show a
 progress bar while it searches; a finished study is kept (the last `KEEP` of them) for every session. A variant
 added to the runs becomes a TREC file in the store, exactly like an uploaded run: Overview, Choose k and Failures
@@ -136,7 +136,9 @@ def study(dataset: Dataset, model: VectorModel, dims: Sequence[str], precisions:
 
 
 def _study_key(dataset, model, dims, precisions, similarity, k) -> tuple:
-    return dataset.key, model.key, tuple(dims), tuple(precisions), similarity, int(k)
+    """A study depends on the labels (not the runs loaded): adding a variant to the runs keeps every study."""
+    labels = dataset.labels
+    return (labels.sha256, labels.format), model.key, tuple(dims), tuple(precisions), similarity, int(k)
 
 
 @dataclass(frozen=True)
