@@ -44,6 +44,7 @@ PAGES = [
     st.Page("views/present.py", title="Present", icon=":material/co_present:", url_path="present"),
     st.Page("views/history.py", title="History", icon=":material/history:", url_path="history"),
     st.Page("views/sources.py", title="Sources", icon=":material/record_voice_over:", url_path="sources"),
+    st.Page("views/index_size.py", title="Index size", icon=":material/compress:", url_path="index-size"),
     st.Page("views/integrity.py", title="Integrity", icon=":material/verified:", url_path="integrity"),
     st.Page("views/judge.py", title="Blind judging", icon=":material/gavel:", url_path="judge"),
     st.Page("views/activity.py", title="Who did what", icon=":material/manage_history:", url_path="activity"),

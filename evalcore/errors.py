@@ -49,6 +49,11 @@ class InputError(EvalcoreError):
         return f"{head}: {body}" if head else body
 
 
+class VectorFileError(InputError):
+    """A query or doc vectors file is malformed: rows of different lengths, NaN or infinite values, a repeated id,
+    an empty file, query ids that match no labeled query, or query and doc vectors of different dimensions."""
+
+
 class UsageError(EvalcoreError):
     """An option or argument is invalid: "The 'k' parameter must be ... Got 0."."""
 

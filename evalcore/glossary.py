@@ -57,6 +57,15 @@ GLOSSARY: dict[str, str] = {
     "Kneedle elbow": "The k where the recall curve bends most, ignoring cost: a landmark, not a recommendation.",
     "stop at k": "What stopping at k loses against the reference cutoff (k = 50): the recall left on the table and "
                  "the tokens saved.",
+    # index size
+    "dimensions kept": "The first d numbers of every vector (Matryoshka-style truncation; renormalised for cosine); "
+                       "full keeps them all.",
+    "precision (storage)": "How each number is stored: float32 (4 bytes), int8 (1 byte, each dimension's range "
+                           "split into 255 steps) or binary (1 bit: the sign; compared by Hamming distance).",
+    "similarity": "cosine compares directions (vectors scaled to length 1); dot uses the raw inner product.",
+    "frontier": "The variants no smaller index beats: anything off the line is bigger and no better.",
+    "index size": "Docs x bytes per vector, plus the doc ids (their UTF-8 bytes + 8 per doc); int8 adds 8 bytes per "
+                  "dimension for its ranges.",
     # trust in the labels
     "label set": "The queries and the doc ids people marked relevant (with grades), as one versioned file.",
     "fingerprint": "A short code computed from the labels' content: two numbers with the same fingerprint were "

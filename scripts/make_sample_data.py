@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import io
 import json
 import re
 from pathlib import Path
@@ -662,12 +663,86 @@ def make_runs(chunks, queries):
     D_t, Q_t = embed(doc_titles, doc_texts, q_texts, pt, synonyms=syn_t)
     S_t = cosine_scores(D_t, Q_t)
     S_p = truncated_scores(cosine_scores(D_t, D_t), S_t, pp["dims"], np.random.default_rng([SEED, 4]))
+    S_b = cosine_scores(D_b, Q_b)
     runs = {
-        "base": rank_top(cosine_scores(D_b, Q_b), pb["noise"], np.random.default_rng([SEED, 5])),
+        "base": rank_top(S_b, pb["noise"], np.random.default_rng([SEED, 5])),
         "tuned": rank_top(S_t, pt["noise"], np.random.default_rng([SEED, 6])),
         "tuned-256d": rank_top(S_p, pp["noise"], np.random.default_rng([SEED, 7])),
     }
-    return runs, (len(syn_b), len(syn_t))
+    vectors = make_vectors(cosine_scores(D_b, D_b), S_b, cosine_scores(D_t, D_t), S_t)
+    return runs, (len(syn_b), len(syn_t)), vectors
+
+
+# ----------------------------------------------------------------------------------------
+# Dense vectors (sample_data/vectors/): what the three models would export, for `evalcore vectors`
+# ----------------------------------------------------------------------------------------
+VECTOR_DIMS = {"base": 128, "tuned": 256, "tuned-256d": 64}
+"""Dimensions shipped per model: small enough to commit (about 1.5 MB in all)."""
+BASE_QUERY_NOISE = 1.2
+"""base's query vectors carry seeded Gaussian noise of this size relative to their length (a less precise model,
+as its run's 9 % error on every similarity)."""
+
+
+def doc_basis(G, S):
+    """Docs and queries in an orthonormal basis of the doc span, strongest direction first.
+
+    From G = D D^T = U diag(lam) U^T: doc j -> sqrt(lam) * U[j], query q -> U^T S[q] / sqrt(lam) (S[q] = D q):
+    every query-doc inner product is kept, so exact search on these vectors ranks as the hashed vectors do. The
+    directions are ordered by lam, largest first, so the first d numbers keep the most of the docs' spread (as a
+    Matryoshka-trained model's first dimensions do) and truncating them costs recall gradually.
+    """
+    lam, U = np.linalg.eigh(G)
+    order = np.argsort(-lam, kind="stable")
+    lam, U = lam[order], U[:, order]
+    keep = lam > lam.max() * 1e-9
+    lam, U = lam[keep], U[:, keep]
+    U = U * np.where(U[np.argmax(np.abs(U), axis=0), np.arange(U.shape[1])] < 0, -1.0, 1.0)  # one sign per column
+    docs = U * np.sqrt(lam)
+    queries = np.zeros((S.shape[0], lam.size))
+    for i in range(S.shape[0]):
+        queries[i] = (U * S[i][:, None]).sum(axis=0) / np.sqrt(lam)
+    return docs, queries
+
+
+def make_vectors(G_b, S_b, G_t, S_t):
+    """name -> (doc vectors, query vectors) as float32, each model's doc basis cut to VECTOR_DIMS numbers: base
+    with noisy queries (BASE_QUERY_NOISE), tuned at 256, tuned-256d the same tuned basis cut to 64 (the reduced
+    model). Exact search on them orders the models as their sample runs: tuned, then tuned-256d, then base."""
+    out = {}
+    tuned_docs, tuned_queries = doc_basis(G_t, S_t)
+    for name in ("tuned", "tuned-256d"):
+        dims = VECTOR_DIMS[name]
+        out[name] = (tuned_docs[:, :dims].astype(np.float32), tuned_queries[:, :dims].astype(np.float32))
+    docs, queries = doc_basis(G_b, S_b)
+    dims = VECTOR_DIMS["base"]
+    docs, queries = docs[:, :dims], queries[:, :dims]
+    noise = np.random.default_rng([SEED, 10]).standard_normal(queries.shape)
+    lengths = np.sqrt((queries * queries).sum(axis=1))[:, None]
+    queries = queries + BASE_QUERY_NOISE * lengths / np.sqrt(dims) * noise
+    out["base"] = (docs.astype(np.float32), queries.astype(np.float32))
+    return out
+
+
+def _npy_bytes(matrix):
+    """A float32 matrix as .npy bytes (version 1.0 header; the same bytes on every numpy that writes them)."""
+    sink = io.BytesIO()
+    np.save(sink, np.ascontiguousarray(matrix, dtype="<f4"), allow_pickle=False)
+    return sink.getvalue()
+
+
+def write_vectors(out, chunks, queries, vectors):
+    """sample_data/vectors/NAME.docs.npy and NAME.queries.npy, each with its NAME....ids.txt beside it."""
+    folder = out / "vectors"
+    folder.mkdir(parents=True, exist_ok=True)
+    order = sorted(range(len(queries)), key=lambda i: queries[i]["qid"])
+    doc_ids = "".join(c["doc_id"] + "\n" for c in chunks)
+    query_ids = "".join(queries[i]["qid"] + "\n" for i in order)
+    for name, _, _, _ in RUNS:
+        docs, qs = vectors[name]
+        (folder / f"{name}.docs.npy").write_bytes(_npy_bytes(docs))
+        (folder / f"{name}.queries.npy").write_bytes(_npy_bytes(qs[order]))
+        _write(folder / f"{name}.docs.ids.txt", doc_ids)
+        _write(folder / f"{name}.queries.ids.txt", query_ids)
 
 
 def assign_query_fields(queries, base_run, chunks, rng):
@@ -798,7 +873,7 @@ def main(argv=None):
     chunks = build_corpus(np.random.default_rng([SEED, 1]))
     queries = build_queries(chunks, np.random.default_rng([SEED, 2]))
     assert len(queries) == N_QUERIES, len(queries)
-    runs, n_syn = make_runs(chunks, queries)
+    runs, n_syn, vectors = make_runs(chunks, queries)
     base = list(runs["base"])
     # reorder queries (and every run) by the same permutation
     perm_rng = np.random.default_rng([SEED, 8])
@@ -807,7 +882,9 @@ def main(argv=None):
     assign_query_fields(tagged, base, chunks, perm_rng)
     new_order = [q["_i"] for q in tagged]
     runs = {k: [v[i] for i in new_order] for k, v in runs.items()}
+    vectors = {k: (docs, qs[new_order]) for k, (docs, qs) in vectors.items()}
     write_all(out, chunks, tagged, runs)
+    write_vectors(out, chunks, tagged, vectors)
     text, _ = summarize(out)
     n_multi = sum(len(q["relevant"]) > 1 for q in tagged)
     n_g2 = sum(2 in q["relevant"].values() for q in tagged)

@@ -14,7 +14,8 @@ PACKAGE = ROOT / "evalcore"
 
 LAYERS = [
     {"errors", "warning_log", "safe_text", "timestamps", "glossary", "version", "access"},  # the foundation
-    {"readers"},  # files in: sources, tables, ids, labels, runs, documents
+    {"readers"},  # files in: sources, tables, ids, labels, runs, documents, vectors
+    {"vectors"},  # runs from vectors: exact search, truncated, int8 and binary indexes
     {"stats"},  # numbers over arrays: intervals, paired tests, the planner
     {"metrics"},  # names, kernels, the run-labels join, evaluation, the tune/holdout split
     {"analyses"},  # what an evaluation means: compare, curves, failures, slices, integrity checks, k budget

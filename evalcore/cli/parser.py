@@ -152,6 +152,7 @@ def build_parser() -> argparse.ArgumentParser:
     bud.set_defaults(handler="budget:run")
 
     _add_workspace_commands(sub)
+    _add_vectors_command(sub)
 
     rep = sub.add_parser("report", help="one-page report for a meeting: leaderboard, comparison, cost of k, open "
                                         "failures, provenance (Markdown or self-contained HTML)",
@@ -197,6 +198,51 @@ def build_parser() -> argparse.ArgumentParser:
     _add_split_options(rep)
     rep.set_defaults(handler="report:run")
     return parser
+
+
+def _add_vectors_command(sub) -> None:
+    vec = sub.add_parser("vectors", help="from query and doc vectors to the index-size decision: exact search, "
+                                         "truncated, int8 and binary indexes, each against the full vectors",
+                         description="Exact nearest-neighbour search of every labeled query in the doc vectors, in "
+                                     "every variant asked for (the first d dimensions, int8, binary sign bits), each "
+                                     "variant's run scored with intervals and compared with the full float32 "
+                                     "vectors (paired, Holm-adjusted), with its exact index size.")
+    vec.add_argument("--labels", required=True, metavar="FILE", help="labels file (any labels format)")
+    vec.add_argument("--labels-format", default=None, help="override format detection for the labels file")
+    vec.add_argument("--query-vectors", required=True, metavar="FILE",
+                     help="query vectors: Parquet (id and vector columns), JSONL ({\"id\", \"vector\"}) or .npy with "
+                          "NAME.ids.txt beside it")
+    vec.add_argument("--doc-vectors", required=True, metavar="FILE", help="doc vectors, in the same formats")
+    vec.add_argument("--query-ids", default=None, metavar="FILE", help="ids of a .npy query matrix, one per line "
+                     "(default: NAME.ids.txt beside it)")
+    vec.add_argument("--doc-ids", default=None, metavar="FILE", help="ids of a .npy doc matrix, one per line")
+    vec.add_argument("--vectors-format", choices=("parquet", "jsonl", "npy"), default=None,
+                     help="override format detection for both vector files")
+    vec.add_argument("--model", default=None, metavar="NAME", help="model name in every run's model string "
+                     "(default: the doc vectors file stem)")
+    vec.add_argument("--dims", default=None, metavar="LIST", help="dimensions kept, e.g. full,512,256,128 (default: "
+                     "full and those of 512, 256, 128, 64 below the vectors' own)")
+    vec.add_argument("--precision", default="float32,int8,binary", metavar="LIST",
+                     help="precisions: float32, int8, binary, comma separated (default all three)")
+    vec.add_argument("--rescore", type=int, default=0, metavar="N",
+                     help="also rescore each binary variant: its top N by Hamming distance scored again with the "
+                          "float vectors (named binary-D-rescored-N; default 0: off)")
+    vec.add_argument("--similarity", choices=("cosine", "dot"), default="cosine",
+                     help="cosine (default; vectors renormalised, also after truncation) or dot product")
+    vec.add_argument("--depth", type=int, default=100, help="docs kept per query (default 100)")
+    vec.add_argument("--k", default="1,10", help="cutoffs, comma separated (default 1,10)")
+    vec.add_argument("--metric", default=None, metavar="METRIC",
+                     help="metric each variant is compared with the full vectors on (default recall at the largest k)")
+    vec.add_argument("--alpha", type=float, default=0.05, help="significance level after Holm (default 0.05)")
+    vec.add_argument("--min-grade", type=float, default=1, help="relevance threshold: grade >= N is relevant (default 1)")
+    vec.add_argument("--zero-relevant", choices=("exclude", "zero"), default="exclude",
+                     help="labeled queries with no relevant doc: leave out of means (default) or score 0")
+    vec.add_argument("--save-runs", default=None, metavar="DIR",
+                     help="also write every variant's run as a TREC file DIR/NAME.trec")
+    vec.add_argument("--format", choices=("table", "json"), default="table", help="output format (default table)")
+    _add_interval_options(vec, seeded="the bootstrap and sign flips")
+    _add_split_options(vec, workspace=True)
+    vec.set_defaults(handler="vectors:run")
 
 
 def _add_workspace_commands(sub) -> None:

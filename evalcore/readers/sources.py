@@ -301,7 +301,7 @@ def _repair(raw: bytes) -> tuple[bytes, tuple[str, ...]]:
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
         repairs.append("removed a UTF-8 byte-order mark at the start of the file")
-    if b"\r" in raw and not raw.startswith(b"PAR1"):
+    if b"\r" in raw and not raw.startswith((b"PAR1", b"\x93NUMPY")):  # binary formats keep their bytes
         raw = raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
         repairs.append("converted CRLF line endings to LF")
     return raw, tuple(repairs)

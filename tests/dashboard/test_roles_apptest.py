@@ -74,6 +74,12 @@ def test_a_viewer_sees_every_control_that_changes_something_disabled_with_the_re
     at = app(signed_in("bo@example.com"), "views/failures.py", k="5")
     [save] = [b for b in at.button if b.label == "Save this evaluation to the workspace"]
     assert save.disabled and "may not save evaluations: that needs the editor role" in save.help
+    at = app(signed_in("bo@example.com"))
+    at.switch_page("views/index_size.py").run()
+    add = next(b for b in at.button if b.label == "Add to the loaded runs")
+    assert add.disabled and "may not upload" in add.help
+    upload = next(b for b in at.get("button") + at.get("form_submit_button") if "Use these vectors" in str(b.proto))
+    assert upload.proto.disabled
 
 
 def test_an_editor_may_save_but_not_reveal_and_an_owner_may_reveal() -> None:

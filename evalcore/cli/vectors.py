@@ -1,0 +1,98 @@
+"""``evalcore vectors``: from query and doc vectors to the index-size decision.
+
+Exact search for every labeled query in every variant (full float32, first-d truncations, int8, binary), each
+variant's run scored with intervals and compared with the full vectors, one sentence per variant. ``--save-runs``
+writes each variant's run as a TREC file (``DIR/NAME.trec``), ready for ``evaluate``, ``budget`` or the dashboard.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+from ..analyses.index_size import IndexSizeReport, human_bytes, index_size_report, scoped_queries
+from ..errors import InputError
+from ..readers.labels import read_labels
+from ..readers.vectors import Vectors, check_dimensions, read_vectors
+from ..report.render import titled_table
+from ..vectors.runs import search_runs, trec_text
+from ..vectors.variants import plan_variants
+from .common import Recording, add_split, note, scope, split_notice, warn, write
+from .parser import EXIT_OK
+
+DEFAULT_DIMS = (512, 256, 128, 64)
+"""Truncations tried when --dims is not given: those below the vectors' own dimensions."""
+
+
+def run(args: argparse.Namespace, recording: Recording) -> int:
+    labels = read_labels(args.labels, format=args.labels_format)
+    docs = read_vectors(args.doc_vectors, ids=args.doc_ids, format=args.vectors_format)
+    queries = read_vectors(args.query_vectors, ids=args.query_ids, format=args.vectors_format)
+    check_dimensions(queries, docs)
+    dims = args.dims or ",".join(["full"] + [str(d) for d in DEFAULT_DIMS if d < docs.dims])
+    variants = plan_variants(docs.dims, dims, args.precision, rescore=args.rescore, depth=args.depth)
+    model = args.model or _stem(args.doc_vectors)
+    planned = [SimpleNamespace(name=v.name, model=f"{model}-{v.name}") for v in variants]
+    scoped = scope(args, labels, planned, recording)  # a --reveal is recorded before anything is searched
+    queries, warnings = scoped_queries(queries, labels, scoped)
+    found = search_runs(queries, docs, variants, similarity=args.similarity, depth=args.depth, model=model,
+                        progress=_progress() if sys.stderr.isatty() else None)
+    report = index_size_report(found, scoped, args.k, metric=args.metric, min_grade=args.min_grade,
+                               zero_relevant=args.zero_relevant, level=args.level, seed=args.seed, alpha=args.alpha)
+    split_notice(scoped, args.format)
+    if args.format == "json":
+        write(json.dumps(add_split(report.to_dict(), scoped), ensure_ascii=False, allow_nan=False) + "\n", exact=True)
+    else:
+        write(report_text(report, model, docs, args))
+    warn(warnings + report.evaluation.all_warnings)
+    if args.save_runs:
+        save_runs(report, Path(args.save_runs))
+    return EXIT_OK
+
+
+def report_text(report: IndexSizeReport, model: str, docs: Vectors, args: argparse.Namespace) -> str:
+    """The table for people, then one sentence per variant, then how sizes are counted."""
+    labels = report.evaluation.labels
+    n = report.evaluation.results[0].n_queries
+    title = (f"index size for {model}: {docs.n:,} docs x {docs.dims:,} dims, {args.similarity}, top {args.depth} "
+             f"per query; labels {labels.name}#{labels.fingerprint}, n = {n}")
+    header, body = report.rows()
+    lines = [titled_table(title, header, body), ""]
+    for item in report.variants[1:]:
+        lines.append(report.verdict(item))
+    footnote = (f"Index size = docs x bytes per vector (float32 4 x dims, int8 dims, binary dims / 8) + the doc ids "
+                f"({human_bytes(report.reference.index_bytes - docs.n * docs.dims * 4)}: their UTF-8 bytes + 8 per "
+                "doc) + for int8 8 bytes per dim. Intervals: "
+                f"{report.evaluation.level * 100:g}% (Wilson or BCa bootstrap); paired tests Holm-adjusted across "
+                f"the {len(report.variants) - 1} variants; seed {report.evaluation.seed}.")
+    lines += ["", footnote]
+    return "\n".join(lines) + "\n"
+
+
+def save_runs(report: IndexSizeReport, folder: Path) -> None:
+    """Each variant's run as ``FOLDER/NAME.trec`` (the folder is made when missing)."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for item in report.variants:
+            target = folder / f"{item.name}.trec"
+            target.write_text(trec_text(item.run), encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"a folder the runs can be written to ({exc.strerror})", source=str(folder)) from None
+    note(f"wrote {len(report.variants)} runs to {folder} ({', '.join(v.name + '.trec' for v in report.variants)})")
+
+
+def _progress():
+    def show(share: float, what: str) -> None:
+        print(f"\revalcore: searching {what} ({share * 100:3.0f}%)", end="" if share < 1 else "\n",
+              file=sys.stderr, flush=True)
+    return show
+
+
+def _stem(path: str) -> str:
+    name = Path(str(path)).name
+    for suffix in (".gz", ".parquet", ".pq", ".jsonl", ".ndjson", ".npy"):
+        name = name.removesuffix(suffix)
+    return name

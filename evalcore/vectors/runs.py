@@ -1,0 +1,100 @@
+"""From vectors to runs: search every variant for every query and hand back `Run` objects shaped exactly like an
+uploaded run's (read through `read_run`), so evaluation, intervals, comparisons, k budget and failures take them
+as they are; and the TREC text of such a run (``--save-runs``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..errors import invalid_parameter
+from ..readers.runs import Run, read_run
+from ..readers.vectors import Vectors, check_dimensions
+from .search import Hits, check_similarity, tie_ranks, unit_rows
+from .variants import Variant, id_bytes, search_variant
+
+DEFAULT_DEPTH = 100
+
+Step = Callable[[float, str], None]
+"""Progress of a whole search: (share done, what is being searched)."""
+
+
+@dataclass(frozen=True)
+class VariantRun:
+    """One variant's index over the docs and the run its search gave."""
+
+    variant: Variant
+    run: Run
+    index_bytes: int
+    n_docs: int
+
+    @property
+    def name(self) -> str:
+        return self.run.name
+
+
+def search_runs(queries: Vectors, docs: Vectors, variants: Sequence[Variant], *, similarity: str = "cosine",
+                depth: int = DEFAULT_DEPTH, model: str | None = None, prefix: str = "",
+                progress: Step | None = None) -> list[VariantRun]:
+    """Search ``queries`` against ``docs`` in every variant: one `VariantRun` each, in the order given.
+
+    Run names are ``prefix + variant.name``; the model string ``MODEL-VARIANT`` (``MODEL`` defaults to the doc
+    file's stem). For cosine, vectors not already of unit length are normalised once (a copy shared by every
+    variant; the files' own matrices are never changed).
+    """
+    check_similarity(similarity)
+    check_dimensions(queries, docs)
+    if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1:
+        raise invalid_parameter("depth", "a whole number of docs per query, at least 1", depth)
+    q_matrix, d_matrix = queries.matrix, docs.matrix
+    if similarity == "cosine":  # unit-length vectors are used as they are; others are normalised once, shared
+        q_matrix, d_matrix = unit_rows(q_matrix), unit_rows(d_matrix)
+    ranks = tie_ranks(docs.ids)
+    ids_size = id_bytes(docs.ids)
+    base_model = model or _stem(docs.name)
+    out = []
+    for number, variant in enumerate(variants):
+        def step(share: float, number: int = number, variant: Variant = variant) -> None:
+            if progress is not None:
+                progress((number + share) / len(variants), variant.name)
+        step(0.0)
+        hits = search_variant(variant, q_matrix, d_matrix, similarity, depth, ranks, progress=step)
+        size = variant.index_bytes(docs.n, ids_size)
+        run = hits_run(hits, queries.ids, docs.ids, name=prefix + variant.name, model=f"{base_model}-{variant.name}",
+                       dims=variant.dims, index_bytes=size)
+        out.append(VariantRun(variant, run, size, docs.n))
+    if progress is not None:
+        progress(1.0, "done")
+    return out
+
+
+def hits_run(hits: Hits, query_ids: np.ndarray, doc_ids: np.ndarray, *, name: str, model: str, dims: int | None = None,
+             index_bytes: int | None = None) -> Run:
+    """The hits as a run, read through `read_run` like an uploaded table (query, doc_id, score)."""
+    depth = hits.docs.shape[1]
+    frame = pd.DataFrame({
+        "query": np.repeat(np.asarray(query_ids, dtype=object), depth),
+        "doc_id": np.asarray(doc_ids, dtype=object)[hits.docs.ravel()],
+        "score": hits.scores.ravel().astype(np.float64),
+    })
+    return read_run(frame, name=name, model=model, dims=dims, index_bytes=index_bytes)
+
+
+def trec_text(run: Run) -> str:
+    """The run as TREC lines ``query Q0 doc rank score tag``; scores with 9 significant digits (every float32 score
+    exact enough to keep its order and ties when read back)."""
+    frame = run.to_frame()
+    tag = run.name.replace(" ", "_")
+    scores = [f"{s:.9g}" for s in frame["score"].to_numpy()]
+    lines = [f"{q} Q0 {d} {r} {s} {tag}" for q, d, r, s in zip(frame["query"], frame["doc_id"], frame["rank"], scores)]
+    return "\n".join(lines) + "\n"
+
+
+def _stem(name: str) -> str:
+    base = str(name).replace("\\", "/").rsplit("/", 1)[-1]
+    for suffix in (".gz", ".parquet", ".pq", ".jsonl", ".ndjson", ".npy"):
+        base = base.removesuffix(suffix)
+    return base or "vectors"

@@ -1,0 +1,74 @@
+"""``evalcore vectors`` on the sample vectors: the JSON shape the issue names, the table and sentences for people
+with every number in context, runs written as TREC files that score the same through ``evaluate``, and one clear
+line for a bad vector file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+from cli_runner import run_cli
+
+from tests.cli.test_number_context import json_problems, text_problems
+
+ROOT = Path(__file__).resolve().parents[2]
+S = ROOT / "sample_data"
+V = S / "vectors"
+TUNED = ["--labels", str(S / "labels.tsv"), "--query-vectors", str(V / "tuned.queries.npy"),
+         "--doc-vectors", str(V / "tuned.docs.npy"), "--model", "acme-embed-large-v2-kestrel-ft"]
+
+
+def test_json_names_every_variant_with_size_intervals_and_the_paired_verdict() -> None:
+    done = run_cli("vectors", *TUNED, "--dims", "full,64", "--precision", "float32,binary", "--k", "1,10",
+                   "--format", "json")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert [v["name"] for v in data["variants"]] == ["float32-full", "binary-full", "float32-64", "binary-64"]
+    full, binary = data["variants"][0], data["variants"][1]
+    assert full["dims"] == 256 and full["precision"] == "float32" and full["vs_full"] is None
+    ids = sum(len(line) + 8 for line in (V / "tuned.docs.ids.txt").read_text().split())
+    assert full["index_bytes"] == 503 * 256 * 4 + ids and full["n_docs"] == 503
+    assert binary["index_bytes"] == 503 * 32 + ids
+    assert set(full["metrics"]) == {"recall@1", "recall@10", "mrr"}
+    assert set(full["metrics"]["recall@1"]) == {"mean", "ci_low", "ci_high"}
+    vs = binary["vs_full"]
+    assert vs["metric"] == "recall@10" and vs["diff"] < 0 and vs["p_adjusted"] < 0.05
+    assert vs["verdict"].startswith("binary full loses ") and "x smaller." in vs["verdict"]
+    assert data["split"]["split"] == "tune"  # the holdout stays sealed here as everywhere
+    assert json_problems(data, "vectors json") == []
+    assert "tune split (exploratory" in done.stderr
+
+
+def test_table_for_people_and_runs_saved_as_trec_score_the_same(tmp_path) -> None:
+    done = run_cli("vectors", *TUNED, "--dims", "full,128", "--precision", "float32,int8", "--k", "1,5",
+                   "--save-runs", str(tmp_path / "runs"))
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "index size for acme-embed-large-v2-kestrel-ft: 503 docs x 256 dims, cosine, top 100 per query" in out
+    assert "int8 128 " in out and "x smaller." in out
+    assert text_problems(out, "vectors table") == []
+    written = sorted(p.name for p in (tmp_path / "runs").iterdir())
+    assert written == ["float32-128.trec", "float32-full.trec", "int8-128.trec", "int8-full.trec"]
+    again = run_cli("evaluate", "--labels", str(S / "labels.tsv"), "--run", str(tmp_path / "runs" / "int8-128.trec"),
+                    "--k", "1,5", "--format", "json")
+    cli = json.loads(run_cli("vectors", *TUNED, "--dims", "128", "--precision", "int8", "--k", "1,5",
+                             "--format", "json").stdout)
+    evaluated = {m: v["mean"] for m, v in json.loads(again.stdout)["runs"][0]["metrics"].items()}
+    variant = next(v for v in cli["variants"] if v["name"] == "int8-128")
+    assert np.isclose(evaluated["recall@5"], variant["metrics"]["recall@5"]["mean"], atol=0, rtol=0)
+
+
+def test_a_bad_vector_file_is_one_line_and_exit_2(tmp_path) -> None:
+    bad = tmp_path / "queries.jsonl"
+    bad.write_text('{"id": "q001", "vector": [1, 2]}\n{"id": "q002", "vector": [1]}\n')
+    done = run_cli("vectors", "--labels", str(S / "labels.tsv"), "--query-vectors", str(bad),
+                   "--doc-vectors", str(V / "base.docs.npy"))
+    assert done.returncode == 2
+    assert done.stderr.strip() == (f"evalcore: error: {bad}, line 2: expected 2 numbers in every vector, as in "
+                                   "line 1, got '1 numbers'")
+    mismatch = run_cli("vectors", "--labels", str(S / "labels.tsv"), "--query-vectors", str(V / "base.queries.npy"),
+                       "--doc-vectors", str(V / "tuned.docs.npy"))
+    assert mismatch.returncode == 2
+    assert "base.queries.npy, row 1: expected query vectors with as many numbers as the doc vectors (256 in" in \
+        mismatch.stderr

@@ -1,0 +1,23 @@
+"""The Index size page in Streamlit's AppTest: on first start the sample's vectors are searched and every number it
+shows carries its metric and k, n, model and label set; the dims, precisions and similarity live in the URL."""
+
+from __future__ import annotations
+
+from tests.dashboard.apptest_helpers import app, texts
+from tests.dashboard.test_dashboard_number_context import page_problems
+
+
+def test_first_start_searches_the_sample_vectors_and_every_number_has_its_context(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("EVALCORE_WORKSPACE", str(tmp_path / "ws"))
+    at = app("views/index_size.py", dims="full,64", precision="float32,binary", k="5")
+    assert at.title[0].value == "Index size"
+    shown = texts(at)
+    assert "base** (acme-embed-base-v2): full vectors 128 dims, recall@5" in shown
+    assert "tuned** (acme-embed-large-v2-kestrel-ft): full vectors 256 dims" in shown
+    assert "binary 64 loses " in shown and " points of recall@5 against full vectors (95% CI " in shown
+    assert "the index is " in shown and "x smaller." in shown
+    problems, checked = page_problems(at, "index size")
+    assert checked >= 1 and not problems, problems
+    assert at.query_params["dims"] in ("full,64", ["full,64"]) and at.query_params["precision"] in ("float32,binary", ["float32,binary"])
+    picked = at.selectbox(key="index_size.pick")
+    assert "tuned-binary-64" in picked.options and "base-float32-full" in picked.options
