@@ -499,7 +499,9 @@ def index_frontier(points: pd.DataFrame, models: Sequence[str], *, metric: str, 
          "encoding": {"x": x, "y": y, "color": color, "tooltip": tooltip,
                       "shape": {"field": "precision", "type": "nominal", "title": "precision",
                                 "legend": {"orient": "top"}}}},
-        {"mark": {"type": "text", "align": "left", "dx": 8, "dy": -8, "fontSize": 11},
+        # Names on the frontier only (the variants worth choosing): every point named overlapped its neighbours;
+        # the others are in the tooltip and the table below.
+        {"transform": [frontier], "mark": {"type": "text", "align": "left", "dx": 8, "dy": -9, "fontSize": 12},
          "encoding": {"x": x, "y": y, "text": {"field": "variant", "type": "nominal"}, "color": color}},
     ]
     return {"$schema": SCHEMA, "data": {"values": _records(frame)}, "layer": layers, "width": 760, "height": 380,
