@@ -12,6 +12,8 @@ its help; the workflows (`evalcore.workflows`) check the same role again, so a h
 
 from __future__ import annotations
 
+import ipaddress
+import os
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +44,48 @@ def _secrets_section(name: str) -> Any:
     return found.to_dict() if hasattr(found, "to_dict") else found
 
 
+OPEN_OVERRIDE = "EVALCORE_OPEN_TO_NETWORK_WITHOUT_SIGN_IN"
+"""The operator's explicit, loudly named choice to serve the network without sign-in (scripts/start.sh checks it
+too)."""
+
+
+def _unreadable_secrets() -> str | None:
+    """A secrets file that exists but cannot be read (Streamlit then reads none of them: sign-in would silently be
+    off), named; None when every existing one loads."""
+    try:
+        if st.secrets.load_if_toml_exists():
+            return None
+        files = st.get_option("secrets.files") or []
+    except Exception as exc:  # noqa: BLE001 - a secrets file Streamlit cannot parse
+        return type(exc).__name__
+    existing = [Path(f).name for f in files if Path(f).is_file()]
+    return ", ".join(existing) or None
+
+
+def _served_beyond_this_machine() -> bool:
+    """Whether the server listens on an address other machines reach (not loopback)."""
+    address = str(st.get_option("server.address") or "").strip().strip("[]")
+    if address.lower() == "localhost":
+        return False
+    try:
+        return not ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return True  # empty (every interface), a hostname or anything else: reachable
+
+
+def misconfigured() -> str | None:
+    """Why this server must not show any page (a secrets file that cannot be read, or the network served without
+    sign-in and without the operator's override), or None."""
+    unreadable = _unreadable_secrets()
+    if unreadable:
+        return (f"The server's secrets file ({unreadable}) cannot be read, so sign-in and the roles are off. The "
+                "operator fixes the file (TOML syntax) and restarts the server.")
+    if not sign_in_configured() and _served_beyond_this_machine() and os.environ.get(OPEN_OVERRIDE, "") != "1":
+        return ("This server listens on the network but has no sign-in configured. The operator configures sign-in "
+                f"(README, Team server), serves on 127.0.0.1, or sets {OPEN_OVERRIDE}=1 to serve it open.")
+    return None
+
+
 def sign_in_configured() -> bool:
     """Whether the server has sign-in (an ``[auth]`` section in its secrets)."""
     return bool(_secrets_section("auth"))
@@ -64,8 +108,8 @@ def _signed_in_email() -> str | None:
     user = st.user
     if not user.get("is_logged_in"):
         return None
-    if user.get("email_verified") is False:  # an address the provider has not checked names no one
-        return None
+    if user.get("email_verified") is not True:  # an address the provider has not vouched for names no one (a
+        return None                              # provider that leaves the claim out may let people choose it)
     email = user.get("email")
     return str(email).strip().lower() if email else None
 
@@ -106,7 +150,12 @@ def refusal(action: str) -> str | None:
 def gate() -> None:
     """Before any page: without sign-in configured, nothing. With it, a sign-in screen for a visitor not signed in,
     an explanation (and sign-out) for a person on no list; for everyone let in, a line saying who they are, what
-    they may do, and a sign-out button."""
+    they may do, and a sign-out button. A server whose secrets cannot be read, or that serves the network without
+    sign-in (and without the operator's override), shows no page at all."""
+    problem = misconfigured()
+    if problem:
+        st.error(problem, icon=":material/error:")
+        st.stop()
     if not sign_in_configured():
         return
     try:

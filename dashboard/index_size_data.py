@@ -186,7 +186,8 @@ def variant_dataset(dataset: Dataset, report: IndexSizeReport, run_name: str) ->
 
 
 @st.cache_resource(show_spinner=False)
-def _remembered() -> dict:
+def _remembered(location: str) -> dict:
+    """Uploaded models by key, per workspace: a team's keys never name another team's models."""
     return {}
 
 
@@ -200,7 +201,7 @@ def remember_models(models: Sequence[VectorModel]) -> str:
                 for m in models if not m.sample]
     text = json.dumps(manifest, sort_keys=True, separators=(",", ":"))
     key = hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
-    _remembered()[key] = tuple(m for m in models if not m.sample)
+    _remembered(str(data.workspace_location()))[key] = tuple(m for m in models if not m.sample)
     workspace = data.store().workspace
     if workspace is not None and not getattr(workspace, "read_only", False):
         folder = Path(workspace.location) / VECTORS_DIR
@@ -219,7 +220,7 @@ def remembered_models(key: str | None) -> tuple[VectorModel, ...]:
     """The uploaded models a ``vectors`` key names (none for an unknown key)."""
     if not key or not all(c in "0123456789abcdef" for c in str(key)):
         return ()
-    found = _remembered().get(key)
+    found = _remembered(str(data.workspace_location())).get(key)
     if found is not None:
         return found
     workspace = data.store().workspace
@@ -233,7 +234,7 @@ def remembered_models(key: str | None) -> tuple[VectorModel, ...]:
                        for m in manifest)
     except (OSError, ValueError, KeyError, TypeError):
         return ()
-    _remembered()[key] = models
+    _remembered(str(data.workspace_location()))[key] = models
     return models
 
 

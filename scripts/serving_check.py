@@ -86,6 +86,11 @@ def main(argv: list[str]) -> int:
         return 0
     files = secrets_files(argv[1:])
     auth, problems = auth_section(files)
+    if problems:  # Streamlit reads none of the files when one cannot be parsed: sign-in would be off
+        print(f"evalcore: refusing to serve the dashboard on {host}: a secrets file cannot be read "
+              f"({'; '.join(problems)}), and with it Streamlit would read none of them, leaving sign-in off. Fix the "
+              "file (TOML syntax) and start again.", file=sys.stderr)
+        return REFUSED
     missing = sign_in_missing(auth)
     if missing is None:
         redirect = str(auth.get("redirect_uri", ""))

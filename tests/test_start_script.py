@@ -63,3 +63,13 @@ def test_plain_http_sign_in_on_the_network_is_warned_about(tmp_path) -> None:
     secrets.write_text(AUTH.replace("https://evalcore.example.com", "http://evalcore.example.com"))
     done = check(tmp_path, "0.0.0.0", "--secrets.files", str(secrets))
     assert done.returncode == 0 and "sign-in cookies travel unencrypted" in done.stderr
+
+
+def test_a_secrets_file_that_cannot_be_read_is_refused_even_beside_a_good_one(tmp_path) -> None:
+    """Streamlit reads no secrets file when one of them cannot be parsed: sign-in would silently be off."""
+    good, broken = tmp_path / "auth.toml", tmp_path / "broken.toml"
+    good.write_text(AUTH)
+    broken.write_text("[evalcore\nowners = [\n")
+    done = check(tmp_path, "0.0.0.0", "--secrets.files", f"{broken},{good}")
+    assert done.returncode == 3 and "a secrets file cannot be read" in done.stderr, done.stderr
+    assert "broken.toml" in done.stderr

@@ -25,15 +25,18 @@ with st.expander("Add your model's vectors", expanded=not models, icon=":materia
                '({"id": ..., "vector": [...]}) or .npy with its ids file (one id per line). A file that cannot be '
                "read is explained here and changes nothing already loaded.")
     with st.form("index_size.upload", clear_on_submit=False, border=False):
-        name = st.text_input("Model name", help="How its runs are named (for example tuned-v3).")
+        name = st.text_input("Model name", help=barred or "How its runs are named (for example tuned-v3).",
+                             disabled=bool(barred))
         cols = st.columns(2)
         with cols[0]:
-            query_file = st.file_uploader("Query vectors", key="index_size.queries", help="Parquet, JSONL or .npy")
-            query_ids = st.file_uploader("Query ids (for .npy only)", key="index_size.query_ids",
+            query_file = st.file_uploader("Query vectors", key="index_size.queries", help=barred or "Parquet, JSONL or .npy",
+                                         disabled=bool(barred))
+            query_ids = st.file_uploader("Query ids (for .npy only)", key="index_size.query_ids", disabled=bool(barred),
                                          help="One id per line, row by row.")
         with cols[1]:
-            doc_file = st.file_uploader("Doc vectors", key="index_size.docs", help="Parquet, JSONL or .npy")
-            doc_ids = st.file_uploader("Doc ids (for .npy only)", key="index_size.doc_ids",
+            doc_file = st.file_uploader("Doc vectors", key="index_size.docs", help=barred or "Parquet, JSONL or .npy",
+                                         disabled=bool(barred))
+            doc_ids = st.file_uploader("Doc ids (for .npy only)", key="index_size.doc_ids", disabled=bool(barred),
                                        help="One id per line, row by row.")
         submitted = st.form_submit_button("Use these vectors", icon=":material/add:", disabled=bool(barred),
                                           help=barred)

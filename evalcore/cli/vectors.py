@@ -15,6 +15,7 @@ from types import SimpleNamespace
 
 from ..analyses.index_size import IndexSizeReport, human_bytes, index_size_report, scoped_queries
 from ..errors import InputError
+from ..metrics.measures import check_k, parse_ks
 from ..readers.labels import read_labels
 from ..readers.vectors import Vectors, check_dimensions, read_vectors
 from ..report.render import titled_table
@@ -28,6 +29,7 @@ DEFAULT_DIMS = (512, 256, 128, 64)
 
 
 def run(args: argparse.Namespace, recording: Recording) -> int:
+    _check_depth(args)
     labels = read_labels(args.labels, format=args.labels_format)
     docs = read_vectors(args.doc_vectors, ids=args.doc_ids, format=args.vectors_format)
     queries = read_vectors(args.query_vectors, ids=args.query_ids, format=args.vectors_format)
@@ -89,6 +91,16 @@ def _progress():
         print(f"\revalcore: searching {what} ({share * 100:3.0f}%)", end="" if share < 1 else "\n",
               file=sys.stderr, flush=True)
     return show
+
+
+def _check_depth(args: argparse.Namespace) -> None:
+    """Every k asked for (and the compared metric's) within --depth, before any file is read: a recall@50 of a
+    10-doc search would silently score the docs never searched as misses."""
+    if isinstance(args.depth, int) and args.depth >= 1:
+        parse_ks(args.k, args.depth)
+        metric_k = str(args.metric or "").partition("@")[2]
+        if metric_k.isdigit():
+            check_k(int(metric_k), args.depth)
 
 
 def _stem(path: str) -> str:

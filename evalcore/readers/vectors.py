@@ -308,8 +308,8 @@ def _list_matrix(values: pa.Array, display: str, where: str, rows) -> np.ndarray
 
 
 def _uneven(display: str, where: str, place: int, width: int, got: int, first: int) -> VectorFileError:
-    return VectorFileError(f"{width:,} numbers in every vector, as in {where} {first}", source=display, line=place,
-                           where=where, text=f"{got:,} numbers")
+    return VectorFileError(f"{plural(width, 'number')} in every vector, as in {where} {first}", source=display,
+                           line=place, where=where, text=plural(got, 'number'))
 
 
 def _finish(display: str, ids: Iterable[str] | pa.Array, matrix: np.ndarray, where: str, rows) -> Vectors:

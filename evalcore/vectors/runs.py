@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..errors import invalid_parameter
+from ..errors import VectorFileError, invalid_parameter
 from ..readers.runs import Run, read_run
 from ..readers.vectors import Vectors, check_dimensions
 from .search import Hits, check_similarity, tie_ranks, unit_rows
@@ -62,6 +62,10 @@ def search_runs(queries: Vectors, docs: Vectors, variants: Sequence[Variant], *,
                 progress((number + share) / len(variants), variant.name)
         step(0.0)
         hits = search_variant(variant, q_matrix, d_matrix, similarity, depth, ranks, progress=step)
+        if not np.isfinite(hits.scores).all():  # dot products past float32's range: no order to trust
+            raise VectorFileError(f"vectors whose {similarity} scores stay within float32's range (about 3.4e38); "
+                                  f"the {variant.name} search overflowed: scale the vectors down or use cosine",
+                                  source=f"{queries.name} and {docs.name}")
         size = variant.index_bytes(docs.n, ids_size)
         run = hits_run(hits, queries.ids, docs.ids, name=prefix + variant.name, model=f"{base_model}-{variant.name}",
                        dims=variant.dims, index_bytes=size)
@@ -87,6 +91,12 @@ def trec_text(run: Run) -> str:
     """The run as TREC lines ``query Q0 doc rank score tag``; scores with 9 significant digits (every float32 score
     exact enough to keep its order and ties when read back)."""
     frame = run.to_frame()
+    for column in ("query", "doc_id"):
+        spaced = frame[column].astype(str).str.contains(r"\s", regex=True)
+        if spaced.any():  # a TREC line splits on whitespace: such an id would shift every column after it
+            raise VectorFileError(f"{'query' if column == 'query' else 'doc'} ids without spaces or tabs to write a "
+                                  f"TREC run (a TREC line splits on whitespace)",
+                                  source=run.name, text=str(frame[column][spaced].iloc[0]))
     tag = run.name.replace(" ", "_")
     scores = [f"{s:.9g}" for s in frame["score"].to_numpy()]
     lines = [f"{q} Q0 {d} {r} {s} {tag}" for q, d, r, s in zip(frame["query"], frame["doc_id"], frame["rank"], scores)]

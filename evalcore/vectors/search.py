@@ -66,9 +66,10 @@ def normalise_rows(matrix: np.ndarray, *, out: np.ndarray | None = None, rows: i
     target = np.empty(matrix.shape, dtype=np.float32) if out is None else out
     for start in range(0, matrix.shape[0], rows):
         block = np.asarray(matrix[start:start + rows], dtype=np.float32)
-        norms = np.sqrt(np.einsum("ij,ij->i", block, block, dtype=np.float32))
+        # Lengths in float64: squares of large (or tiny) float32 values overflow (or lose their digits) in float32.
+        norms = np.sqrt(np.einsum("ij,ij->i", block, block, dtype=np.float64))
         norms[norms == 0] = 1
-        np.divide(block, norms[:, None], out=target[start:start + rows])
+        target[start:start + rows] = block / norms[:, None]
     return target
 
 
@@ -77,7 +78,7 @@ def unit_rows(matrix: np.ndarray, tolerance: float = 1e-6, rows: int = 65536) ->
     as most are), else a unit-length copy (`normalise_rows`): the one doc matrix copy cosine may need."""
     for start in range(0, matrix.shape[0], rows):
         block = matrix[start:start + rows]
-        norms = np.sqrt(np.einsum("ij,ij->i", block, block, dtype=np.float32))
+        norms = np.sqrt(np.einsum("ij,ij->i", block, block, dtype=np.float64))
         if np.abs(norms - 1).max(initial=0) > tolerance:
             return normalise_rows(matrix)
     return matrix
@@ -195,5 +196,6 @@ def _rule_order(rows: np.ndarray, docs: np.ndarray, values: np.ndarray, n_rows: 
 def float_scores(queries: np.ndarray, docs: np.ndarray) -> ScoreBlock:
     """Scores as the inner product of float32 rows (cosine when both sides are unit length)."""
     def scores(q0: int, q1: int, d0: int, d1: int, out: np.ndarray | None = None) -> np.ndarray:
-        return np.matmul(queries[q0:q1], docs[d0:d1].T, out=out)
+        with np.errstate(over="ignore", invalid="ignore"):  # an overflow is reported once, as an error, by the caller
+            return np.matmul(queries[q0:q1], docs[d0:d1].T, out=out)
     return scores

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import UsageError, invalid_parameter
-from .search import Hits, Progress, float_scores, normalise_rows, select, top_n
+from .search import BLOCK_BYTES, Hits, Progress, float_scores, normalise_rows, select, top_n
 
 PRECISIONS = ("float32", "int8", "binary")
 BYTES_PER_ID_OFFSET = 8
@@ -248,6 +248,7 @@ def rescore_with_floats(found: Hits, queries: np.ndarray, docs: np.ndarray, dims
     keep = min(depth, wanted)
     out_scores = np.empty((n_queries, keep), dtype=np.float32)
     out_docs = np.empty((n_queries, keep), dtype=np.int64)
+    rows = max(1, min(rows, BLOCK_BYTES // max(1, 4 * wanted * dims)))  # candidates' vectors within one block
     for q0 in range(0, n_queries, rows):
         q1 = min(n_queries, q0 + rows)
         candidates = found.docs[q0:q1]

@@ -66,9 +66,53 @@ def test_a_bad_vector_file_is_one_line_and_exit_2(tmp_path) -> None:
                    "--doc-vectors", str(V / "base.docs.npy"))
     assert done.returncode == 2
     assert done.stderr.strip() == (f"evalcore: error: {bad}, line 2: expected 2 numbers in every vector, as in "
-                                   "line 1, got '1 numbers'")
+                                   "line 1, got '1 number'")
     mismatch = run_cli("vectors", "--labels", str(S / "labels.tsv"), "--query-vectors", str(V / "base.queries.npy"),
                        "--doc-vectors", str(V / "tuned.docs.npy"))
     assert mismatch.returncode == 2
     assert "base.queries.npy, row 1: expected query vectors with as many numbers as the doc vectors (256 in" in \
         mismatch.stderr
+
+
+def _scaled(tmp_path: Path, factor: float) -> list[str]:
+    """The tuned model's vectors times ``factor`` (the same directions: cosine must rank them the same)."""
+    for part in ("queries", "docs"):
+        np.save(tmp_path / f"{part}.npy", (np.load(V / f"tuned.{part}.npy") * factor).astype(np.float32))
+        (tmp_path / f"{part}.ids.txt").write_bytes((V / f"tuned.{part}.ids.txt").read_bytes())
+    return ["--labels", str(S / "labels.tsv"), "--query-vectors", str(tmp_path / "queries.npy"),
+            "--query-ids", str(tmp_path / "queries.ids.txt"), "--doc-vectors", str(tmp_path / "docs.npy"),
+            "--doc-ids", str(tmp_path / "docs.ids.txt"), "--dims", "full", "--precision", "float32"]
+
+
+def _recall(done) -> float:
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)["variants"][0]["metrics"]["recall@10"]["mean"]
+
+
+def test_cosine_does_not_depend_on_the_vectors_scale_and_dot_overflow_is_an_error(tmp_path) -> None:
+    plain = _recall(run_cli("vectors", *TUNED, "--dims", "full", "--precision", "float32", "--k", "1,10",
+                            "--format", "json"))
+    for factor in (1e20, 1e-23):  # squares overflow / underflow float32: lengths are taken in float64
+        folder = tmp_path / str(factor)
+        folder.mkdir()
+        args = _scaled(folder, factor)
+        assert _recall(run_cli("vectors", *args, "--k", "1,10", "--format", "json")) == plain
+    dot = run_cli("vectors", *_scaled(tmp_path, 1e20), "--similarity", "dot")
+    assert dot.returncode == 2 and "the float32-full search overflowed" in dot.stderr, dot.stderr
+    assert "Traceback" not in dot.stderr and "RuntimeWarning" not in dot.stderr
+
+
+def test_ids_with_spaces_are_not_written_as_a_broken_trec_run(tmp_path) -> None:
+    ids = (V / "tuned.docs.ids.txt").read_text(encoding="utf-8").split()
+    spaced = tmp_path / "docs.ids.txt"
+    spaced.write_text("\n".join(f"{d} v2" for d in ids) + "\n", encoding="utf-8")
+    done = run_cli("vectors", *TUNED[:4], "--doc-vectors", str(V / "tuned.docs.npy"), "--doc-ids", str(spaced),
+                   "--dims", "full", "--precision", "float32", "--save-runs", str(tmp_path / "runs"))
+    assert done.returncode == 2 and "doc ids without spaces or tabs to write a TREC run" in done.stderr, done.stderr
+
+
+def test_a_k_deeper_than_the_search_is_refused_before_searching() -> None:
+    done = run_cli("vectors", *TUNED, "--k", "1,50", "--depth", "10")
+    assert done.returncode == 2 and "between 1 and 10" in done.stderr, done.stderr
+    metric = run_cli("vectors", *TUNED, "--metric", "recall@20", "--depth", "10")
+    assert metric.returncode == 2 and "between 1 and 10" in metric.stderr, metric.stderr

@@ -42,7 +42,7 @@ def read(markdown: str) -> str:
 
 
 def signed_in(email: str, **extra) -> dict:
-    return {"is_logged_in": True, "email": email, **extra}
+    return {"is_logged_in": True, "email": email, "email_verified": True, **extra}
 
 
 def test_nobody_sees_a_page_before_signing_in() -> None:
@@ -54,6 +54,7 @@ def test_nobody_sees_a_page_before_signing_in() -> None:
 @pytest.mark.parametrize(("user", "why"), [
     (signed_in("eve@elsewhere.net"), "it is on none of this server's lists"),
     (signed_in("bo@example.com", email_verified=False), "its email address is not verified"),
+    ({"is_logged_in": True, "email": "bo@example.com"}, "its email address is not verified"),  # claim left out
 ])
 def test_a_person_on_no_list_is_told_why_and_sees_nothing(user, why) -> None:
     at = app(user, "views/data.py")
@@ -113,3 +114,23 @@ def test_sign_in_without_roles_lets_nobody_in_and_says_so() -> None:
     at.run()
     [warning] = at.warning
     assert "this server lists nobody yet" in read(warning.value) and not at.dataframe
+
+
+def test_the_network_served_without_sign_in_shows_no_page(monkeypatch) -> None:
+    """`streamlit run` by hand on 0.0.0.0, without [auth] and without the override: nobody becomes the owner."""
+    from streamlit import config
+
+    monkeypatch.delenv("EVALCORE_OPEN_TO_NETWORK_WITHOUT_SIGN_IN", raising=False)
+    before = config.get_option("server.address")
+    config.set_option("server.address", "0.0.0.0")
+    try:
+        at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
+        at.run()
+        assert [e.value for e in at.error] and "listens on the network but has no sign-in" in at.error[0].value
+        assert not at.dataframe and not at.button
+        monkeypatch.setenv("EVALCORE_OPEN_TO_NETWORK_WITHOUT_SIGN_IN", "1")  # the operator's loud choice
+        at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
+        at.run()
+        assert not at.error and at.dataframe
+    finally:
+        config.set_option("server.address", before)

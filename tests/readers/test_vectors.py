@@ -71,7 +71,7 @@ BAD = [
     ("uneven.jsonl", jsonl({"id": "a", "vector": [1, 2, 3]}, "", {"id": "b", "vector": [1, 2]}), None,
      ", line 3: expected 3 numbers in every vector, as in line 1, got '2 numbers'"),
     ("uneven.parquet", parquet(["a", "b", "c"], [[1.0, 2.0], [1.0, 2.0], [3.0]]), None,
-     ", row 3: expected 2 numbers in every vector, as in row 1, got '1 numbers'"),
+     ", row 3: expected 2 numbers in every vector, as in row 1, got '1 number'"),
     ("nan.jsonl", jsonl({"id": "a", "vector": [1, 2]}, {"id": "b", "vector": [1, 1e39]}), None,
      ", line 2: expected finite numbers in every vector (no NaN or infinity, and within float32's range), "
      "got 'inf at position 2'"),
