@@ -7,9 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, sync_playwright
+from playwright.sync_api import Browser, expect, sync_playwright
 
 from tests.dashboard.browser_helpers import CHROMIUM, CHROMIUM_ARGS, WAIT_MS, Server
+
+# An assertion on the page waits up to 30 s (Playwright's default is 5 s): a save or a first computation on a busy
+# 2-core machine can take longer, and a test should fail on a wrong page, not on a slow one.
+expect.set_options(timeout=30_000)
 
 
 @pytest.fixture(scope="module")

@@ -96,7 +96,7 @@ def test_every_page_at_1400_by_900(browser, server: str, shots: Path) -> None:
         open_page(page, f"{server}/failures")
         page.get_by_role("button", name="Save this evaluation to the workspace").last.click()
         settle(page)
-        expect(page.get_by_text("Saved: evaluation 1")).to_be_visible()
+        expect(page.get_by_text("Saved: evaluation 1")).to_be_visible(timeout=WAIT_MS)  # saving scores every query
 
         pages = app_pages()
         assert {"Overview", "Failures", "Present"} <= {title for title, _ in pages}
