@@ -104,30 +104,37 @@ def check_model(model: VectorModel) -> data.Loaded:
     return data.attempt(lambda: check_dimensions(queries.value, docs.value) or docs.value.dims)
 
 
+RESCORE_CANDIDATES = 400
+"""With rescoring on: the binary index's top 400 candidates per query are rescored with the float vectors (4x the
+dashboard's depth of 100)."""
+
+
 @st.cache_resource(show_spinner=False)
 def _studies() -> tuple[OrderedDict, threading.Lock]:
     return OrderedDict(), threading.Lock()
 
 
 def cached_study(dataset: Dataset, model: VectorModel, dims: Sequence[str], precisions: Sequence[str],
-                 similarity: str, k: int) -> data.Loaded | None:
+                 similarity: str, k: int, rescore: int = 0) -> data.Loaded | None:
     """The study if it was already computed (None: it must be searched)."""
     found, lock = _studies()
     with lock:
-        return found.get(_study_key(dataset, model, dims, precisions, similarity, k))
+        return found.get(_study_key(dataset, model, dims, precisions, similarity, k, rescore))
 
 
 def study(dataset: Dataset, model: VectorModel, dims: Sequence[str], precisions: Sequence[str], similarity: str,
-          k: int, progress: Callable[[float, str], None] | None = None) -> data.Loaded:
+          k: int, rescore: int = 0, progress: Callable[[float, str], None] | None = None) -> data.Loaded:
     """One model's variants searched for every scored query (to the dashboard's depth) and reported against its
     full vectors at recall@k (with recall@1 and MRR beside it): a `Study` (its `IndexSizeReport` and warnings),
-    or the problem."""
-    key = _study_key(dataset, model, dims, precisions, similarity, k)
+    or the problem. ``rescore`` (0: none): each binary variant also rescored with the float vectors of its top
+    ``rescore`` candidates."""
+    key = _study_key(dataset, model, dims, precisions, similarity, k, rescore)
     found, lock = _studies()
     with lock:
         if key in found:
             return found[key]
-    loaded = data.attempt(_compute, dataset, model, tuple(dims), tuple(precisions), similarity, int(k), progress)
+    loaded = data.attempt(_compute, dataset, model, tuple(dims), tuple(precisions), similarity, int(k), int(rescore),
+                          progress)
     with lock:
         found[key] = loaded
         while len(found) > KEEP:
@@ -135,10 +142,11 @@ def study(dataset: Dataset, model: VectorModel, dims: Sequence[str], precisions:
     return loaded
 
 
-def _study_key(dataset, model, dims, precisions, similarity, k) -> tuple:
+def _study_key(dataset, model, dims, precisions, similarity, k, rescore=0) -> tuple:
     """A study depends on the labels (not the runs loaded): adding a variant to the runs keeps every study."""
     labels = dataset.labels
-    return (labels.sha256, labels.format), model.key, tuple(dims), tuple(precisions), similarity, int(k)
+    return ((labels.sha256, labels.format), model.key, tuple(dims), tuple(precisions), similarity, int(k),
+            int(rescore))
 
 
 @dataclass(frozen=True)
@@ -150,7 +158,7 @@ class Study:
 
 
 def _compute(dataset: Dataset, model: VectorModel, dims: tuple, precisions: tuple, similarity: str, k: int,
-             progress) -> Study:
+             rescore: int, progress) -> Study:
     scope = data.scope(dataset)
     labels = data.labels(dataset.labels)
     for loaded in (labels, scope):
@@ -163,7 +171,8 @@ def _compute(dataset: Dataset, model: VectorModel, dims: tuple, precisions: tupl
     check_dimensions(queries.value, docs.value)
     chosen, warnings = scoped_queries(queries.value, labels.value, scope.value)
     kept = [d for d in dims if d == "full" or int(d) < docs.value.dims] or ["full"]
-    variants = plan_variants(docs.value.dims, kept, list(precisions) or ["float32"], depth=data.DEPTH)
+    variants = plan_variants(docs.value.dims, kept, list(precisions) or ["float32"], rescore=rescore,
+                             depth=data.DEPTH)
     found = search_runs(chosen, docs.value, variants, similarity=similarity, depth=data.DEPTH, model=model.model,
                         prefix=f"{model.name}-", progress=progress)
     report = index_size_report(found, scope.value, (1, k) if k > 1 else (1,), metric=f"recall@{k}")

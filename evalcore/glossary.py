@@ -62,6 +62,8 @@ GLOSSARY: dict[str, str] = {
                        "full keeps them all.",
     "precision (storage)": "How each number is stored: float32 (4 bytes), int8 (1 byte, each dimension's range "
                            "split into 255 steps) or binary (1 bit: the sign; compared by Hamming distance).",
+    "rescoring": "A binary index finds candidates fast; rescoring re-ranks its top candidates with the full float "
+                 "vectors (kept outside the index), recovering much of the recall binary loses.",
     "similarity": "cosine compares directions (vectors scaled to length 1); dot uses the raw inner product.",
     "frontier": "The variants no smaller index beats: anything off the line is bigger and no better.",
     "index size": "Docs x bytes per vector, plus the doc ids (their UTF-8 bytes + 8 per doc); int8 adds 8 bytes per "

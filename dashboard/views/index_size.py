@@ -9,12 +9,12 @@ from dashboard import access_ui, charts, data, index_size_data, layout, state
 
 PAGE = "index-size"
 
-v = layout.view(PAGE, own=("dims", "precision", "similarity", "models", "vectors"))
+v = layout.view(PAGE, own=("dims", "precision", "similarity", "models", "vectors", "rescore"))
 layout.header("Index size", v, "How much recall each smaller index costs against the full vectors, searched exactly "
                                "from each model's own vectors, with 95% intervals and paired tests.")
 v = layout.controls(PAGE, v, runs=False)
-layout.words("index size", "dimensions kept", "precision (storage)", "similarity", "frontier", "recall@k", "95% interval",
-             "paired comparison", "Holm correction")
+layout.words("index size", "dimensions kept", "precision (storage)", "rescoring", "similarity", "frontier",
+             "recall@k", "95% interval", "paired comparison", "Holm correction")
 
 barred = access_ui.refusal("upload")  # viewers read the sample's variants: uploads and new runs need an editor
 uploaded = list(index_size_data.remembered_models(state.get("vectors")))
@@ -79,11 +79,18 @@ with controls[3]:
                           **state.bind(PAGE, "similarity", state.get("similarity", "cosine")
                                        if state.get("similarity") in ("cosine", "dot") else "cosine"))
 
+rescore = 0
+if "binary" in (precisions or []):
+    rescore_on = st.toggle(f"Also rescore binary with the float vectors (top {index_size_data.RESCORE_CANDIDATES} "
+                           "candidates)", help=layout.explain("rescoring"),
+                           **state.bind(PAGE, "rescore", state.get("rescore") == "1", lambda on: "1" if on else None))
+    rescore = index_size_data.RESCORE_CANDIDATES if rescore_on else 0
+
 reports = {}
 by_name = {m.name: m for m in models}
 ordered = [m for m in models if m.name in chosen]
 for model in ordered:
-    args = (v.dataset, model, dims or ["full"], precisions or ["float32"], similarity, v.k)
+    args = (v.dataset, model, dims or ["full"], precisions or ["float32"], similarity, v.k, rescore)
     loaded = index_size_data.cached_study(*args)
     if loaded is None:
         bar = st.progress(0.0, text=f"Searching the vectors of {layout.safe(model.name)}…")

@@ -21,3 +21,17 @@ def test_first_start_searches_the_sample_vectors_and_every_number_has_its_contex
     assert at.query_params["dims"] in ("full,64", ["full,64"]) and at.query_params["precision"] in ("float32,binary", ["float32,binary"])
     picked = at.selectbox(key="index_size.pick")
     assert "tuned-binary-64" in picked.options and "base-float32-full" in picked.options
+
+
+def test_rescoring_binary_adds_a_rescored_variant_that_recovers_recall(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("EVALCORE_WORKSPACE", str(tmp_path / "ws"))
+    at = app("views/index_size.py", dims="full", precision="float32,binary", k="10", rescore="1")
+    toggle = at.toggle(key=next(t.key for t in at.toggle if "rescore" in t.label))
+    assert toggle.value is True  # the URL's choice
+    shown = texts(at)
+    assert "binary full rescored (top 400)" in shown, shown[:3000]
+    picked = at.selectbox(key="index_size.pick")
+    assert "tuned-binary-full-rescored-400" in picked.options
+    frame = next(d.value for d in at.dataframe if "variant" in d.value.columns)
+    tuned = frame[frame["model name"] == "tuned"].set_index("variant")["mean"]
+    assert tuned["binary-full-rescored-400"] > tuned["binary-full"]  # rescoring gives back recall binary lost
