@@ -315,7 +315,7 @@ else:
             value = row.get(run_col)
             if value is not None and not pd.isna(value) and str(value):
                 stamp = row.get(when) if when else None
-                facts.append(f"{label} in run {value}" + (f" ({str(stamp)[:16]})" if stamp is not None
+                facts.append(f"{label} in run {value}" + (f" ({layout.when(stamp)})" if stamp is not None
                                                           and not pd.isna(stamp) else ""))
         facts.append(f"k = {row.get('k')} · labels {entry.labels}")
         st.caption(md_text(" · ".join(facts)))

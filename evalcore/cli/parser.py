@@ -53,9 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
                          "the label-set version, the runs, the summary and every query's outcome at --save-k. With "
                          "a tune/holdout split the tune numbers are saved, under the label set NAME:tune (holdout "
                          "and all-query numbers are never saved: the reveal log is their record)")
-    ev.add_argument("--workspace", default=None, metavar="DIR",
-                    help="workspace folder for --save and --reveal (default: $EVALCORE_WORKSPACE, else "
-                         "~/.local/share/evalcore)")
+    _add_workspace(ev, what="for --save and --reveal")
     ev.add_argument("--label-set", default=None, metavar="NAME",
                     help="with --save or --reveal: the label set to version these labels under (default: the labels "
                          "file stem)")
@@ -89,9 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
     aud.add_argument("--flag", action="append", default=None, metavar="QUERY",
                      help="queue this query for blind re-judging in the workspace (labels are never edited here); "
                           "repeatable")
-    aud.add_argument("--workspace", default=None, metavar="DIR",
-                     help="with --flag or --reveal: workspace folder (default: $EVALCORE_WORKSPACE, else "
-                          "~/.local/share/evalcore)")
+    _add_workspace(aud, when="with --flag or --reveal")
     aud.add_argument("--label-set", default=None, metavar="NAME",
                      help="with --flag or --reveal: the label set the labels are saved under (default: the labels "
                           "file stem)")
@@ -163,8 +159,7 @@ def build_parser() -> argparse.ArgumentParser:
                                      "where every number came from.")
     rep.add_argument("--evaluation", default=None, metavar="ID",
                      help="a saved evaluation id, or 'latest' (the default when no --labels is given)")
-    rep.add_argument("--workspace", default=None, metavar="DIR", help="workspace folder (default: $EVALCORE_WORKSPACE, "
-                     "else ~/.local/share/evalcore)")
+    _add_workspace(rep)
     _add_inputs(rep, required=False)
     rep.add_argument("--k", type=int, default=None,
                      help="the chosen k (default: the saved evaluation's; 10 with --labels and --run)")
@@ -253,8 +248,7 @@ def _add_workspace_commands(sub) -> None:
     actions = ws.add_subparsers(dest="action", required=True, parser_class=_Parser)
 
     def common(parser: argparse.ArgumentParser, formats: bool = True) -> None:
-        parser.add_argument("--workspace", default=None, metavar="DIR",
-                            help="workspace folder (default: $EVALCORE_WORKSPACE, else ~/.local/share/evalcore)")
+        _add_workspace(parser)
         if formats:
             parser.add_argument("--format", choices=("table", "json"), default="table",
                                 help="output format (default table)")
@@ -331,15 +325,13 @@ def _add_judge_commands(sub) -> None:
     save.add_argument("file", metavar="FILE", help="the pool CSV with its relevant column filled in (yes or no)")
     save.add_argument("--judge", "--who", dest="judge", default=None, metavar="NAME",
                       help="who judged, recorded with the round (default: the login name)")
-    save.add_argument("--workspace", default=None, metavar="DIR",
-                      help="workspace folder (default: $EVALCORE_WORKSPACE, else ~/.local/share/evalcore)")
+    _add_workspace(save)
     save.set_defaults(handler="judge:save")
 
     queue = actions.add_parser("queue", help="queries flagged for blind re-judging, and the judging rounds done")
     queue.add_argument("name", metavar="LABEL_SET", nargs="?", default=None)
     queue.add_argument("--all", action="store_true", help="also list resolved entries")
-    queue.add_argument("--workspace", default=None, metavar="DIR",
-                       help="workspace folder (default: $EVALCORE_WORKSPACE, else ~/.local/share/evalcore)")
+    _add_workspace(queue)
     queue.add_argument("--format", choices=("table", "json"), default="table", help="output format (default table)")
     queue.set_defaults(handler="judge:queue")
 
@@ -362,12 +354,19 @@ def _add_split_options(parser: argparse.ArgumentParser, workspace: bool = False)
                         help="with --reveal (or --save, --flag): the person recorded as looking or saving (default: "
                              "the login name)")
     if workspace:
-        parser.add_argument("--workspace", default=None, metavar="DIR",
-                            help="with --reveal: workspace folder the view is recorded in (default: "
-                                 "$EVALCORE_WORKSPACE, else ~/.local/share/evalcore)")
+        _add_workspace(parser, when="with --reveal", what="the view is recorded in")
         parser.add_argument("--label-set", default=None, metavar="NAME",
                             help="with --reveal: the label set the view is recorded under (default: the labels file "
                                  "stem)")
+
+
+def _add_workspace(parser: argparse.ArgumentParser, when: str | None = None, what: str | None = None) -> None:
+    """--workspace, as every command that reads or writes the workspace takes it (``when``: the options it is for,
+    e.g. "with --save or --reveal"; ``what``: what it holds there)."""
+    lead = f"{when}: " if when else ""
+    held = f" {what}" if what else ""
+    parser.add_argument("--workspace", default=None, metavar="DIR",
+                        help=f"{lead}workspace folder{held} (default: $EVALCORE_WORKSPACE, else ~/.local/share/evalcore)")
 
 
 def _add_who(parser: argparse.ArgumentParser, what: str) -> None:

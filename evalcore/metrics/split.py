@@ -27,6 +27,7 @@ import pandas as pd
 
 from ..errors import HoldoutSealed, UsageError, invalid_parameter
 from ..readers.labels import LabelSet, read_labels
+from ..timestamps import minute
 from ..warning_log import EvalWarning, plural
 from .evaluation import Evaluation, evaluate_runs
 
@@ -104,7 +105,7 @@ class SplitView:
         if self.reveal is None:
             return "sealed"
         times = "once" if self.reveal.views == 1 else f"{self.reveal.views} times"
-        return f"revealed {self.reveal.at[:16].replace('T', ' ')} UTC, viewed {times}"
+        return f"revealed {minute(self.reveal.at)}, viewed {times}"
 
     @property
     def label(self) -> str:
@@ -129,7 +130,7 @@ class SplitView:
             return SEALED_NOTE
         times = "once" if self.reveal.views == 1 else f"{self.reveal.views} times"
         what = SEALED_NOTE if self.split == "holdout" else f"tune and {SEALED_NOTE} together"
-        return f"{what}, viewed {times} (this view {self.reveal.at[:16].replace('T', ' ')} UTC)"
+        return f"{what}, viewed {times} (this view {minute(self.reveal.at)})"
 
     @property
     def headline(self) -> str:

@@ -15,6 +15,7 @@ import pandas as pd
 
 from ..metrics.split import Reveal
 from ..readers.labels import LabelSet
+from ..timestamps import minute
 from .database import _now, _who
 from .events import append_event
 from .files import StoredFile
@@ -65,4 +66,4 @@ class RevealStore(LabelStore):
             return f"holdout of {label_set} never viewed"
         last = seen.iloc[-1]
         times = "once" if len(seen) == 1 else f"{len(seen)} times"
-        return f"holdout of {label_set} viewed {times}, last on {str(last['at'])[:16].replace('T', ' ')} UTC by {last['who']}"
+        return f"holdout of {label_set} viewed {times}, last on {minute(last['at'])} by {last['who']}"
