@@ -712,15 +712,25 @@ def make_vectors(G_b, S_b, G_t, S_t):
     tuned_docs, tuned_queries = doc_basis(G_t, S_t)
     for name in ("tuned", "tuned-256d"):
         dims = VECTOR_DIMS[name]
-        out[name] = (tuned_docs[:, :dims].astype(np.float32), tuned_queries[:, :dims].astype(np.float32))
+        out[name] = (_on_grid(tuned_docs[:, :dims]), _on_grid(tuned_queries[:, :dims]))
     docs, queries = doc_basis(G_b, S_b)
     dims = VECTOR_DIMS["base"]
     docs, queries = docs[:, :dims], queries[:, :dims]
     noise = np.random.default_rng([SEED, 10]).standard_normal(queries.shape)
     lengths = np.sqrt((queries * queries).sum(axis=1))[:, None]
     queries = queries + BASE_QUERY_NOISE * lengths / np.sqrt(dims) * noise
-    out["base"] = (docs.astype(np.float32), queries.astype(np.float32))
+    out["base"] = (_on_grid(docs), _on_grid(queries))
     return out
+
+
+VECTOR_GRID = 2.0**15
+"""Vector entries are multiples of 1 / 2**15 (about 3e-5; entries are about 0.02): LAPACK's eigenvectors differ in
+their last bits between builds of numpy, and rounding to a grid this coarse keeps the committed files byte for byte
+whichever numpy writes them (a plain float32 cast once flipped one bit of one entry)."""
+
+
+def _on_grid(matrix):
+    return (np.round(matrix * VECTOR_GRID) / VECTOR_GRID).astype(np.float32)
 
 
 def _npy_bytes(matrix):

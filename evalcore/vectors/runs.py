@@ -13,7 +13,7 @@ import pandas as pd
 from ..errors import VectorFileError, invalid_parameter
 from ..readers.runs import Run, read_run
 from ..readers.vectors import Vectors, check_dimensions
-from .search import Hits, check_similarity, tie_ranks, unit_rows
+from .search import Hits, ScoreOverflow, check_similarity, tie_ranks, unit_rows
 from .variants import Variant, id_bytes, search_variant
 
 DEFAULT_DEPTH = 100
@@ -61,11 +61,12 @@ def search_runs(queries: Vectors, docs: Vectors, variants: Sequence[Variant], *,
             if progress is not None:
                 progress((number + share) / len(variants), variant.name)
         step(0.0)
-        hits = search_variant(variant, q_matrix, d_matrix, similarity, depth, ranks, progress=step)
-        if not np.isfinite(hits.scores).all():  # dot products past float32's range: no order to trust
+        try:
+            hits = search_variant(variant, q_matrix, d_matrix, similarity, depth, ranks, progress=step)
+        except ScoreOverflow:  # dot products past float32's range: no order to trust
             raise VectorFileError(f"vectors whose {similarity} scores stay within float32's range (about 3.4e38); "
                                   f"the {variant.name} search overflowed: scale the vectors down or use cosine",
-                                  source=f"{queries.name} and {docs.name}")
+                                  source=f"{queries.name} and {docs.name}") from None
         size = variant.index_bytes(docs.n, ids_size)
         run = hits_run(hits, queries.ids, docs.ids, name=prefix + variant.name, model=f"{base_model}-{variant.name}",
                        dims=variant.dims, index_bytes=size)

@@ -29,6 +29,11 @@ Progress = Callable[[float], None]
 """Called with the share of the work done (0 to 1)."""
 
 
+class ScoreOverflow(ArithmeticError):
+    """A block of scores held a value past float32's range (or NaN, from an infinity minus another): no order of
+    such scores can be trusted, so the search stops at the first one (the caller names the files)."""
+
+
 @dataclass(frozen=True)
 class Hits:
     """The top docs of every query: ``docs[i]`` are row numbers of the doc matrix, best first, with ``scores[i]``."""
@@ -111,6 +116,8 @@ def top_n(scores: ScoreBlock, n_queries: int, n_docs: int, depth: int, tie_rank:
             d1 = min(n_docs, d0 + doc_block)
             out = buffer[:rows_here, :d1 - d0] if d1 - d0 == buffer.shape[1] else None
             block = scores(q0, q1, d0, d1, out)
+            if not np.isfinite(block).all():
+                raise ScoreOverflow(f"queries {q0} to {q1 - 1} against docs {d0} to {d1 - 1}")
             if best_scores is None:
                 r, c = _best_in_block(block, keep)
                 best_scores, best_docs = select(r, c + d0, block[r, c], rows_here, keep, tie_rank)
