@@ -149,7 +149,8 @@ def cli_reference() -> str:
         "",
         f"{_sentence(parser.description or '')} This page lists every command and every option with the help "
         "text the command itself prints (`evalcore COMMAND --help`); the pages linked under each command explain "
-        "what it computes, with examples. It is generated from the code, so it is complete and current.",
+        "what it computes, with examples. It is generated from `evalcore/cli/parser.py` by "
+        f"`{COMMAND}`, so it is complete and current (a test fails when it is not).",
         "",
         "After either command of the [README](../README.md) the command is installed as `.venv/bin/evalcore` "
         "(or `pip install -e .`). Files in every format of [formats.md](formats.md) are read, gzip included.",
@@ -182,7 +183,8 @@ def glossary_reference() -> str:
         "",
         "Every word the dashboard, the command line and the report use, in one plain sentence each. The dashboard "
         "shows the same sentences under \"What the words on this page mean\" and in the help (?) of each column; "
-        "they all come from `evalcore/glossary.py`, so a word never means two things.",
+        "they all come from `evalcore/glossary.py`, so a word never means two things. This page is generated from it "
+        f"by `{COMMAND}` (a test fails when it is out of date).",
         "",
         as_markdown(),
         "",
