@@ -60,6 +60,7 @@ class LabelSet:
     query_info: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(index=pd.Index([], name="query")))
     warnings: tuple[EvalWarning, ...] = ()
     source: str | None = None
+    spans: pd.DataFrame | None = None  # evidence: query, doc_id, start, end (character offsets of the doc's text)
 
     @cached_property
     def queries(self) -> np.ndarray:
