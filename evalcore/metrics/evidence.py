@@ -23,10 +23,6 @@ import pandas as pd
 from ..readers.chunks import ChunkMap
 from .ranked import RankedGrades
 
-EVIDENCE_MEASURES = ("evidence_recall", "evidence_precision")
-FRAGMENT_BELOW = 0.5
-"""A query whose relevant document is found at k with less than half its evidence is a fragment: the chunk was
-relevant but too small to answer."""
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evalcore.metrics.evaluation import evaluate
+from evalcore.metrics.evaluation import evaluate, evaluate_runs
 from evalcore.metrics.evidence import evidence_scores, merged_spans
 from evalcore.readers.chunks import chunk_map
 from tests.reference import evidence_query_scores, order_scored
@@ -80,3 +80,22 @@ def test_a_worked_example_of_overlapping_chunks():
                              mapped.start, mapped.end)
     assert scores.recall[0].tolist() == [0.5, 1.0]  # 40..50 of 40..60, then all of it
     assert scores.precision[0].tolist() == [10 / 50, 20 / 80]  # the union 0..80 counts each character once
+
+
+def test_the_drill_down_marks_the_evidence_inside_each_chunk():
+    from evalcore.analyses.drill_down import drill_down
+    from evalcore.readers.documents import read_documents
+    from evalcore.readers.labels import read_labels
+
+    text = "Refunds take five days. Ask billing. Duplicate charges are refunded at once."
+    docs = read_documents({"a": text, "b": "Nothing here."})
+    mapped = chunk_map(["a#1", "a#2", "b#1"], ["a", "a", "b"], start=[0, 24, 0], end=[36, 76, 13])
+    labels = read_labels({"q": {"a": 1}})
+    labels.spans = pd.DataFrame({"query": ["q", "q"], "doc_id": ["a", "a"], "start": [0, 37], "end": [23, 76]})
+    evaluation = evaluate_runs([{"q": ["b#1", "a#2", "a#1"]}], labels, 3, chunks=mapped)
+    dd = drill_down(evaluation, "q", 2, documents=docs)
+    rows = dd.ranking("run").set_index("chunk_id")
+    assert rows.loc["a#2", "doc_id"] == "a" and rows.loc["a#2", "text"] == text[24:76]
+    assert rows.loc["a#2", "evidence"] == [(13, 52)]  # 37..76 of the document, inside the chunk at 24
+    assert rows.loc["a#1", "evidence"] == [(0, 23)] and rows.loc["b#1", "evidence"] == []
+    assert dd.scores["evidence_recall@2"].iloc[0] == pytest.approx(39 / 62)  # 37..76 found of 0..23 + 37..76
