@@ -27,8 +27,9 @@ from evalcore.access import (
     Role,
     local_actor,
     parse_access,
+    signed_in_address,
 )
-from evalcore.errors import EvalcoreError
+from evalcore.errors import EvalcoreError, NotPermitted
 from evalcore.safe_text import md_text
 from evalcore.store.workspace import default_location
 
@@ -110,8 +111,8 @@ def _signed_in_email() -> str | None:
         return None
     if user.get("email_verified") is not True:  # an address the provider has not vouched for names no one (a
         return None                              # provider that leaves the claim out may let people choose it)
-    email = user.get("email")
-    return str(email).strip().lower() if email else None
+    email = user.get("email")  # compared and recorded as written, ASCII case aside: a look-alike is refused
+    return signed_in_address(str(email)) if email else None
 
 
 def membership() -> Membership | None:
@@ -160,10 +161,17 @@ def gate() -> None:
         return
     try:
         config = roles()
-        email = _signed_in_email()
-        found = config.membership(email) if email else None
     except EvalcoreError as exc:
         st.error(md_text(f"This server's sign-in is misconfigured: {exc}"), icon=":material/error:")
+        st.stop()
+    try:
+        email = _signed_in_email()
+        found = config.membership(email) if email else None
+    except NotPermitted as exc:  # an ambiguous (look-alike) address, or one listed in two teams
+        st.title("evalcore")
+        st.warning(md_text(str(exc)), icon=":material/block:")
+        if st.button("Sign out", key="access.sign_out"):
+            st.logout()
         st.stop()
     if not st.user.get("is_logged_in"):
         st.title("evalcore")

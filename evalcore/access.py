@@ -11,7 +11,10 @@ workspace per team, so no team sees another's data.
 from __future__ import annotations
 
 import getpass
+import re
+import string
 import tomllib
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import IntEnum
@@ -113,6 +116,42 @@ def local_actor(who: str | None = None) -> Actor:
     return Actor(login_name(), Role.OWNER, "the login name")
 
 
+# ----------------------------------------------------------------------------- email addresses
+
+_ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
+_CONTROL_OR_SPACE = re.compile(r"[\x00-\x20\x7f-\x9f\s]")
+
+
+def ascii_folded(text: str) -> str:
+    """``text`` with the ASCII letters A-Z lower-cased and nothing else changed: Unicode case folding would turn
+    look-alikes into letters (KELVIN SIGN into ``k``), so other letters are compared exactly as written."""
+    return text.translate(_ASCII_LOWER)
+
+
+def address_problem(text: str) -> str | None:
+    """Why ``text`` (an email address or ``@domain``) cannot name one person exactly, as the end of a sentence; None
+    when it can. An address that Unicode normalisation (NFKC) changes is ambiguous: it looks like another address
+    (``\u212aim@`` with a KELVIN SIGN looks like ``kim@``), so it names no one."""
+    if _CONTROL_OR_SPACE.search(text):
+        return "holds a space or a control character, which no address has"
+    normal = unicodedata.normalize("NFKC", text)
+    if normal != text:
+        return (f"is ambiguous: Unicode normalisation (NFKC) turns it into {normal!r}, a different address that looks "
+                "alike")
+    return None
+
+
+def signed_in_address(email: str) -> str:
+    """The form a signed-in person's address is compared and recorded in (`ascii_folded`); `NotPermitted` when the
+    address is ambiguous (`address_problem`), so a look-alike never takes another person's place."""
+    text = str(email).strip()
+    problem = address_problem(text)
+    if problem is not None:
+        raise NotPermitted(f"The email address {ascii(text)} {problem}, so it names no one here; sign in with an "
+                           "address written in plain characters, or ask the server's owner.")
+    return ascii_folded(text)
+
+
 # ----------------------------------------------------------------------------- the roles configuration
 
 SECTION = "evalcore"
@@ -131,8 +170,8 @@ class Team:
     rules: tuple[tuple[str, Role], ...]
 
     def role_of(self, email: str) -> Role | None:
-        """The highest role any rule gives ``email`` (None: not in this team)."""
-        address = email.strip().lower()
+        """The highest role any rule gives ``email`` (None: not in this team; `NotPermitted` when ambiguous)."""
+        address = signed_in_address(email)
         domain = "@" + address.rsplit("@", 1)[1] if "@" in address else None
         roles = [role for entry, role in self.rules if entry == address or (domain is not None and entry == domain)]
         return max(roles) if roles else None
@@ -171,7 +210,8 @@ class AccessConfig:
 
     def membership(self, email: str) -> Membership | None:
         """Where ``email`` belongs (None: on no list). Listed in two teams: refused, since each person works in one
-        team's workspace on a server."""
+        team's workspace on a server. An ambiguous address (`address_problem`) is refused (`NotPermitted`)."""
+        email = signed_in_address(email)
         found = [(team, role) for team in self.teams if (role := team.role_of(email)) is not None]
         if not found:
             return None
@@ -244,9 +284,13 @@ def _team(name: str, body: Mapping[str, Any], where: str) -> Team:
         if not isinstance(entries, (list, tuple)):
             raise AccessConfigError(f"{where}.{key}: expected a list of email addresses or @domains, got {entries!r}.")
         for entry in entries:
-            text = str(entry).strip().lower()
+            text = ascii_folded(str(entry).strip())
+            problem = None if _CONTROL_OR_SPACE.search(text) else address_problem(text)
+            if problem is not None:
+                raise AccessConfigError(f"{where}.{key}: the entry {ascii(str(entry).strip())} {problem}; write the "
+                                        "address in plain characters.")
             local, at, domain = text.rpartition("@")
-            if not at or not domain or "." not in domain or " " in text or (local and "@" in local):
+            if not at or not domain or "." not in domain or _CONTROL_OR_SPACE.search(text) or (local and "@" in local):
                 raise AccessConfigError(f"{where}.{key}: expected an email address (ana@example.com) or a domain "
                                         f"(@example.com), got {entry!r}.")
             rules.append((text, role))

@@ -99,3 +99,42 @@ def test_the_server_default_workspace_counts_as_a_team_folder() -> None:
     assert config.with_default(Path("/srv/a")).membership("x@example.com").workspace == Path("/srv/a")
     with pytest.raises(AccessConfigError, match="two teams would use the workspace /srv/b"):
         config.with_default(Path("/srv/b"))
+
+
+# ----------------------------------------------------------------------------- look-alike addresses (issue 24)
+
+KELVIN_KIM = "\u212aim@example.test"  # KELVIN SIGN, not the letter K: another address that looks like kim's
+
+
+def test_a_look_alike_address_does_not_take_another_persons_role() -> None:
+    config = parse_access({"owners": ["kim@example.test"], "viewers": ["@example.test"]})
+    with pytest.raises(NotPermitted) as refused:
+        config.membership(KELVIN_KIM)
+    message = str(refused.value)
+    assert "ambiguous" in message and "\\u212aim@example.test" in message and "kim@example.test" in message.lower()
+    assert "\n" not in message
+    assert config.membership("Kim@EXAMPLE.test").role == Role.OWNER  # ASCII case still does not matter
+
+
+@pytest.mark.parametrize("address", [
+    "kim\uff20example.test",  # FULLWIDTH COMMERCIAL AT
+    "kim@exa\u2163mple.test",  # ROMAN NUMERAL FOUR
+    "ki\u0301m@example.test",  # i + COMBINING ACUTE ACCENT: NFKC composes them into one letter
+])
+def test_an_address_that_unicode_normalisation_changes_is_refused_as_ambiguous(address) -> None:
+    config = parse_access({"viewers": ["@example.test"]})
+    with pytest.raises(NotPermitted, match="ambiguous"):
+        config.membership(address)
+
+
+def test_non_ascii_letters_are_compared_exactly_not_case_folded() -> None:
+    config = parse_access({"owners": ["kim@example.test"]})
+    assert config.membership("k\u0131m@example.test") is None  # dotless i: a different address, on no list
+    assert parse_access({"owners": ["\u00fcnal@example.test"]}).membership("\u00dcnal@example.test") is None
+
+
+def test_a_look_alike_address_in_the_roles_is_a_configuration_error() -> None:
+    with pytest.raises(AccessConfigError) as bad:
+        parse_access({"owners": [KELVIN_KIM]}, "secrets.toml [evalcore]")
+    message = str(bad.value)
+    assert message.startswith("secrets.toml [evalcore].owners: ") and "ambiguous" in message and "\n" not in message

@@ -134,3 +134,16 @@ def test_the_network_served_without_sign_in_shows_no_page(monkeypatch) -> None:
         assert not at.error and at.dataframe
     finally:
         config.set_option("server.address", before)
+
+
+def test_a_look_alike_address_is_refused_and_never_signs_in_as_the_person_it_resembles() -> None:
+    """Issue 24: ``\\u212aim@example.com`` (KELVIN SIGN) is another address; Unicode lower-casing made it kim's."""
+    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
+    at.secrets = {**SECRETS, "evalcore": {"viewers": ["@example.com"], "owners": ["kim@example.com"]}}
+    at.user = signed_in("\u212aim@example.com")
+    at.switch_page("views/integrity.py")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    [warning] = at.warning
+    assert "is ambiguous" in read(warning.value) and "names no one here" in read(warning.value)
+    assert [b.label for b in at.button] == ["Sign out"] and not at.dataframe and not at.caption
