@@ -284,10 +284,13 @@ def _team(name: str, body: Mapping[str, Any], where: str) -> Team:
         if not isinstance(entries, (list, tuple)):
             raise AccessConfigError(f"{where}.{key}: expected a list of email addresses or @domains, got {entries!r}.")
         for entry in entries:
-            text = ascii_folded(str(entry).strip())
+            if not isinstance(entry, str):
+                raise AccessConfigError(f"{where}.{key}: expected each entry to be an email address or @domain in "
+                                        f"quotes (\"ana@example.com\"), got {entry!r}.")
+            text = ascii_folded(entry.strip())
             problem = None if _CONTROL_OR_SPACE.search(text) else address_problem(text)
             if problem is not None:
-                raise AccessConfigError(f"{where}.{key}: the entry {ascii(str(entry).strip())} {problem}; write the "
+                raise AccessConfigError(f"{where}.{key}: the entry {ascii(entry.strip())} {problem}; write the "
                                         "address in plain characters.")
             local, at, domain = text.rpartition("@")
             if not at or not domain or "." not in domain or _CONTROL_OR_SPACE.search(text) or (local and "@" in local):

@@ -138,3 +138,13 @@ def test_a_look_alike_address_in_the_roles_is_a_configuration_error() -> None:
         parse_access({"owners": [KELVIN_KIM]}, "secrets.toml [evalcore]")
     message = str(bad.value)
     assert message.startswith("secrets.toml [evalcore].owners: ") and "ambiguous" in message and "\n" not in message
+
+
+@pytest.mark.parametrize("entry", [["a@x.com"], 7, True, {"email": "a@x.com"}])
+def test_a_roles_entry_that_is_not_text_is_a_configuration_error_not_a_rule_matching_nobody(entry) -> None:
+    with pytest.raises(AccessConfigError) as bad:
+        parse_access({"owners": [entry]}, "secrets.toml [evalcore]")
+    assert str(bad.value) == ("secrets.toml [evalcore].owners: expected each entry to be an email address or @domain "
+                              f"in quotes (\"ana@example.com\"), got {entry!r}.")
+    with pytest.raises(AccessConfigError, match=r"teams\.a\.viewers: expected each entry"):
+        parse_access({"teams": {"a": {"workspace": "/srv/a", "viewers": [entry]}}}, "secrets.toml [evalcore]")
