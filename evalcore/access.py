@@ -266,13 +266,71 @@ def parse_access(section: Mapping[str, Any] | None, source: str = f"[{SECTION}]"
 def read_access(path: str | Path) -> AccessConfig:
     """The ``[evalcore]`` section of a TOML file (the dashboard's ``secrets.toml``) as an `AccessConfig`."""
     try:
-        with open(path, "rb") as handle:
-            parsed = tomllib.load(handle)
+        data = Path(path).read_bytes()
     except FileNotFoundError:
         raise AccessConfigError(f"{path}: no such file (expected a TOML file with an [{SECTION}] section).") from None
+    return parse_access(_toml(data, str(path)).get(SECTION), f"{path} [{SECTION}]")
+
+
+def _toml(data: bytes, source: str) -> dict:
+    """The TOML file ``source`` (its bytes) parsed; `AccessConfigError` in one sentence when it is not UTF-8 text or
+    not valid TOML."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        why = ("it starts with bytes FF FE or FE FF: saved as UTF-16" if data[:2] in (b"\xff\xfe", b"\xfe\xff")
+               else f"byte {exc.start + 1:,} is not UTF-8")
+        raise AccessConfigError(f"{source}: not UTF-8 text ({why}); save it as UTF-8.") from None
+    try:
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise AccessConfigError(f"{path}: not valid TOML ({exc}).") from None
-    return parse_access(parsed.get(SECTION), f"{path} [{SECTION}]")
+        raise AccessConfigError(f"{source}: not valid TOML ({exc}).") from None
+
+
+# ----------------------------------------------------------------------------- the secrets file as a whole
+
+AUTH_TEXT_KEYS = ("redirect_uri", "cookie_secret", "client_id", "client_secret", "server_metadata_url")
+"""Keys of Streamlit's ``[auth]`` section (and of each ``[auth.PROVIDER]``) whose value must be text."""
+
+
+def auth_problem(section: object, file: str | None = None) -> str | None:
+    """What is wrongly typed in Streamlit's ``[auth]`` section (of ``file`` when named), in one sentence; None when
+    nothing is, or there is no section.
+
+    Streamlit itself fails with a traceback on these (``auth = "yes"`` stops the server as it starts). A value is
+    never shown, only its kind: the section holds secrets."""
+    where = f"{file} " if file else ""
+    if section is None:
+        return None
+    if not isinstance(section, Mapping):
+        return (f"{where}[auth]: expected a table (redirect_uri, cookie_secret and a provider's client_id, "
+                f"client_secret and server_metadata_url), got {_kind(section)}.")
+    for key, value in section.items():
+        if key in AUTH_TEXT_KEYS and not isinstance(value, str):
+            return f"{where}[auth].{key}: expected text in quotes, got {_kind(value)}."
+        if isinstance(value, Mapping):
+            for inner, setting in value.items():
+                if inner in AUTH_TEXT_KEYS and not isinstance(setting, str):
+                    return f"{where}[auth.{key}].{inner}: expected text in quotes, got {_kind(setting)}."
+    return None
+
+
+def secrets_problem(data: bytes, source: str) -> str | None:
+    """Why the secrets file ``source`` (its bytes ``data``) cannot be used, in one sentence; None when it can: not
+    UTF-8 text, not valid TOML, a wrongly typed ``[auth]`` (`auth_problem`) or ``[evalcore]`` (`parse_access`)."""
+    try:
+        parsed = _toml(data, source)
+        parse_access(parsed.get(SECTION), f"{source} [{SECTION}]")
+    except AccessConfigError as exc:
+        return str(exc)
+    return auth_problem(parsed.get("auth"), source)
+
+
+def _kind(value: object) -> str:
+    """What a TOML value is, in words (``a number``, ``a list``), without the value itself."""
+    kinds = ((bool, "true or false"), (int, "a number"), (float, "a number"), (str, "text"), (list, "a list"),
+             (Mapping, "a table"))
+    return next((word for kind, word in kinds if isinstance(value, kind)), "a date or time")
 
 
 def _team(name: str, body: Mapping[str, Any], where: str) -> Team:
