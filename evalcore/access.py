@@ -21,7 +21,8 @@ from enum import IntEnum
 from pathlib import Path
 from typing import Any
 
-from .errors import AccessConfigError, NotPermitted
+from .errors import AccessConfigError, NotPermitted, UsageError
+from .safe_text import has_control, one_line
 
 
 class Role(IntEnum):
@@ -101,18 +102,28 @@ def require(actor: Actor, action: str) -> None:
 
 
 def login_name() -> str:
-    """The operating system's login name ("unknown" where there is none, as in some containers)."""
+    """The operating system's login name ("unknown" where there is none, as in some containers), its control
+    characters escaped (`one_line`: it comes from LOGNAME or USER, which anyone can set)."""
     try:
-        return getpass.getuser()
+        return one_line(getpass.getuser())
     except Exception:  # no login name: still record that someone acted
         return "unknown"
 
 
 def local_actor(who: str | None = None) -> Actor:
     """The person at this machine (the command line, or a dashboard on 127.0.0.1 without sign-in): the owner of the
-    workspace they can write anyway, named ``who`` when given, else by the login name."""
+    workspace they can write anyway, named by the login name. A name given with ``--who`` (``who``) is a claim
+    nobody checked, so it is recorded beside the login name: ``ana (--who; login lee)`` (just ``lee`` when it is the
+    login name); one holding a control
+    character is refused (`UsageError`): a newline would show a made-up line wherever the record is listed."""
     if who is not None and str(who).strip():
-        return Actor(str(who).strip(), Role.OWNER, "--who")
+        claim = str(who).strip()
+        if has_control(claim):
+            raise UsageError(f"--who: expected a name without control characters (a newline, tab or escape would "
+                             f"forge a line where the record is shown), got {ascii(claim)}.")
+        login = login_name()
+        if claim != login:
+            return Actor(f"{claim} (--who; login {login})", Role.OWNER, "--who")
     return Actor(login_name(), Role.OWNER, "the login name")
 
 

@@ -45,7 +45,7 @@ def test_a_refusal_is_a_plain_sentence_naming_person_role_and_what_it_needs() ->
 
 def test_the_command_line_acts_as_owner_named_by_who_or_the_login_name() -> None:
     assert local_actor() == Actor(login_name(), Role.OWNER, "the login name")
-    assert local_actor("  ana ") == Actor("ana", Role.OWNER, "--who")
+    assert local_actor("  ana ") == Actor(f"ana (--who; login {login_name()})", Role.OWNER, "--who")  # a claim
 
 
 def test_roles_come_from_addresses_and_domains_the_highest_role_wins(tmp_path: Path) -> None:

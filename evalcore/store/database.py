@@ -17,7 +17,6 @@ workspace read-only: SQLite's ``mode=ro``, nothing created, no WAL switch; every
 
 from __future__ import annotations
 
-import getpass
 import hashlib
 import json
 import os
@@ -32,6 +31,7 @@ from typing import Callable, Sequence, TypeVar
 
 import pandas as pd
 
+from ..access import login_name
 from ..errors import (
     FrozenError,
     WorkspaceBusy,
@@ -40,6 +40,7 @@ from ..errors import (
     WorkspaceReadOnly,
     invalid_parameter,
 )
+from ..safe_text import has_control
 from .schema import (
     _FROZEN_MARK,
     DB_NAME,
@@ -448,16 +449,18 @@ def _replace_created(record: T, created: bool) -> T:
 
 
 def _check_name(name: object, what: str) -> str:
+    """A name recorded with a change (a label set, a line, a person), stripped: non-empty, and without a control
+    character (`has_control`: a newline in a name would show a made-up line wherever the record is listed)."""
     if not isinstance(name, str) or not name.strip():
         raise invalid_parameter(what, "a non-empty name", name)
+    if has_control(name):
+        raise invalid_parameter(what, "a name without control characters (a newline, tab, escape or direction "
+                                "override would forge or hide text where it is shown)", name)
     return name.strip()
 
 
 def _who(who: str | None) -> str:
-    """The person acting: given, else the login name."""
+    """The person acting: given (`_check_name`), else the login name."""
     if who is not None and str(who).strip():
-        return str(who).strip()
-    try:
-        return getpass.getuser()
-    except Exception:  # no login name (some containers): still record that someone looked
-        return "unknown"
+        return _check_name(str(who), "who")
+    return login_name()

@@ -19,7 +19,8 @@ EVENT_COLUMNS = ["id", "at", "who", "action", "subject", "detail"]
 
 def append_event(conn: sqlite3.Connection, who: str, action: str, subject: str, detail: str = "") -> int:
     """Append one event inside the caller's transaction (a change and its event are stored together or not at
-    all); returns its id."""
+    all); returns its id. ``who`` is checked here, the one way every event is written (`_check_name`)."""
+    who = _check_name(who, "who")
     return conn.execute("INSERT INTO events (at, who, action, subject, detail) VALUES (?, ?, ?, ?, ?)",
                         (_now(), who, action, str(subject), str(detail or ""))).lastrowid
 

@@ -15,6 +15,7 @@ import pandas as pd
 
 from ..metrics.split import Reveal
 from ..readers.labels import LabelSet
+from ..safe_text import one_line
 from ..timestamps import minute
 from .database import _now, _who
 from .events import append_event
@@ -66,4 +67,4 @@ class RevealStore(LabelStore):
             return f"holdout of {label_set} never viewed"
         last = seen.iloc[-1]
         times = "once" if len(seen) == 1 else f"{len(seen)} times"
-        return f"holdout of {label_set} viewed {times}, last on {minute(last['at'])} by {last['who']}"
+        return f"holdout of {label_set} viewed {times}, last on {minute(last['at'])} by {one_line(str(last['who']))}"
