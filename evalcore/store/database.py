@@ -41,13 +41,17 @@ from ..errors import (
     invalid_parameter,
 )
 from ..safe_text import has_control
+from .chain import chain_heads, chain_problems
+from .chain import upgrade as upgrade_to_chain
 from .schema import (
     _FROZEN_MARK,
+    CHAIN_VERSION,
     DB_NAME,
     SCHEMA_VERSION,
     _events_statements,
     _integrity_statements,
     _schema_statements,
+    missing_objects,
 )
 
 T = TypeVar("T")
@@ -217,6 +221,8 @@ class Database:
             if current < 3:
                 for statement in _events_statements():
                     conn.execute(statement)
+            if current < CHAIN_VERSION:
+                upgrade_to_chain(conn)
             if current < SCHEMA_VERSION:
                 conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             conn.execute("COMMIT")
@@ -311,11 +317,13 @@ class Database:
     # ------------------------------------------------------------------ checks
 
     def verify(self) -> list[str]:
-        """Problems found (empty when sound): SQLite's integrity and foreign-key checks, and every stored
-        file's size and SHA-256 against its record."""
+        """Problems found (empty when sound): SQLite's integrity and foreign-key checks, every table and trigger of
+        the layout (`schema.missing_objects`), the chained record of events and reveals (`chain.chain_problems`:
+        the first row changed, removed or put in), and every stored file's size and SHA-256 against its record."""
         def read(conn):
             problems = [row[0] for row in conn.execute("PRAGMA integrity_check") if row[0] != "ok"]
             problems += [f"foreign key: {row}" for row in conn.execute("PRAGMA foreign_key_check")]
+            problems += missing_objects(conn) + chain_problems(conn)
             for sha, size, n_chunks in conn.execute("SELECT sha256, size, n_chunks FROM files").fetchall():
                 digest, total, count = hashlib.sha256(), 0, 0
                 for (data,) in conn.execute("SELECT data FROM file_chunks WHERE sha256 = ? ORDER BY seq", (sha,)):
@@ -326,6 +334,11 @@ class Database:
                     problems.append(f"file {sha[:12]}: content does not match its hash or size")
             return problems
         return self.read(read)
+
+    def record_heads(self) -> dict[str, tuple[int, str]]:
+        """Per chained table (events, holdout reveals): its rows and newest hash (`chain.chain_heads`), to note
+        elsewhere: only a comparison with it tells a rewrite of the whole chain, or rows appended at its end."""
+        return self.read(chain_heads)
 
     def counts(self) -> dict[str, int]:
         """Rows per table: a cheap fingerprint of the whole store (tests compare it across a crash)."""
