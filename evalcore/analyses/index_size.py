@@ -34,6 +34,11 @@ class IndexSizeReport:
     comparisons: dict[str, Comparison]
 
     @property
+    def warnings(self) -> tuple[EvalWarning, ...]:
+        """What the search left out (all-zero doc vectors under cosine), then the evaluation's warnings."""
+        return self.reference.warnings + self.evaluation.all_warnings
+
+    @property
     def reference(self) -> VariantRun:
         return self.variants[0]
 
@@ -71,6 +76,7 @@ class IndexSizeReport:
                         "n": self.evaluation[item.name].n_queries, "metrics": self.metrics(item), "vs_full": vs_full})
         return {"variants": out,
                 "labels": {"name": labels.name, "fingerprint": labels.fingerprint, "n_queries": labels.n_queries},
+                "warnings": [w.to_dict() for w in self.warnings],
                 "settings": {**self.evaluation.settings(), "compared_on": self.metric,
                              "reference": self.reference.name}}
 
@@ -132,7 +138,7 @@ def scoped_queries(queries: Vectors, labels: LabelSet, scope) -> tuple[Vectors, 
     if not wanted.any():
         raise InputError(f"query vectors for the {scope.labels.n_queries:,} queries of {scope.labels.name}",
                          source=queries.name)
-    return Vectors(checked.name, checked.ids[wanted], np.ascontiguousarray(checked.matrix[wanted])), warnings
+    return checked.subset(wanted), warnings
 
 
 def index_size_report(variants: Sequence[VariantRun], scope, k: int | str | Sequence[int] = (1, 10), *,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import io
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Union
 
@@ -41,12 +41,25 @@ _NPY_MAGIC = b"\x93NUMPY"
 
 @dataclass(eq=False)
 class Vectors:
-    """One file of vectors: ``ids[i]`` is the id of row ``i`` of ``matrix`` (float32, C-contiguous, finite)."""
+    """One file of vectors: ``ids[i]`` is the id of row ``i`` of ``matrix`` (float32, C-contiguous, finite), found
+    on row (or line, ``where``) ``rows[i]`` of the file (None: row ``i + 1``), so a later check names the place."""
 
     name: str
     ids: np.ndarray
     matrix: np.ndarray
     warnings: tuple[EvalWarning, ...] = field(default=())
+    rows: np.ndarray | None = None
+    where: str = "row"
+
+    def place(self, i: int) -> int:
+        """The row (or line) number in the file of row ``i``."""
+        return int(self.rows[i]) if self.rows is not None else i + 1
+
+    def subset(self, keep: np.ndarray) -> "Vectors":
+        """The rows where ``keep`` is True (a copy), each still named by its place in the file."""
+        places = self.rows if self.rows is not None else np.arange(1, self.n + 1)
+        return Vectors(self.name, self.ids[keep], np.ascontiguousarray(self.matrix[keep]), self.warnings,
+                       places[keep], self.where)
 
     @property
     def n(self) -> int:
@@ -333,7 +346,8 @@ def _finish(display: str, ids: Iterable[str] | pa.Array, matrix: np.ndarray, whe
             raise long_id_error(ids[row], "an id", display, _place(rows, row), where)
     values = np.asarray(id_array.to_pylist(), dtype=object)
     _check_unique(values, display, where, rows)
-    return Vectors(display, values, matrix)
+    places = rows if isinstance(rows, np.ndarray) else None if rows == 1 else np.arange(rows, rows + len(values))
+    return Vectors(display, values, matrix, rows=places, where=where)
 
 
 def _check_unique(values: np.ndarray, display: str, where: str, rows) -> None:
@@ -379,5 +393,5 @@ def labeled_only(queries: Vectors, labeled: Iterable[str], labels_name: str) -> 
                                     f"with no vector in {queries.name}; each scores 0, as a query missing from a "
                                     "run does", missing))
     if extra:
-        queries = Vectors(queries.name, queries.ids[keep], np.ascontiguousarray(queries.matrix[keep]))
-    return Vectors(queries.name, queries.ids, queries.matrix, tuple(warnings)), tuple(warnings)
+        queries = queries.subset(keep)
+    return replace(queries, warnings=tuple(warnings)), tuple(warnings)
