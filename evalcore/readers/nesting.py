@@ -25,6 +25,8 @@ _KIND[[ord("]"), ord("}")]] = _CLOSE
 _KIND[ord('"')] = _QUOTE
 _KIND[ord("\\")] = _BACKSLASH
 _KIND[ord("\n")] = _NEWLINE
+_TABLE = _KIND.astype(np.uint8).tobytes()
+"""`_KIND` as a `bytes.translate` table."""
 
 
 def deepest_line(data: bytes | memoryview, limit: int = MAX_NESTING,
@@ -32,12 +34,11 @@ def deepest_line(data: bytes | memoryview, limit: int = MAX_NESTING,
     """The first line (1-based) whose nesting goes past ``limit``: (line, the depth reached there, the byte offset
     where it went past; the scan of a line stops at the first level past the limit). None when every line is within
     it."""
-    view = np.frombuffer(data, dtype=np.uint8)
     line, depth, in_string, backslashes = 1, 0, False, 0  # the state where the block starts
-    for start in range(0, len(view), block_bytes):
-        block = view[start:start + block_bytes]
-        kinds = _KIND[block]
-        pos = np.flatnonzero(kinds)
+    for start in range(0, len(data), block_bytes):
+        block = bytes(data[start:start + block_bytes])
+        kinds = np.frombuffer(block.translate(_TABLE), dtype=np.int8)  # each byte's kind, 0 for most
+        pos = np.flatnonzero(kinds.view(np.bool_))  # a scan for non-zero bytes, twice as fast as on int8
         kinds = kinds[pos]
         found, line, depth, in_string, backslashes = _scan(pos, kinds, len(block), line, depth, in_string,
                                                            backslashes, limit)
