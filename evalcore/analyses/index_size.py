@@ -34,11 +34,6 @@ class IndexSizeReport:
     comparisons: dict[str, Comparison]
 
     @property
-    def warnings(self) -> tuple[EvalWarning, ...]:
-        """What the search left out (all-zero doc vectors under cosine), then the evaluation's warnings."""
-        return self.reference.warnings + self.evaluation.all_warnings
-
-    @property
     def reference(self) -> VariantRun:
         return self.variants[0]
 
@@ -76,7 +71,6 @@ class IndexSizeReport:
                         "n": self.evaluation[item.name].n_queries, "metrics": self.metrics(item), "vs_full": vs_full})
         return {"variants": out,
                 "labels": {"name": labels.name, "fingerprint": labels.fingerprint, "n_queries": labels.n_queries},
-                "warnings": [w.to_dict() for w in self.warnings],
                 "settings": {**self.evaluation.settings(), "compared_on": self.metric,
                              "reference": self.reference.name}}
 

@@ -43,6 +43,7 @@ from ..errors import (
 from ..safe_text import has_control
 from .chain import chain_heads, chain_problems
 from .chain import upgrade as upgrade_to_chain
+from .manifest_rows import import_legacy_manifests, remove_imported
 from .schema import (
     _FROZEN_MARK,
     CHAIN_VERSION,
@@ -50,6 +51,7 @@ from .schema import (
     SCHEMA_VERSION,
     _events_statements,
     _integrity_statements,
+    _manifests_statements,
     _schema_statements,
     missing_objects,
 )
@@ -221,6 +223,11 @@ class Database:
             if current < 3:
                 for statement in _events_statements():
                     conn.execute(statement)
+            imported = []
+            if current < 4:
+                for statement in _manifests_statements():
+                    conn.execute(statement)
+                imported = import_legacy_manifests(conn, self.location) if current else []
             if current < CHAIN_VERSION:
                 upgrade_to_chain(conn)
             if current < SCHEMA_VERSION:
@@ -229,6 +236,8 @@ class Database:
         except BaseException:
             _rollback(conn)
             raise
+        if imported:
+            remove_imported(imported)
 
     def _retry(self, action: Callable[[], T]) -> T:
         for attempt in range(self._attempts):

@@ -10,12 +10,14 @@ import re
 import sqlite3
 
 DB_NAME = "workspace.sqlite"
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """1: files, label sets, runs, evaluations, ledger. 2: adds the integrity tables (holdout reveals,
-re-judging queue, blind judging rounds). 3: adds the append-only log of who did what (``events``). 4: chains the
-events and the holdout reveals (a hash per row, `chain`), the rows already there included. An older workspace is
-upgraded in place on open (each step adds tables or columns, none changes a recorded value)."""
-CHAIN_VERSION = 4
+re-judging queue, blind judging rounds). 3: adds the append-only log of who did what (``events``). 4: adds the
+manifests of saved views (``manifests``, ``manifest_files``), which the dashboard kept as JSON files before (imported
+once on upgrade). 5: chains the events and the holdout reveals (a hash per row, `chain`), the rows already there
+included. An older workspace is upgraded in place on open (each step adds tables or columns, none changes a
+recorded value)."""
+CHAIN_VERSION = 5
 """The schema step that chains the record (`chain.upgrade`); kept apart so versions can be renumbered."""
 
 # ----------------------------------------------------------------------------- schema: the stored records
@@ -250,6 +252,38 @@ def _events_statements() -> list[str]:
     return statements
 
 
+# ----------------------------------------------------------------------------- schema: saved views (issue 25)
+# A manifest names the stored files a view is made of (a data set: labels, runs with their metadata, documents; a
+# set of vector models), by a key derived from its content: the key is what a link carries (``?data=KEY``,
+# ``?vectors=KEY``). ``manifest_files`` lists the files each names, with a foreign key to ``files``, so the clean-up
+# of unused files asks the database (never a folder scan) and SQLite refuses to remove a file a manifest names.
+
+_MANIFESTS_SCHEMA = """
+CREATE TABLE manifests (
+    kind TEXT NOT NULL,
+    key TEXT NOT NULL,
+    body TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (kind, key)
+);
+CREATE TABLE manifest_files (
+    kind TEXT NOT NULL,
+    key TEXT NOT NULL,
+    sha256 TEXT NOT NULL REFERENCES files(sha256),
+    PRIMARY KEY (kind, key, sha256),
+    FOREIGN KEY (kind, key) REFERENCES manifests(kind, key) ON DELETE CASCADE
+);
+CREATE INDEX manifest_files_by_file ON manifest_files(sha256)
+"""
+
+
+def _manifests_statements() -> list[str]:
+    statements = [s.strip() for s in _MANIFESTS_SCHEMA.split(";") if s.strip()]
+    statements.append("CREATE TRIGGER manifests_frozen BEFORE UPDATE ON manifests BEGIN "
+                      f"SELECT RAISE(ABORT, '{_FROZEN_MARK} a manifest never changes: its key is its content'); END")
+    return statements
+
+
 # ----------------------------------------------------------------------------- schema: the chained record (issue 24)
 # Each event and each holdout reveal carries the hash of the row before it and its own (`chain`); an insert that
 # reuses a recorded id (INSERT OR REPLACE, which fires no delete trigger) is refused like an update.
@@ -274,7 +308,7 @@ _MEANING = {"events": "the record of who did what", "holdout_reveals": "the reco
 
 def _statements_up_to(version: int) -> list[str]:
     """Every statement of the schema steps a workspace of ``version`` has taken."""
-    steps = ((1, _schema_statements), (2, _integrity_statements), (3, _events_statements),
+    steps = ((1, _schema_statements), (2, _integrity_statements), (3, _events_statements), (4, _manifests_statements),
              (CHAIN_VERSION, _chain_statements))
     return [statement for step, statements in steps if step <= version for statement in statements()]
 

@@ -15,6 +15,7 @@ from cli_runner import run_cli
 
 from evalcore.readers.labels import read_labels
 from evalcore.store.chain import GENESIS, link
+from evalcore.store.schema import CHAIN_VERSION
 from evalcore.store.workspace import DB_NAME, SCHEMA_VERSION, Workspace
 
 
@@ -146,11 +147,11 @@ def test_an_event_put_in_between_or_replaced_whole_is_named(tmp_path) -> None:
     assert code == 1 and "problem: event #2 was replaced after it was recorded (#3 was recorded after a different #2)" in out
 
 
-def test_a_version_3_workspace_is_chained_on_open_and_its_record_kept(tmp_path) -> None:
+def test_a_workspace_from_before_the_chain_is_chained_on_open_and_its_record_kept(tmp_path) -> None:
     folder = recorded(tmp_path / "ws")
     before = Workspace(folder).events()
     reveals = Workspace(folder).reveals()
-    conn = sqlite3.connect(folder / DB_NAME, isolation_level=None)  # back to how version 3 kept the record
+    conn = sqlite3.connect(folder / DB_NAME, isolation_level=None)  # back to how the step before kept the record
     for table in ("events", "holdout_reveals"):
         conn.execute(f"DROP TRIGGER {table}_no_replace")
         conn.execute(f"DROP TRIGGER {table}_update")
@@ -161,7 +162,7 @@ def test_a_version_3_workspace_is_chained_on_open_and_its_record_kept(tmp_path) 
                  "of who did what is never changed or erased'); END")
     conn.execute("CREATE TRIGGER holdout_reveals_update BEFORE UPDATE ON holdout_reveals BEGIN SELECT RAISE(ABORT, "
                  "'frozen: holdout reveals are never changed or erased'); END")
-    conn.execute("PRAGMA user_version = 3")
+    conn.execute(f"PRAGMA user_version = {CHAIN_VERSION - 1}")
     conn.close()
     read_only = Workspace(folder, read_only=True)  # read as it is: its own layout, no chain yet, nothing upgraded
     assert read_only.verify() == [] and read_only.record_heads() == {}
