@@ -132,7 +132,7 @@ def scoped_queries(queries: Vectors, labels: LabelSet, scope) -> tuple[Vectors, 
     if not wanted.any():
         raise InputError(f"query vectors for the {scope.labels.n_queries:,} queries of {scope.labels.name}",
                          source=queries.name)
-    return Vectors(checked.name, checked.ids[wanted], np.ascontiguousarray(checked.matrix[wanted])), warnings
+    return checked.subset(wanted), warnings
 
 
 def index_size_report(variants: Sequence[VariantRun], scope, k: int | str | Sequence[int] = (1, 10), *,

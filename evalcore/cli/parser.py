@@ -326,7 +326,8 @@ def _add_judge_commands(sub) -> None:
     save.add_argument("name", metavar="LABEL_SET")
     save.add_argument("file", metavar="FILE", help="the pool CSV with its relevant column filled in (yes or no)")
     save.add_argument("--judge", "--who", dest="judge", default=None, metavar="NAME",
-                      help="who judged, recorded with the round (default: the login name)")
+                      help="who judged, a claim recorded with the round beside the login name (default: the login "
+                           "name alone)")
     _add_workspace(save)
     save.set_defaults(handler="judge:save")
 
@@ -353,8 +354,8 @@ def _add_split_options(parser: argparse.ArgumentParser, workspace: bool = False)
                         help="with --split holdout or all: show those numbers and record this view in the workspace "
                              "(who, when, label-set version, runs); every view is counted")
     parser.add_argument("--who", default=None, metavar="NAME",
-                        help="with --reveal (or --save, --flag): the person recorded as looking or saving (default: "
-                             "the login name)")
+                        help="with --reveal (or --save, --flag): the person looking or saving, a claim recorded "
+                             "beside the login name (default: the login name alone)")
     if workspace:
         _add_workspace(parser, when="with --reveal", what="the view is recorded in")
         parser.add_argument("--label-set", default=None, metavar="NAME",
@@ -373,8 +374,8 @@ def _add_workspace(parser: argparse.ArgumentParser, when: str | None = None, wha
 
 def _add_who(parser: argparse.ArgumentParser, what: str) -> None:
     parser.add_argument("--who", default=None, metavar="NAME",
-                        help=f"the person recorded with {what} in the workspace's log of who did what (default: the "
-                             "login name)")
+                        help=f"the person recorded with {what} in the workspace's log of who did what, a claim "
+                             "recorded beside the login name (default: the login name alone)")
 
 
 def _add_interval_options(parser: argparse.ArgumentParser, seeded: str = "the bootstrap") -> None:

@@ -20,8 +20,10 @@ from ..readers.labels import read_labels
 from ..readers.vectors import Vectors, check_dimensions, read_vectors
 from ..report.render import titled_table
 from ..vectors.runs import trec_text
+from ..warning_log import plural
 from .common import Recording, add_split, note, scope, split_notice, warn, write
 from .parser import EXIT_OK
+
 
 def run(args: argparse.Namespace, recording: Recording) -> int:
     settings = IndexSizeSettings(
@@ -42,11 +44,14 @@ def run(args: argparse.Namespace, recording: Recording) -> int:
                              progress=_progress() if sys.stderr.isatty() else None)
     report = study.report
     split_notice(scoped, args.format)
+    warnings = study.warnings + report.evaluation.all_warnings
     if args.format == "json":
-        write(json.dumps(add_split(report.to_dict(), scoped), ensure_ascii=False, allow_nan=False) + "\n", exact=True)
+        data = report.to_dict()
+        data["warnings"] = [w.to_dict() for w in warnings]
+        write(json.dumps(add_split(data, scoped), ensure_ascii=False, allow_nan=False) + "\n", exact=True)
     else:
         write(report_text(report, model, docs, args))
-    warn(study.warnings + report.evaluation.all_warnings)
+    warn(warnings)
     if args.save_runs:
         save_runs(report, Path(args.save_runs))
     return EXIT_OK
@@ -56,14 +61,16 @@ def report_text(report: IndexSizeReport, model: str, docs: Vectors, args: argpar
     """The table for people, then one sentence per variant, then how sizes are counted."""
     labels = report.evaluation.labels
     n = report.evaluation.results[0].n_queries
-    title = (f"index size for {model}: {docs.n:,} docs x {docs.dims:,} dims, {args.similarity}, top {args.depth} "
-             f"per query; labels {labels.name}#{labels.fingerprint}, n = {n}")
+    searched = report.reference.n_docs
+    left_out = f" ({plural(docs.n - searched, 'all-zero doc vector')} left out)" if searched < docs.n else ""
+    title = (f"index size for {model}: {searched:,} docs x {docs.dims:,} dims{left_out}, {args.similarity}, top "
+             f"{args.depth} per query; labels {labels.name}#{labels.fingerprint}, n = {n}")
     header, body = report.rows()
     lines = [titled_table(title, header, body), ""]
     for item in report.variants[1:]:
         lines.append(report.verdict(item))
     footnote = (f"Index size = docs x bytes per vector (float32 4 x dims, int8 dims, binary dims / 8) + the doc ids "
-                f"({human_bytes(report.reference.index_bytes - docs.n * docs.dims * 4)}: their UTF-8 bytes + 8 per "
+                f"({human_bytes(report.reference.index_bytes - searched * docs.dims * 4)}: their UTF-8 bytes + 8 per "
                 "doc) + for int8 8 bytes per dim. Intervals: "
                 f"{report.evaluation.level * 100:g}% (Wilson or BCa bootstrap); paired tests Holm-adjusted across "
                 f"the {len(report.variants) - 1} variants; seed {report.evaluation.seed}.")
