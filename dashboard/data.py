@@ -43,7 +43,8 @@ import evalcore
 from evalcore import workflows
 from evalcore.errors import EvalcoreError, InputError
 from evalcore.readers.runs import META_FIELDS, sidecar_path
-from evalcore.readers.sources import FORMATS, Source, open_source
+from evalcore.readers.formats import FORMATS, file_stem
+from evalcore.readers.sources import Source, open_source
 from evalcore.store.workspace import Workspace, default_location
 
 from dashboard import access_ui
@@ -168,7 +169,7 @@ def _sample_dataset(location: str) -> Dataset:
         if sidecar.is_file():
             raw = json.loads(sidecar.read_text(encoding="utf-8-sig"))
             meta = {k: raw[k] for k in META_FIELDS if k in raw}
-        runs.append(RunSpec(file=put(name), name=Source(name, b"").stem, **meta))
+        runs.append(RunSpec(file=put(name), name=file_stem(name), **meta))
     dataset = Dataset(labels=put(SAMPLE_FILES["labels"]), runs=tuple(runs),
                       documents=put(SAMPLE_FILES["documents"]), sample=True)
     _store(location).put_dataset(dataset)
