@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import pandas as pd
 
+from .json_files import read_jsonl_records
 from .sources import Source
-from .tables import DOC_ALIASES, Table, read_delimited, read_jsonl_records, read_parquet
+from .tables import DOC_ALIASES, Table, read_delimited, read_parquet
 
 ID_ALIASES = DOC_ALIASES + ("id", "_id")
 TEXT_ALIASES = ("text", "chunk", "content", "body")

@@ -13,7 +13,8 @@ from ..warning_log import EvalWarning, agree, plural
 from .document_parsers import ID_ALIASES, TEXT_ALIASES, TITLE_ALIASES, TOKEN_ALIASES
 from .formats import detect_format, file_stem, parser_for
 from .sources import Source, SourceLike, open_source
-from .tables import Table, find_column, first_empty, parse_numbers, table_ids
+from .id_columns import table_ids
+from .tables import Table, find_column, first_empty, parse_numbers
 
 
 @dataclass(eq=False)

@@ -15,6 +15,8 @@ import pandas as pd
 
 from ..errors import InputError
 from ..warning_log import EvalWarning, plural
+from .id_columns import table_ids
+from .json_files import is_json_id, json_number, read_json_value, read_jsonl_records
 from .sources import Source
 from .tables import (
     DOC_ALIASES,
@@ -24,16 +26,11 @@ from .tables import (
     Table,
     find_column,
     first_empty,
-    is_json_id,
-    json_number,
     parse_numbers,
     read_delimited,
-    read_json_value,
-    read_jsonl_records,
     read_parquet,
-    read_whitespace,
-    table_ids,
 )
+from .trec import read_whitespace
 
 _TRUE = {"true", "1", "yes", "y", "t"}
 _FALSE = {"false", "0", "no", "n", "f"}

@@ -13,6 +13,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
+from .id_columns import table_ids
+from .json_files import is_json_id, json_number, read_json_value, read_jsonl_records
 from .sources import Source
 from .tables import (
     DOC_ALIASES,
@@ -20,17 +22,11 @@ from .tables import (
     Table,
     find_column,
     first_empty,
-    is_json_id,
-    json_number,
     parse_numbers,
     read_delimited,
-    read_json_value,
-    read_jsonl_records,
     read_parquet,
-    read_trec_run_arrow,
-    read_whitespace,
-    table_ids,
 )
+from .trec import read_trec_run_arrow, read_whitespace
 
 
 def from_trec(src: Source) -> dict:
