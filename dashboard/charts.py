@@ -400,7 +400,7 @@ def gap_chart(frame: pd.DataFrame, gap_rows: pd.DataFrame, runs: Sequence[str], 
     """
     import altair as alt
 
-    from evalcore.stats.paired import format_amount
+    from evalcore.report.amounts import format_amount
 
     colors = run_colors(all_runs)
     y_title, y_scale = f"{metric} with 95% interval", alt.Scale(zero=False, padding=12)

@@ -26,6 +26,7 @@ import streamlit as st
 from evalcore.analyses.index_size import IndexSizeReport, index_size_report, scoped_queries
 from evalcore.errors import EvalcoreError
 from evalcore.readers.vectors import check_dimensions, read_vectors
+from evalcore.report.index_size import index_size_points
 from evalcore.vectors.runs import search_runs, trec_text
 from evalcore.vectors.variants import PRECISIONS, plan_variants
 
@@ -180,9 +181,10 @@ def _compute(dataset: Dataset, model: VectorModel, dims: tuple, precisions: tupl
 
 
 def points(reports: dict[str, IndexSizeReport]) -> pd.DataFrame:
-    """Every model's variants for the frontier chart and the table (`IndexSizeReport.points`), ``name`` the model
-    on the page."""
-    return pd.concat([report.points().assign(name=name) for name, report in reports.items()], ignore_index=True)
+    """Every model's variants for the frontier chart and the table (`evalcore.report.index_size.index_size_points`),
+    ``name`` the model on the page."""
+    return pd.concat([index_size_points(report).assign(name=name) for name, report in reports.items()],
+                     ignore_index=True)
 
 
 def variant_dataset(dataset: Dataset, report: IndexSizeReport, run_name: str) -> Dataset:

@@ -10,6 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from evalcore.analyses.budget import DEFAULT_LAMBDA, DEFAULT_PRICE_PER_MTOK
+from evalcore.report.budget import budget_summary
 from evalcore.safe_text import md_text
 
 from dashboard import budget_data, charts, data, fragments, layout, state
@@ -150,7 +151,7 @@ st.caption(md_text(f"Rule: {rule['description']}, with λ = {rule['lambda']:g} {
                    f"queries. The elbow (Kneedle) ignores cost and is shown as a landmark."))
 for run in shown:
     elbow = f" · elbow of the curve (Kneedle): k = {run.kneedle_k}" if run.kneedle_k else ""
-    st.markdown(f"**{md_text(run.name)}** ({md_text(run.model)}): {md_text(run.summary())}{md_text(elbow)}")
+    st.markdown(f"**{md_text(run.name)}** ({md_text(run.model)}): {md_text(budget_summary(run))}{md_text(elbow)}")
 st.download_button("Download the k table (CSV)", data=lambda: report.to_csv(), file_name="choose_k.csv",
                    mime="text/csv", on_click="ignore", icon=":material/download:", key="choose_k.csv")
 

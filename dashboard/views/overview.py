@@ -10,6 +10,7 @@ import streamlit as st
 
 from evalcore.safe_text import md_text, to_csv
 from evalcore.metrics.measures import DESCRIPTIONS
+from evalcore.report.compare import comparison_verdict, plan_summary
 
 from dashboard import budget_data, charts, curves_data, data, fragments, layout, state
 
@@ -104,7 +105,7 @@ def _body(v: layout.View, more: bool) -> None:
         for c in shown:
             badge = (":green-badge[better]" if c.diff > 0 else ":red-badge[worse]") if c.significant \
                 else ":gray-badge[no clear difference]"
-            st.markdown(f"{badge} {md_text(c.verdict)}")
+            st.markdown(f"{badge} {md_text(comparison_verdict(c))}")
         if shown:
             counts = pd.DataFrame([{
                 "run": c.run, "baseline": c.baseline, "metric": c.metric, "difference": c.diff,
@@ -125,7 +126,7 @@ def _body(v: layout.View, more: bool) -> None:
             st.info("Only the baseline is shown; pick other runs above to compare them with it.")
         if report is not None and report.planner is not None:
             st.caption(md_text(f"Planning more labels ({report.planner_pair[0]} vs {report.planner_pair[1]}): "
-                               f"{report.planner.summary}"))
+                               f"{plan_summary(report.planner)}"))
 
     # ---------------------------------------------------------------- trade-off
     st.subheader("Quality, price and index size")

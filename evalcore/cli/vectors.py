@@ -13,11 +13,13 @@ import sys
 from pathlib import Path
 from types import SimpleNamespace
 
-from ..analyses.index_size import IndexSizeReport, human_bytes, index_size_report, scoped_queries
+from ..analyses.index_size import IndexSizeReport, index_size_report, scoped_queries
 from ..errors import InputError
 from ..metrics.measures import check_k, parse_ks
 from ..readers.labels import read_labels
 from ..readers.vectors import Vectors, check_dimensions, read_vectors
+from ..report.amounts import human_bytes
+from ..report.index_size import index_size_dict, index_size_rows, variant_verdict
 from ..report.render import titled_table
 from ..vectors.runs import search_runs, trec_text
 from ..vectors.variants import plan_variants
@@ -46,7 +48,7 @@ def run(args: argparse.Namespace, recording: Recording) -> int:
                                zero_relevant=args.zero_relevant, level=args.level, seed=args.seed, alpha=args.alpha)
     split_notice(scoped, args.format)
     if args.format == "json":
-        write(json.dumps(add_split(report.to_dict(), scoped), ensure_ascii=False, allow_nan=False) + "\n", exact=True)
+        write(json.dumps(add_split(index_size_dict(report), scoped), ensure_ascii=False, allow_nan=False) + "\n", exact=True)
     else:
         write(report_text(report, model, docs, args))
     warn(warnings + report.evaluation.all_warnings)
@@ -61,10 +63,10 @@ def report_text(report: IndexSizeReport, model: str, docs: Vectors, args: argpar
     n = report.evaluation.results[0].n_queries
     title = (f"index size for {model}: {docs.n:,} docs x {docs.dims:,} dims, {args.similarity}, top {args.depth} "
              f"per query; labels {labels.name}#{labels.fingerprint}, n = {n}")
-    header, body = report.rows()
+    header, body = index_size_rows(report)
     lines = [titled_table(title, header, body), ""]
     for item in report.variants[1:]:
-        lines.append(report.verdict(item))
+        lines.append(variant_verdict(report, item))
     footnote = (f"Index size = docs x bytes per vector (float32 4 x dims, int8 dims, binary dims / 8) + the doc ids "
                 f"({human_bytes(report.reference.index_bytes - docs.n * docs.dims * 4)}: their UTF-8 bytes + 8 per "
                 "doc) + for int8 8 bytes per dim. Intervals: "
