@@ -23,7 +23,7 @@ from ..warning_log import EvalWarning, agree, plural
 from .formats import detect_format, file_stem, parser_for
 from .ids import IdArray, first_long_id, long_id_error, repeated_rows
 from .run_parsers import from_mapping, from_table
-from .sources import Source, SourceLike, open_source, read_limited
+from .sources import Source, SourceLike, open_source
 from .tables import Table
 
 META_FIELDS = ("model", "price_per_mtok", "dims", "index_bytes")
@@ -145,7 +145,7 @@ def read_run(
     stem = file_stem(src.name)
     found = {"model": parts.pop("tag", None) or stem}
     if sidecar and isinstance(source, (str, os.PathLike)):
-        found.update(_read_sidecar(Path(source)))
+        found.update(_sidecar_beside(Path(source)))
     repairs = tuple(EvalWarning("file_repaired", f"{src.name}: {r}", 1) for r in src.repairs)
     display = src.name
     del src  # the file's bytes are not needed past parsing
@@ -157,19 +157,30 @@ def sidecar_path(run_path: Path) -> Path:
     return run_path.with_name(f"{file_stem(str(run_path))}.meta.json")
 
 
-def _read_sidecar(run_path: Path) -> dict:
-    path = sidecar_path(run_path)
-    if not path.is_file():
-        return {}
+def read_sidecar(source: SourceLike, *, name: str | None = None) -> dict:
+    """A run's metadata from its sidecar JSON (``base.meta.json`` beside ``base.trec``): a path, bytes or an upload.
+
+    Returns the `META_FIELDS` the file sets, each checked (``model`` as text, the others non-negative numbers,
+    ``dims`` and ``index_bytes`` whole numbers below 2**53; null or "" as None); other keys are ignored. Read as
+    every file is (`evalcore.readers.sources`: gzip, a byte-order mark, the size limit). Bad JSON, anything but an
+    object, or a field of the wrong type is an InputError naming the file (``name``, else the path).
+    """
+    src = open_source(source, name)
     try:
-        value = json.loads(read_limited(path, str(path)).decode("utf-8-sig"))
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise InputError(f"valid JSON run metadata ({exc})", source=str(path)) from None
+        value = json.loads(src.data.decode("utf-8"))
+    except ValueError as exc:  # a UnicodeDecodeError too
+        raise InputError(f"valid JSON run metadata ({exc})", source=src.name) from None
     except RecursionError:
-        raise InputError("valid JSON run metadata (nested too deeply)", source=str(path)) from None
+        raise InputError("valid JSON run metadata (nested too deeply)", source=src.name) from None
     if not isinstance(value, Mapping):
-        raise InputError('a JSON object like {"model": ..., "price_per_mtok": ...}', source=str(path))
-    return _check_metadata({k: value[k] for k in META_FIELDS if k in value}, str(path))
+        raise InputError('a JSON object like {"model": ..., "price_per_mtok": ...}', source=src.name)
+    return _check_metadata({k: value[k] for k in META_FIELDS if k in value}, src.name)
+
+
+def _sidecar_beside(run_path: Path) -> dict:
+    """The metadata of the sidecar beside a run file, {} when there is none."""
+    path = sidecar_path(run_path)
+    return read_sidecar(path) if path.is_file() else {}
 
 
 def _check_metadata(values: Mapping, where: str) -> dict:
