@@ -166,10 +166,10 @@ def apptest(paths: dict) -> dict:
         name = page.split("/")[1][:-3]
         results[f"{name}: first visit (s)"] = _run(at, page, results)
         if name == "overview":  # the intervals for every k are computed in the background: wait for them
-            from dashboard import curves_data  # the app's own module, as the AppTest loaded it
+            from dashboard import jobs  # the app's own module, as the AppTest loaded it
 
             start = time.perf_counter()
-            for future in list(curves_data._CURVES.values()):
+            for future in jobs.of_kind("curves"):
                 future.result()
             results["overview: all-k intervals ready after the first visit (s)"] = time.perf_counter() - start
         new, seen = [], []

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import pandas as pd
 
+from evalcore.report.amounts import format_amount
+
 if TYPE_CHECKING:  # Altair is imported where an Altair chart is built: importing it costs ~0.5 s, and the
     import altair as alt  # Overview's charts (plain specs) should not wait for it after an upload.
 
@@ -399,8 +401,6 @@ def gap_chart(frame: pd.DataFrame, gap_rows: pd.DataFrame, runs: Sequence[str], 
     fewest queries a source needs to be ranked (named in the subtitles).
     """
     import altair as alt
-
-    from evalcore.report.amounts import format_amount
 
     colors = run_colors(all_runs)
     y_title, y_scale = f"{metric} with 95% interval", alt.Scale(zero=False, padding=12)

@@ -17,9 +17,13 @@ from evalcore import glossary, timestamps
 from evalcore.errors import EvalcoreError
 from evalcore.metrics.measures import check_k
 from evalcore.safe_text import md_text
+from evalcore.store.datasets import Dataset
 
-from dashboard import data, state
-from dashboard.store import Dataset
+from dashboard import loading, state
+
+
+DEPTH = loading.DEPTH
+"""The deepest k any page shows: every run is scored to it."""
 
 
 @dataclass(frozen=True)
@@ -112,12 +116,12 @@ def safe(text: Any) -> str:
 
 def error(message: str) -> None:
     """A message beside the action or upload it is about (user text in it made inert; the server's workspace path
-    said as "the server's workspace", `dashboard.data.unnamed`)."""
-    st.error(md_text(data.unnamed(message)), icon=":material/error:")
+    said as "the server's workspace", `dashboard.loading.unnamed`)."""
+    st.error(md_text(loading.unnamed(message)), icon=":material/error:")
 
 
-def failed(loaded: data.Loaded) -> bool:
-    """Whether ``loaded`` (what `dashboard.data` or `dashboard.saved` returned) carries an error, shown here with
+def failed(loaded: loading.Loaded) -> bool:
+    """Whether ``loaded`` (what a page model or `dashboard.saved` returned) carries an error, shown here with
     `error` when it does: the one way a page turns the core's typed errors into a message beside the action."""
     if loaded.ok:
         return False
@@ -128,13 +132,13 @@ def failed(loaded: data.Loaded) -> bool:
 def view(page: str, own: tuple[str, ...] = ()) -> View:
     """Start a page: read the URL, resolve the data set, score it, validate the shared selections."""
     state.start(page, own)
-    dataset, note = data.resolve(state.get("data"))
+    dataset, note = loading.resolve(state.get("data"))
     if note:
         st.warning(md_text(note), icon=":material/link_off:")
         state.set("data", None)
     elif not dataset.sample:
         state.set("data", dataset.key)
-    loaded = data.evaluation(dataset)
+    loaded = loading.evaluation(dataset)
     names = dataset.run_names
     wanted = state.get("runs", [])
     runs, baseline, k = selections(names)
@@ -157,9 +161,9 @@ def _valid_k(value: Any) -> int:
     """``value`` (from the URL or the session) as k when `evalcore.metrics.measures.check_k` takes it for the depth
     every run is scored to, else the default k."""
     try:
-        return check_k(int(str(value)), data.DEPTH)
+        return check_k(int(str(value)), loading.DEPTH)
     except (TypeError, ValueError, EvalcoreError):
-        return data.DEFAULT_K
+        return loading.DEFAULT_K
 
 
 def link_params(names: Sequence[str]) -> dict[str, Any]:
@@ -191,7 +195,7 @@ def controls(page: str, v: View, *, k: bool = True, runs: bool = True, baseline:
     new_k, new_runs, new_base = v.k, v.runs, v.baseline
     if k:
         with columns[0]:
-            new_k = st.number_input("k (chunks retrieved)", min_value=1, max_value=data.DEPTH, step=1,
+            new_k = st.number_input("k (chunks retrieved)", min_value=1, max_value=loading.DEPTH, step=1,
                                     help="The cutoff: how many retrieved chunks count. Shared by every page.",
                                     **state.bind(page, "k", v.k, int))
     if runs:

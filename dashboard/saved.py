@@ -4,14 +4,14 @@ The actions a person takes go through `evalcore.workflows`, as on the command li
 the holdout, flag queries for blind re-judging, save a blind judging round, edit the failure ledger, delete (with
 a plan first). Each is given the person using the session (`dashboard.access_ui.actor`: the workflow checks their
 role and logs the change under their name; nobody types a name) and the stored file the labels were read from
-(`DatasetStore.stored_file`: uploads are stored when they arrive, the sample files when an action names them), as
+(`Uploads.stored_file`: uploads are stored when they arrive, the sample files when an action names them), as
 the command line stores the file it reads. Besides them: find a run's model line, read a line's history and the
 log of who did what, build the meeting report.
 
 Thin over `evalcore.workflows`, `evalcore.store.workspace` and `evalcore.store.ledger`: every number and every
 rule lives there. Workspace reads are quick SQLite queries and are not cached (another session may have just
 written), except `saved_runs`, read on every rerun of the Failures page, which is kept until the
-workspace's `change_marker` moves; errors come back as `Loaded` with the message (`dashboard.data.attempt`),
+workspace's `change_marker` moves; errors come back as `Loaded` with the message (`dashboard.loading.attempt`),
 never as a traceback.
 """
 
@@ -27,10 +27,10 @@ from evalcore import workflows
 from evalcore.analyses.audit import Audit
 from evalcore.analyses.judging import JudgingPool
 from evalcore.store.ledger import LedgerEntry
+from evalcore.store.datasets import Dataset, FileRef
 from evalcore.store.workspace import Workspace
 
-from dashboard import access_ui, data
-from dashboard.store import Dataset, FileRef
+from dashboard import access_ui, loading
 
 DELETE_KINDS = {"labels": "label set", "run": "run", "evaluation": "evaluation"}
 
@@ -47,20 +47,25 @@ class SavedRun:
 
 
 def workspace() -> Workspace | None:
-    opened = data.workspace()
+    opened = loading.workspace()
     return opened.value if opened.ok else None
 
 
-def _on_workspace(action: Callable[[Workspace], Any]) -> data.Loaded:
+def workspace_opened() -> loading.Loaded:
+    """The workspace, or the one-line message why there is none (a page shows it where saving would be)."""
+    return loading.workspace()
+
+
+def _on_workspace(action: Callable[[Workspace], Any]) -> loading.Loaded:
     """``action(workspace)`` as a `Loaded`; without a workspace, why there is none."""
-    opened = data.workspace()
-    return data.attempt(action, opened.value) if opened.ok else opened
+    opened = loading.workspace()
+    return loading.attempt(action, opened.value) if opened.ok else opened
 
 
 def labels_name(dataset: Dataset) -> str | None:
     """The label set name the workspace files these labels' evaluations under (the labels' own name; NAME:tune when
     the pages score the tune split of a tune/holdout split)."""
-    loaded = data.scope(dataset)
+    loaded = loading.scope(dataset)
     return loaded.value.labels.name if loaded.ok else None
 
 
@@ -95,7 +100,7 @@ def _find_saved_runs(ws: Workspace, dataset: Dataset, name: str) -> dict[str, Sa
         return {}
     found = {}
     for spec in dataset.runs:
-        loaded = data.run(spec)
+        loaded = loading.run(spec)
         if not loaded.ok:
             continue
         same = stored[(stored["file_sha256"] == spec.file.sha256) & (stored["name"] == spec.name)
@@ -112,17 +117,17 @@ def _find_saved_runs(ws: Workspace, dataset: Dataset, name: str) -> dict[str, Sa
 # ----------------------------------------------------------------------------- the actions (evalcore.workflows)
 
 
-def save_evaluation(dataset: Dataset, k: int, lines: dict[str, str]) -> data.Loaded:
+def save_evaluation(dataset: Dataset, k: int, lines: dict[str, str]) -> loading.Loaded:
     """Save the evaluation of ``dataset`` at ``k`` (scored at k = 1 and k, as ``evaluate --k 1,k --save``
     does) with its stored files and the model line of each run (`evalcore.workflows.save_evaluation`: tune numbers
     under NAME:tune, the split in the note); the value is its `SavedRound` (saved, changes per line)."""
-    loaded = data.evaluation(dataset)
+    loaded = loading.evaluation(dataset)
     if not loaded.ok:
         return loaded
     listed = loaded.value.at(sorted({1, int(k)}))  # what `evaluate --k 1,k --save` records
 
     def save(ws: Workspace) -> workflows.SavedRound:
-        store = data.store()
+        store = loading.uploads()
         run_files = {spec.name: store.stored_file(spec.file) for spec in dataset.runs}
         return workflows.save_evaluation(ws, listed, actor=access_ui.actor(), k=int(k),
                                          labels_file=store.stored_file(dataset.labels),
@@ -132,42 +137,42 @@ def save_evaluation(dataset: Dataset, k: int, lines: dict[str, str]) -> data.Loa
     return _on_workspace(save)
 
 
-def reveal_holdout(dataset: Dataset, runs: Sequence[tuple[str, str]]) -> data.Loaded:
+def reveal_holdout(dataset: Dataset, runs: Sequence[tuple[str, str]]) -> loading.Loaded:
     """Record a look at the holdout of ``dataset``'s labels (the whole set, with its stored file) with the ``runs``
     (name, model) shown, by the person using this session (`evalcore.workflows.reveal_holdout`: owners only); the
     value is the `Reveal` that unseals it."""
-    full = data.labels(dataset.labels)
+    full = loading.labels(dataset.labels)
     if not full.ok:
         return full
     return _on_workspace(lambda ws: workflows.reveal_holdout(ws, full.value, list(runs), actor=access_ui.actor(),
-                                                             labels_file=data.store().stored_file(dataset.labels)))
+                                                             labels_file=loading.uploads().stored_file(dataset.labels)))
 
 
-def flag_for_rejudging(dataset: Dataset, queries: Sequence[str], found: Audit) -> data.Loaded:
+def flag_for_rejudging(dataset: Dataset, queries: Sequence[str], found: Audit) -> loading.Loaded:
     """Queue ``queries`` (suspects of the audit ``found``) for blind re-judging in the queue of the whole label set as
     read, saved first with its stored file (`evalcore.workflows.flag_for_rejudging`); the value is `Flagged`."""
-    whole = data.labels(dataset.labels)
+    whole = loading.labels(dataset.labels)
     if not whole.ok:
         return whole
     return _on_workspace(lambda ws: workflows.flag_for_rejudging(
         ws, whole.value, list(queries), actor=access_ui.actor(), scored=found.evaluation.labels.queries.tolist(), suspects=found.suspects,
         suspect_k=found.suspect_k, agree_depth=found.agree_depth, scored_name=found.evaluation.labels.name,
-        labels_file=data.store().stored_file(dataset.labels)))
+        labels_file=loading.uploads().stored_file(dataset.labels)))
 
 
-def save_judging_round(dataset: Dataset, pool: JudgingPool, marks: dict[str, bool]) -> data.Loaded:
+def save_judging_round(dataset: Dataset, pool: JudgingPool, marks: dict[str, bool]) -> loading.Loaded:
     """A blind judging round of ``pool`` as a new version of the labels' set, the labels as read (with their stored
     file) saved first when the workspace lacks them (`evalcore.workflows.save_judging_round`); the value is the
     new `LabelVersion`."""
-    whole = data.labels(dataset.labels)
+    whole = loading.labels(dataset.labels)
     if not whole.ok:
         return whole
     return _on_workspace(lambda ws: workflows.save_judging_round(
         ws, whole.value.name, pool, marks, actor=access_ui.actor(), base=whole.value,
-        base_file=data.store().stored_file(dataset.labels)))
+        base_file=loading.uploads().stored_file(dataset.labels)))
 
 
-def edit_entry(current: LedgerEntry, status: str | None, tags: Sequence[str], note: str) -> data.Loaded:
+def edit_entry(current: LedgerEntry, status: str | None, tags: Sequence[str], note: str) -> loading.Loaded:
     """Apply what the person changed in the ledger form: status, cause tags added or removed, note
     (`evalcore.workflows.edit_entry`: editors and owners; only what changed is written, and logged)."""
     return _on_workspace(lambda ws: workflows.edit_entry(ws, current, actor=access_ui.actor(), status=status,
@@ -190,7 +195,7 @@ def reveal_summary(label_set: str) -> str:
     return found.value if found.ok else ""
 
 
-def rejudge_queue(label_set: str) -> data.Loaded:
+def rejudge_queue(label_set: str) -> loading.Loaded:
     """The open re-judging queue of ``label_set``."""
     return _on_workspace(lambda ws: ws.rejudge_queue(label_set))
 
@@ -206,7 +211,7 @@ def judging_rounds(label_set: str) -> pd.DataFrame:
     return found.value if found.ok else pd.DataFrame()
 
 
-def entry(line: str, query: str, labels: str) -> data.Loaded:
+def entry(line: str, query: str, labels: str) -> loading.Loaded:
     return _on_workspace(lambda ws: ws.archive.entry(line, query, labels=labels))
 
 
@@ -215,15 +220,15 @@ def lines() -> pd.DataFrame:
     return ws.lines() if ws is not None else pd.DataFrame(columns=["line"])
 
 
-def history(line: str) -> data.Loaded:
+def history(line: str) -> loading.Loaded:
     return _on_workspace(lambda ws: ws.history(line))
 
 
-def ledger(line: str, labels: str | None = None) -> data.Loaded:
+def ledger(line: str, labels: str | None = None) -> loading.Loaded:
     return _on_workspace(lambda ws: ws.archive.ledger(line, labels=labels))
 
 
-def changes(line: str, labels: str | None = None) -> data.Loaded:
+def changes(line: str, labels: str | None = None) -> loading.Loaded:
     return _on_workspace(lambda ws: ws.archive.changes(line, labels=labels))
 
 
@@ -238,7 +243,7 @@ def evaluation_run_files(evaluation_id: int) -> set[str]:
     return found.value if found.ok else set()
 
 
-def report(evaluation_id: int, k: int | None, docs: Any = None) -> data.Loaded:
+def report(evaluation_id: int, k: int | None, docs: Any = None) -> loading.Loaded:
     """The meeting report (`evalcore.report.meeting.report_from_workspace`) of a saved evaluation, with the cost of
     k when the documents are given."""
     from evalcore.report.meeting import report_from_workspace
@@ -259,19 +264,19 @@ def listing(kind: str) -> pd.DataFrame:
     return ws.evaluations()
 
 
-def plan_delete(kind: str, key: str | int) -> data.Loaded:
+def plan_delete(kind: str, key: str | int) -> loading.Loaded:
     """What deleting would remove (`Workspace.delete` with ``dry_run``): shown before asking."""
     return _on_workspace(lambda ws: ws.delete(kind, key, dry_run=True))
 
 
-def delete(kind: str, key: str | int) -> data.Loaded:
+def delete(kind: str, key: str | int) -> loading.Loaded:
     """Delete one thing (`evalcore.workflows.delete`: owners only, logged)."""
     done = _on_workspace(lambda ws: workflows.delete(ws, kind, key, actor=access_ui.actor()))
-    data.forget_recorded()
+    loading.forget_recorded()
     return done
 
 
-def events(who: str | None = None, action: str | None = None) -> data.Loaded:
+def events(who: str | None = None, action: str | None = None) -> loading.Loaded:
     """The workspace's log of who did what, newest first (`Workspace.events`), of one person and/or action, ready
     to show: when (stored UTC time; the page shows it to the minute in the visitor's zone), person, action, what it
     was done to, details."""
@@ -293,7 +298,7 @@ def event_choices() -> tuple[list[str], list[str]]:
     return sorted(frame["who"].astype(str).unique()), sorted(frame["action"].astype(str).unique())
 
 
-def with_label_version(dataset: Dataset, name: str, version: int) -> data.Loaded:
+def with_label_version(dataset: Dataset, name: str, version: int) -> loading.Loaded:
     """``dataset`` scoring version ``version`` of the saved label set ``name`` instead of its labels file.
 
     The version's normalised JSONL (stored in the workspace under its content hash) becomes the labels file,

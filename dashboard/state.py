@@ -94,3 +94,41 @@ def forget(*names: str) -> None:
     for name in names:
         _params().pop(name, None)
     _write_url()
+
+
+# ----------------------------------------------------------------------------- page state that is not in the URL
+# What a page remembers between reruns of one visitor's session but would not share in a link: a message to show
+# once after a rerun, an action waiting for confirmation, the upload already stored. Every page reads and writes it
+# here, named ``page.what``, so the session's keys are listed in one module's calls.
+
+
+def remembered(name: str, default: Any = None) -> Any:
+    """What this session remembered under ``name`` (``default`` when nothing)."""
+    return st.session_state.get(name, default)
+
+
+def remember(name: str, value: Any) -> None:
+    """Keep ``value`` under ``name`` for the rest of this session."""
+    st.session_state[name] = value
+
+
+def take(name: str, default: Any = None) -> Any:
+    """What was remembered under ``name``, forgotten as it is read (a message shown once)."""
+    return st.session_state.pop(name, default)
+
+
+def memo(name: str) -> dict:
+    """A dictionary this session keeps under ``name`` (made empty on first use)."""
+    return st.session_state.setdefault(name, {})
+
+
+def widget_value(page: str, name: str, default: Any = None) -> Any:
+    """The value of the widget `bind` (or a plain ``key=widget_key(page, name)``) keyed for ``page`` and ``name``."""
+    return st.session_state.get(widget_key(page, name), default)
+
+
+def show_in_widget(page: str, name: str, value: Any) -> None:
+    """Make the widget bound to ``name`` show ``value`` on the next run, as if `bind` had been given it."""
+    key = widget_key(page, name)
+    st.session_state[key] = value
+    st.session_state[f"{key}.shown"] = value

@@ -7,11 +7,13 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class EvalWarning:
-    """One warning: a stable ``code`` for machines, a sentence for people, how many it affects."""
+    """One warning: a stable ``code`` for machines, a sentence for people, how many it affects, and the run it is
+    about (None for the labels, the documents or the whole evaluation)."""
 
     code: str
     message: str
     count: int
+    run: str | None = None
 
     def to_dict(self) -> dict:
         return {"code": self.code, "message": self.message, "count": int(self.count)}

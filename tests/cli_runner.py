@@ -6,7 +6,7 @@ the environment variables and working folder given applied for the call only. It
 `subprocess.CompletedProcess`, so a test reads ``returncode``, ``stdout`` and ``stderr`` either way.
 
 A handful of tests still start a real process on purpose (tests/cli/test_cli.py: the exit status of bad input
-without a traceback, ``--help``, the installed ``evalcore`` command; tests/test_docs.py: the README example).
+without a traceback, ``--help``, the installed ``evalcore`` command; tests/test_docs.py: the command examples of the README and docs/).
 """
 
 from __future__ import annotations

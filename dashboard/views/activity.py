@@ -3,9 +3,9 @@
 import streamlit as st
 
 from evalcore.safe_text import md_text, to_csv
-from evalcore.warning_log import plural
 
-from dashboard import access_ui, data, layout, saved, state
+from dashboard import access_ui, layout, saved, state
+from dashboard.page_models import activity as page
 
 PAGE = "activity"
 state.start(PAGE, own=("who", "action"))
@@ -16,10 +16,10 @@ st.caption("Every change made to this workspace: saved evaluations, holdout reve
 st.caption(md_text(f"You: {access_ui.actor().summary()}."))
 layout.words("who did what", "role", "model line", "failure ledger", "tune / holdout split")
 
-opened = data.workspace()
+opened = saved.workspace_opened()
 if layout.failed(opened):
     st.stop()
-people, actions = saved.event_choices()
+people, actions = page.choices()
 if not people:
     st.info("Nothing recorded yet: changes appear here as people make them.")
     st.stop()
@@ -34,13 +34,10 @@ with cols[1]:
     action = st.selectbox("Action", options=actions, placeholder="every action",
                           help="Show one kind of change.", **state.bind(PAGE, "action",
                                                                         asked if asked in actions else None))
-found = saved.events(who, action)
+found = page.activity(who, action)
 if not layout.failed(found):
-    table = found.value
-    shown = " by " + who if who else ""
-    shown += f" ({action})" if action else ""
-    st.caption(md_text(f"{plural(len(table), 'change')}{shown}, newest first; times in your time zone, to the "
-                       "minute."))
+    table = found.value.table
+    st.caption(md_text(found.value.caption))
     layout.table(table, hide_index=True, width="stretch",
                  column_config={"at": st.column_config.TextColumn("when"),
                                 "details": st.column_config.TextColumn(width="large")})

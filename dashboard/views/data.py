@@ -6,8 +6,9 @@ import streamlit as st
 from evalcore.safe_text import md_text
 from evalcore.readers.formats import file_stem
 
-from dashboard import access_ui, data, files_data, layout, saved, state
-from dashboard.store import unique_name
+from dashboard import access_ui, layout, saved, state
+from dashboard.page_models import data as page
+from dashboard.page_models.data import unique_name
 
 PAGE = "data"
 LABEL_FORMATS = ("TREC qrels, BEIR qrels TSV, CSV / TSV / Parquet (query, doc_id, optional grade, query_text, "
@@ -33,8 +34,8 @@ PER_DATA_SET = ("query", "source", "search", "vs")  # selections that only make 
 def bring_back_sample() -> None:
     state.forget(*PER_DATA_SET)
     state.set("data", None)
-    st.session_state["data.nonce"] = st.session_state.get("data.nonce", 0) + 1
-    st.session_state.pop("data.applied", None)
+    state.remember("data.nonce", state.remembered("data.nonce", 0) + 1)
+    state.take("data.applied")
 
 
 top = st.columns([3, 1])
@@ -46,18 +47,18 @@ with top[1]:
     st.button("Bring back the sample data", on_click=bring_back_sample, icon=":material/restart_alt:",
               disabled=dataset.sample, key="data.sample")
 
-opened = data.workspace()
+opened = page.workspace_opened()
 if opened.ok:
     st.caption("Every upload is stored in the server's workspace before it is read, so a reload, a copied link or a "
                "server restart loses nothing.")
 else:
     layout.error(opened.error)
-stored_problem = st.session_state.pop("data.workspace_error", None)
+stored_problem = state.take(page.WORKSPACE_PROBLEM)
 if stored_problem:
     layout.error(stored_problem)
 
-nonce = st.session_state.get("data.nonce", 0)
-applied = st.session_state.setdefault("data.applied", {})
+nonce = state.remembered("data.nonce", 0)
+applied = state.memo("data.applied")
 
 
 def new_files(slot: str, files, fmt: str | None) -> bool:
@@ -69,10 +70,10 @@ def new_files(slot: str, files, fmt: str | None) -> bool:
     return True
 
 
-def format_choice(slot: str, what: str, options=data.FORMAT_CHOICES) -> str | None:
+def format_choice(slot: str, what: str, options=page.FORMAT_CHOICES) -> str | None:
     """The format choice beside an upload: None for detect, else the format every file of that upload is read with."""
     choice = st.selectbox(f"{what} format", options=options, key=f"data.{slot}.format.{nonce}", help=FORMAT_HELP)
-    return data.read_format(choice)
+    return page.read_format(choice)
 
 
 def read_as(ref) -> str:
@@ -94,14 +95,14 @@ with middle:
     labels_format = format_choice("labels", "Labels")
 with right:
     if upload is not None:
-        ref = data.upload_ref(upload, labels_format)
-        loaded = data.labels(ref)
+        ref = page.upload_ref(upload, labels_format)
+        loaded = page.labels(ref)
         if loaded.ok:
             if new_files("labels", [upload], labels_format):
                 candidate = candidate.with_labels(ref)
         else:
             layout.error(loaded.error)
-    current = data.labels(candidate.labels)
+    current = page.labels(candidate.labels)
     if current.ok:
         ls = current.value
         st.text(f"Labels: {candidate.labels.name}{read_as(candidate.labels)} · {ls.n_queries:,} queries · "
@@ -120,7 +121,7 @@ with right:
         sidecars, run_files = {}, []
         for f in uploads:
             if f.name.lower().endswith(".meta.json"):
-                meta = data.sidecar(data.upload_ref(f))
+                meta = page.sidecar(page.upload_ref(f))
                 if meta.ok:
                     sidecars[f.name[: -len(".meta.json")]] = meta.value
                 else:
@@ -130,14 +131,14 @@ with right:
         good = []
         for f in run_files:
             stem = unique_name(file_stem(f.name), [s.name for s in good])
-            spec = candidate.spec_for_upload(data.upload_ref(f, runs_format), stem, sidecars.get(stem))
-            loaded = data.run(spec)
+            spec = candidate.spec_for_upload(page.upload_ref(f, runs_format), stem, sidecars.get(stem))
+            loaded = page.run(spec)
             if loaded.ok:
                 good.append(spec)
             else:
                 layout.error(loaded.error)
         if good and new_files("runs", uploads, runs_format):
-            candidate = candidate.with_uploaded_runs(good, data.sample_dataset())
+            candidate = candidate.with_uploaded_runs(good, page.sample_dataset())
     st.text("Runs: " + ", ".join(f"{r.name}{read_as(r.file)}" for r in candidate.runs))
 
 # ---------------------------------------------------------------- documents
@@ -147,30 +148,30 @@ with left:
                               disabled=bool(barred))
     upload = None if barred else upload
 with middle:
-    documents_format = format_choice("documents", "Documents", data.DOCUMENT_FORMAT_CHOICES)
+    documents_format = format_choice("documents", "Documents", page.DOCUMENT_FORMAT_CHOICES)
 with right:
     if upload is not None:
-        ref = data.upload_ref(upload, documents_format)
-        loaded = data.documents(ref)
+        ref = page.upload_ref(upload, documents_format)
+        loaded = page.documents(ref)
         if loaded.ok:
             if new_files("documents", [upload], documents_format):
                 candidate = candidate.with_documents(ref)
         else:
             layout.error(loaded.error)
     if candidate.documents is not None:
-        docs = data.documents(candidate.documents)
+        docs = page.documents(candidate.documents)
         if docs.ok:
             st.text(f"Documents: {candidate.documents.name}{read_as(candidate.documents)} · {len(docs.value):,} docs")
     else:
         st.caption("Optional: chunk text for drill-downs and token counts for choosing k.")
 
 if candidate.key != dataset.key:
-    candidate = candidate.fitted_to(data.sample_dataset())
+    candidate = candidate.fitted_to(page.sample_dataset())
     state.forget(*PER_DATA_SET)
-    state.set("data", data.register(candidate))
+    state.set("data", page.register(candidate))
     st.rerun()
 
-half = dataset.half_sample(data.sample_dataset())
+half = dataset.half_sample(page.sample_dataset())
 if half == "labels":
     st.info("Your labels are loaded with the sample's runs. Upload your runs next (Run files, above): until then "
             "every page compares the sample's runs with your labels, and the numbers mean nothing.",
@@ -184,7 +185,8 @@ elif half == "runs":
 st.subheader("Checklist")
 st.caption(md_text(f"Per file, before any metric (k = {v.k}; set k on any page). Zero is good: every other count "
                    "is explained in the warnings below and in docs/metrics.md (edge cases)."))
-checks = files_data.checklist(dataset, v.k)
+found = page.files(dataset, v.k)
+checks = found.checklist
 counts = [c for c in checks.columns if c not in ("file", "role", "notes")]
 shown_checks = checks.astype(object)
 for column in counts:
@@ -201,13 +203,14 @@ layout.table(shown_checks.drop(columns=["notes"]), hide_index=True, width="stret
 for file, note in zip(checks["file"], checks["notes"]):  # in full, not cut to a cell's width
     if isinstance(note, str) and note.strip():
         st.text(f"{file}: {note}")
-layout.failed(data.evaluation(dataset))  # why these files cannot be scored, if they cannot
-notes = files_data.file_warnings(dataset)
+if found.problem:  # why these files cannot be scored, if they cannot
+    layout.error(found.problem)
+notes = found.notes
 if notes:
     with st.expander(f"What the readers repaired or noticed ({len(notes)})"):
         for line in notes:
             st.text(line)
-warnings = data.warnings_frame(dataset, v.k)
+warnings = found.warnings
 if not warnings.empty:
     with st.expander(f"Evaluation warnings at k = 1 and k = {v.k} ({len(warnings)})"):
         layout.table(warnings, hide_index=True, width="stretch")
@@ -216,7 +219,7 @@ if not warnings.empty:
 st.subheader("Runs")
 st.caption("Model, price per million tokens (of the embedding model), dimensions and index size of each run. "
            "Edit a cell to change it; delete a row to drop a run. Blank cells keep what the file or its sidecar says.")
-meta = files_data.run_metadata(dataset)
+meta = found.metadata
 edited = st.data_editor(
     meta, key=f"data.meta.{dataset.key}", hide_index=True, width="stretch", num_rows="fixed" if barred else "delete",
     disabled=True if barred else ["run", "file"], placeholder="not set",
@@ -230,14 +233,14 @@ if len(edited) == 0:
     layout.error("Keep at least one run: every page needs one. Upload another run before removing this one.")
 elif not barred and not edited.reset_index(drop=True).equals(meta):
     kept = set(edited["run"])
-    changed = files_data.with_metadata(dataset, edited)
+    changed = page.with_metadata(dataset, edited)
     changed = changed.with_runs(tuple(r for r in changed.runs if r.name in kept))
-    broken = [data.run(spec) for spec in changed.runs]
+    broken = [page.run(spec) for spec in changed.runs]
     bad = next((b for b in broken if not b.ok), None)
     if bad is not None:
         layout.error(bad.error)
     elif changed.key != dataset.key:
-        state.set("data", data.register(changed))
+        state.set("data", page.register(changed))
         st.rerun()
 
 # ---------------------------------------------------------------- the workspace: what is kept, and deleting
@@ -274,24 +277,24 @@ for tab, kind in zip(tabs, KIND_LABELS):
         with cols[1]:
             if st.button("Delete…", key=f"data.delete.{kind}.ask", disabled=target is None or bool(refused),
                          icon=":material/delete:", help=refused):
-                st.session_state["data.delete.pending"] = (kind, target)
-        pending = st.session_state.get("data.delete.pending")
+                state.remember("data.delete.pending", (kind, target))
+        pending = state.remembered("data.delete.pending")
         if pending is not None and pending[0] == kind:
             plan = saved.plan_delete(*pending)
             if layout.failed(plan):
-                st.session_state.pop("data.delete.pending", None)
+                state.take("data.delete.pending")
             else:
                 st.warning(md_text(f"Delete {plan.value.description}? This cannot be undone."),
                            icon=":material/warning:")
                 yes, no = st.columns(2)
                 if yes.button("Yes, delete", key=f"data.delete.{kind}.yes", type="primary"):
                     done = saved.delete(*pending)
-                    st.session_state.pop("data.delete.pending", None)
-                    st.session_state["data.delete.done"] = done.error or f"Deleted {done.value.description}."
+                    state.take("data.delete.pending")
+                    state.remember("data.delete.done", done.error or f"Deleted {done.value.description}.")
                     st.rerun()
                 if no.button("Cancel", key=f"data.delete.{kind}.no"):
-                    st.session_state.pop("data.delete.pending", None)
+                    state.take("data.delete.pending")
                     st.rerun()
-done_message = st.session_state.pop("data.delete.done", None)
+done_message = state.take("data.delete.done")
 if done_message:
     st.info(md_text(done_message))

@@ -6,26 +6,21 @@ failure-ledger entry (first seen failing, fixed, regressed) with its status, cau
 which a person edits here.
 """
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
 from evalcore.store.ledger import CAUSE_TAGS, STATUS_LABELS, STATUSES
 from evalcore.safe_text import md_text, to_csv
 from evalcore.analyses.failures import SORT_ORDERS, neighbours
-from evalcore.metrics.failure import MISS_MODES, MISS_NAMES
+from evalcore.metrics.failure import MISS_MODES
 from evalcore.warning_log import plural
 
-from dashboard import access_ui, data, doc_cards, failures_data, layout, saved, state
+from dashboard import access_ui, doc_cards, layout, saved, state
+from dashboard.page_models import failures
+from dashboard.page_models.failures import COMPARE_COLUMNS, LIST_COLUMNS
 
 PAGE = "failures"
-MAX_ROWS = 200  # rows sent to the browser per table (worst first; filters narrow it); the CSV has them all
 PICKER_SIZE = 100  # queries offered in the query picker around the open one; next / previous walk all of them
-# Only the columns a table shows go to the browser (the rest repeat k, n and labels, which the captions give,
-# and are in the CSV downloads).
-LIST_COLUMNS = ["run", "query", "query_text", "source", "found", "recall", "first_rank", "ranks"]
-COMPARE_COLUMNS = ["query", "query_text", "gets", "misses", "recall_gets", "recall_misses", "ranks_gets",
-                   "ranks_misses", "source"]
 PRESENTED = ("data", "runs", "k", "query", "miss", "source", "search", "sort")  # what the presenter view follows
 ORDER_LABELS = {"worst": "worst first", "query": "query id", "first_rank": "deepest first relevant doc",
                 "source": "by source, worst first"}
@@ -38,7 +33,7 @@ v = layout.controls(PAGE, v)
 k = v.k
 
 # ---------------------------------------------------------------- filters
-sources_known = failures_data.source_values(v.dataset)
+sources_known = failures.source_values(v.dataset)
 cols = st.columns([2, 2, 2, 2])
 with cols[0]:
     strict = st.toggle("No relevant doc in the top k at all",
@@ -62,11 +57,11 @@ with cols[3]:
                          help="Next and previous walk through the list in this order.",
                          **state.bind(PAGE, "sort", order))
 
-table = failures_data.failure_list(v.dataset, k, mode, tuple(v.runs), tuple(sources), search or "", order)
-if table is None:  # the header has said why the files cannot be scored
+missed = failures.missed_at_k(v.dataset, k, mode, tuple(v.runs), tuple(sources), search or "", order)
+if missed is None:  # the header has said why the files cannot be scored
     st.stop()
-sequence = table.queries()
-evaluated = set(data.evaluated_queries(v.dataset))
+table, sequence = missed.table, missed.sequence
+evaluated = set(failures.evaluated_queries(v.dataset))
 query = state.get("query")
 if query is not None and query not in evaluated:
     layout.error(f"The link asks for query {query}, which is not an evaluated query of these labels.")
@@ -76,14 +71,13 @@ if query is not None and query not in evaluated:
 
 def open_query(q: str | None) -> None:
     state.set("query", q)
-    st.session_state[state.widget_key(PAGE, "query")] = q
-    st.session_state[f"{state.widget_key(PAGE, 'query')}.shown"] = q
+    state.show_in_widget(PAGE, "query", q)
 
 
 def picked(table_key: str, rows_key: str) -> None:
     """A row selected in a table opens that query below."""
-    selection = st.session_state[table_key]["selection"]["rows"]
-    shown = st.session_state.get(rows_key, [])
+    selection = state.remembered(table_key)["selection"]["rows"]
+    shown = state.remembered(rows_key, [])
     if selection and selection[0] < len(shown):
         open_query(shown[selection[0]])
 
@@ -93,20 +87,13 @@ missed_tab, compare_tab = st.tabs(["Missed at k", "Runs compared"], key="failure
 
 # ---------------------------------------------------------------- the list
 with missed_tab:
-    per_run = table.per_run()
-    st.markdown(md_text("; ".join(f"{run}: {per_run.get(run, 0):,} of {v.n:,} queries {MISS_NAMES[mode]} at k = {k}"
-                                  for run in v.runs) + "."
-                        + (" Only the queries matching the filters above are counted." if sources or search else "")))
-    st.caption(md_text(f"{plural(len(table), 'row')} ({plural(len(sequence), 'distinct query', 'distinct queries')}), "
-                       f"each a query that {MISS_MODES[mode]} · k = {k} · n = {v.n:,} queries per run · labels "
-                       f"{v.labels_ref} · " + "; ".join(f"{r} = {v.model(r)}" for r in v.runs)))
-    shown = failures_data.rows_shown(table, MAX_ROWS, LIST_COLUMNS)
-    if len(table) > MAX_ROWS:
-        st.caption(md_text(f"Showing the first {MAX_ROWS:,} of {len(table):,} rows in this order; narrow the list with "
-                           "the filters, or download the CSV for all of them."))
-    st.session_state["failures.rows"] = shown["query"].to_numpy(dtype=object).tolist()
-    shown_queries = shown["query"].to_numpy(dtype=object)
-    selected = np.flatnonzero(shown_queries == query)[:1].tolist() if query is not None else []
+    st.markdown(md_text(missed.counts))
+    st.caption(md_text(missed.caption))
+    shown = missed.shown
+    if missed.more:
+        st.caption(md_text(missed.more))
+    state.remember("failures.rows", shown["query"].to_numpy(dtype=object).tolist())
+    selected = failures.selected_row(shown, query)
     layout.table(
         shown, key="failures.table", on_select=lambda: picked("failures.table", "failures.rows"),
         selection_mode="single-row", selection_default={"selection": {"rows": selected}} if selected else None,
@@ -142,17 +129,12 @@ with compare_tab:
         vs = vs if vs in others else others[-1]
         with pair[1]:
             b = st.selectbox("against", options=others, **state.bind(PAGE, "vs", vs))
-        diffs = failures_data.disagreement_list(v.dataset, k, a, b, mode, tuple(sources), search or "")
-        diffs_shown = diffs.head(MAX_ROWS)[COMPARE_COLUMNS]
-        a_gets = int((diffs["gets"] == a).sum())
-        st.caption(md_text(f"{a} gets {a_gets:,} queries that {b} misses; {b} gets {len(diffs) - a_gets:,} that {a} "
-                           f"misses ('gets' = {'a relevant doc' if strict else 'every relevant doc'} in the top k) · "
-                           f"biggest gap first · k = {k} · n = {v.n:,} · {a} = {v.model(a)}; {b} = {v.model(b)} · "
-                           f"labels {v.labels_ref}"))
-        if len(diffs) > MAX_ROWS:
-            st.caption(md_text(f"Showing the first {MAX_ROWS:,} of {len(diffs):,} queries (biggest gap first); narrow "
-                               "them with the filters, or download the CSV for all of them."))
-        st.session_state["failures.compare_rows"] = diffs_shown["query"].tolist()
+        compared = failures.runs_compared(v.dataset, k, a, b, mode, tuple(sources), search or "")
+        diffs, diffs_shown = compared.frame, compared.shown
+        st.caption(md_text(compared.caption))
+        if compared.more:
+            st.caption(md_text(compared.more))
+        state.remember("failures.compare_rows", diffs_shown["query"].tolist())
         layout.table(
             diffs_shown, key="failures.compare", on_select=lambda: picked("failures.compare", "failures.compare_rows"),
             selection_mode="single-row", hide_index=True, width="stretch", height=320,
@@ -171,7 +153,7 @@ with compare_tab:
 # ---------------------------------------------------------------- the failure archive: save this evaluation
 st.divider()
 st.subheader("Failure archive")
-opened = data.workspace()
+opened = saved.workspace_opened()
 known = saved.saved_runs(v.dataset) if opened.ok else {}
 if not layout.failed(opened):
     status_line = st.empty()  # filled below, after a save this run may make
@@ -196,7 +178,7 @@ if not layout.failed(opened):
     if save_clicked:
         with st.spinner("Saving the evaluation and comparing each run with its line…"):
             result = saved.save_evaluation(v.dataset, k, {r: (x or "").strip() for r, x in line_inputs.items()})
-        st.session_state["failures.saved"] = (v.dataset.key, k, result)
+        state.remember("failures.saved", (v.dataset.key, k, result))
         if result.ok:
             known = saved.saved_runs(v.dataset)
     if known:
@@ -207,7 +189,7 @@ if not layout.failed(opened):
         status_line.caption(md_text(f"Not saved yet. Saving records every query's hit or miss at k = {k} for each "
                                     "run, so the failure ledger can say what was first seen failing, fixed or "
                                     "regressed (kept in the server's workspace)"))
-    last = st.session_state.get("failures.saved")
+    last = state.remembered("failures.saved")
     if last is not None and last[0] == v.dataset.key and last[1] == k:
         result = last[2]
         if not layout.failed(result):
@@ -267,7 +249,7 @@ if query is None:
     st.info("Select a row in the list above, pick a query, or press N to open the first failure.")
     st.stop()
 
-loaded = failures_data.drill_down(v.dataset, query, k, tuple(v.runs))
+loaded = failures.drill_down(v.dataset, query, k, tuple(v.runs))
 if layout.failed(loaded):
     st.stop()
 dd = loaded.value
@@ -324,7 +306,7 @@ else:
                                    "event"],
                      column_config={"passed": st.column_config.CheckboxColumn(f"passed at k = {row.get('k')}"),
                                     "first_rank": st.column_config.NumberColumn("first relevant rank")})
-        flash = st.session_state.pop("failures.ledger_saved", None)
+        flash = state.take("failures.ledger_saved")
         if flash:
             st.success(md_text(flash), icon=":material/check_circle:")
         statuses = list(STATUS_LABELS)
@@ -349,10 +331,10 @@ else:
                 done = saved.edit_entry(entry, status, tags, note)
                 if not layout.failed(done):
                     changed_parts = ", ".join(done.value) or "nothing changed"
-                    st.session_state["failures.ledger_saved"] = (
-                        f"Saved to the ledger of line {entry.line}, query {entry.query}: {changed_parts}.")
+                    state.remember("failures.ledger_saved",
+                                   f"Saved to the ledger of line {entry.line}, query {entry.query}: {changed_parts}.")
                     for suffix in ("status", "tags", "note"):
-                        st.session_state.pop(f"{form_key}.{suffix}", None)
+                        state.take(f"{form_key}.{suffix}")
                     st.rerun()
         if len(entry.log):
             with st.expander(f"Edit log ({len(entry.log)})"):
@@ -385,7 +367,7 @@ with docs_slot:
     with st.expander("This query's numbers in each run (recall, reciprocal rank)", icon=":material/functions:"):
         st.caption(md_text(f"query {dd.query} · k = {k} · n = 1 query (this one's own scores) · labels "
                            f"{dd.labels}#{dd.fingerprint}"))
-        layout.table(failures_data.scores_shown(dd), hide_index=True, width="stretch", column_config={
+        layout.table(failures.scores_shown(dd), hide_index=True, width="stretch", column_config={
             f"recall@{k}": st.column_config.NumberColumn(format="%.2f",
                                                          help=f"Share of this query's relevant docs in the top {k}"),
             f"hit@{k}": st.column_config.NumberColumn(format="%.0f", help=f"1 if a relevant doc is in the top {k}"),

@@ -1,14 +1,11 @@
 """History: a model line's metrics over its runs in time, its failure ledger, and the meeting report."""
 
-import base64
-
-import pandas as pd
 import streamlit as st
 
 from evalcore.safe_text import md_text, to_csv
-from evalcore.warning_log import plural
 
-from dashboard import charts, data, layout, saved, state
+from dashboard import charts, layout, saved, state
+from dashboard.page_models import history as page
 
 PAGE = "history"
 state.start(PAGE, own=("line",))
@@ -17,7 +14,7 @@ st.caption("What the workspace remembers about a model line: its metrics over it
            "(regressions first), and the one-page report for the meeting.")
 layout.words("model line", "failure ledger", "regression", "fingerprint", "label set")
 
-opened = data.workspace()
+opened = saved.workspace_opened()
 if layout.failed(opened):
     st.stop()
 st.caption("Read from the server's workspace, where every saved evaluation is kept.")
@@ -50,26 +47,15 @@ history = found.value
 if history.empty:
     st.info("This line has no saved evaluation yet.")
     st.stop()
-label_set = str(history["labels"].iloc[-1])
-versions = sorted(set(int(v) for v in history["labels_version"]))
 st.subheader("Metrics over the line's runs")
 metrics_known = list(dict.fromkeys(history["metric"]))
 metrics_main = [m for m in metrics_known if m.startswith("recall@") or m == "mrr"] or metrics_known
 metrics = st.multiselect("Metrics", options=metrics_known, default=metrics_main, key=f"history.metrics.{line}")
-history = history[history["metric"].isin(metrics or metrics_main)]
-fingerprint = dict(zip(found.value["labels_version"].astype(int), found.value["fingerprint"].astype(str)))
-context = (f"line {line} · {plural(history['run_id'].nunique(), 'run')} · labels {label_set} "
-           f"v{', v'.join(str(v) for v in versions)} · n = "
-           + ", ".join(f"{int(n):,}" for n in sorted(set(history["n"]))) + " queries · 95% intervals (seed "
-           + ", ".join(str(int(s)) for s in sorted(set(history["seed"]))) + ") · label fingerprint "
-           + ", ".join(f"v{v} {label_set}#{fingerprint[v]}" for v in versions))
-if len(versions) > 1:
-    context += " · the label set changed between runs: compare across versions with care"
-st.altair_chart(charts.history_chart(history, line, subtitle=context), width="stretch")
-st.caption(md_text(context))
-table = history.assign(
-    interval=[f"{lo:.3f} – {hi:.3f}" if pd.notna(lo) and pd.notna(hi) else "–"
-              for lo, hi in zip(history["ci_low"], history["ci_high"])])
+shown = page.line_history(history, line, metrics)
+label_set = shown.label_set
+st.altair_chart(charts.history_chart(shown.table, line, subtitle=shown.context), width="stretch")
+st.caption(md_text(shown.context))
+table = shown.table
 layout.table(table, hide_index=True, width="stretch",
              column_order=["step", "run_id", "run", "model", "uploaded_at", "labels_version", "metric", "mean",
                            "interval", "n", "fingerprint", "evaluation_id"],
@@ -120,30 +106,11 @@ chosen = st.selectbox("Saved evaluation", options=ids, format_func=lambda i: des
                       help="The report recomputes it from its stored files (same seed, same numbers).")
 
 
-def documents_for(evaluation_id: int):
-    """The current data set's documents, when they belong to this evaluation's runs (for the cost of k)."""
-    dataset, _ = data.resolve(state.get("data"))
-    if dataset.documents is None:
-        return None
-    run_files = saved.evaluation_run_files(evaluation_id)
-    if not run_files or not run_files <= {r.file.sha256 for r in dataset.runs}:
-        return None
-    docs = data.documents(dataset.documents)
-    return docs.value if docs.ok else None
-
-
-def markdown_with_charts(report) -> str:
-    """The Markdown report as one file: its charts embedded as PNG data URIs."""
-    images = {name: "data:image/png;base64," + base64.b64encode(png).decode("ascii")
-              for name, png in report.chart_pngs().items()}
-    return report.to_markdown(images)
-
-
 if st.button("Prepare the report", icon=":material/description:", key="history.prepare"):
     with st.spinner("Recomputing the evaluation and drawing the charts…"):
-        built = saved.report(chosen, None, docs=documents_for(chosen))
-    st.session_state["history.report"] = (chosen, built)
-ready = st.session_state.get("history.report")
+        built = page.prepare_report(state.get("data"), chosen)
+    state.remember("history.report", (chosen, built))
+ready = state.remembered("history.report")
 if ready is not None and ready[0] == chosen:
     built = ready[1]
     if not layout.failed(built):
@@ -156,7 +123,7 @@ if ready is not None and ready[0] == chosen:
                                mime="text/html", on_click="ignore", icon=":material/download:",
                                key="history.report_html")
         with cols[1]:
-            st.download_button("Report (Markdown)", data=lambda: markdown_with_charts(report),
+            st.download_button("Report (Markdown)", data=lambda: page.markdown_with_charts(report),
                                file_name=f"report-{chosen}.md", mime="text/markdown", on_click="ignore",
                                icon=":material/download:", key="history.report_md")
         with cols[2]:

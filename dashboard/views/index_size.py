@@ -6,7 +6,8 @@ import streamlit as st
 from evalcore.report.index_size import variant_verdict
 from evalcore.safe_text import md_text
 
-from dashboard import access_ui, charts, data, index_size_data, layout, state
+from dashboard import access_ui, charts, layout, state
+from dashboard.page_models import index_size as page
 
 PAGE = "index-size"
 
@@ -18,8 +19,8 @@ layout.words("index size", "dimensions kept", "precision (storage)", "rescoring"
              "recall@k", "95% interval", "paired comparison", "Holm correction")
 
 barred = access_ui.refusal("upload")  # viewers read the sample's variants: uploads and new runs need an editor
-uploaded = list(index_size_data.remembered_models(state.get("vectors")))
-models = [*index_size_data.sample_models(v.dataset), *uploaded]
+uploaded = list(page.remembered_models(state.get("vectors")))
+models = [*page.sample_models(v.dataset), *uploaded]
 
 with st.expander("Add your model's vectors", expanded=not models, icon=":material/upload_file:"):
     st.caption("Query vectors and doc vectors from the same model: Parquet (an id column and a vector column), JSONL "
@@ -45,12 +46,12 @@ with st.expander("Add your model's vectors", expanded=not models, icon=":materia
         if query_file is None or doc_file is None:
             layout.error("Upload both the query vectors and the doc vectors.")
         else:
-            loaded = index_size_data.upload_model(name, query_file, doc_file, query_ids, doc_ids)
+            loaded = page.upload_model(name, query_file, doc_file, query_ids, doc_ids)
             if loaded.ok and loaded.value.name in {m.name for m in models if m.sample}:
                 layout.error(f"{loaded.value.name} is one of the sample's models: give yours another name.")
             elif not layout.failed(loaded):
                 kept = [m for m in uploaded if m.name != loaded.value.name] + [loaded.value]
-                state.set("vectors", index_size_data.remember_models(kept))
+                state.set("vectors", page.remember_models(kept))
                 st.rerun()
 
 if not models:
@@ -65,15 +66,15 @@ with controls[0]:
                             **state.bind(PAGE, "models", [n for n in names if n in wanted_models] or names,
                                          lambda picked: ",".join(picked))) or names
 with controls[1]:
-    dims = st.multiselect("Dimensions kept", index_size_data.DIMS_CHOICES, help=layout.explain("dimensions kept"),
+    dims = st.multiselect("Dimensions kept", page.DIMS_CHOICES, help=layout.explain("dimensions kept"),
                           **state.bind(PAGE, "dims", [d for d in state.get("dims", "").split(",") if d in
-                                                      index_size_data.DIMS_CHOICES] or list(index_size_data.DEFAULT_DIMS),
+                                                      page.DIMS_CHOICES] or list(page.DEFAULT_DIMS),
                                        lambda chosen_dims: ",".join(chosen_dims)))
 with controls[2]:
-    precisions = st.multiselect("Precisions", list(index_size_data.PRECISIONS), help=layout.explain("precision (storage)"),
+    precisions = st.multiselect("Precisions", list(page.PRECISIONS), help=layout.explain("precision (storage)"),
                                 **state.bind(PAGE, "precision", [p for p in state.get("precision", "").split(",") if p in
-                                                                 index_size_data.PRECISIONS] or
-                                             list(index_size_data.DEFAULT_PRECISIONS),
+                                                                 page.PRECISIONS] or
+                                             list(page.DEFAULT_PRECISIONS),
                                              lambda chosen_p: ",".join(chosen_p)))
 with controls[3]:
     similarity = st.radio("Similarity", ["cosine", "dot"], help=layout.explain("similarity"),
@@ -82,20 +83,20 @@ with controls[3]:
 
 rescore = 0
 if "binary" in (precisions or []):
-    rescore_on = st.toggle(f"Also rescore binary with the float vectors (top {index_size_data.RESCORE_CANDIDATES} "
+    rescore_on = st.toggle(f"Also rescore binary with the float vectors (top {page.RESCORE_CANDIDATES} "
                            "candidates)", help=layout.explain("rescoring"),
                            **state.bind(PAGE, "rescore", state.get("rescore") == "1", lambda on: "1" if on else None))
-    rescore = index_size_data.RESCORE_CANDIDATES if rescore_on else 0
+    rescore = page.RESCORE_CANDIDATES if rescore_on else 0
 
 reports = {}
 by_name = {m.name: m for m in models}
 ordered = [m for m in models if m.name in chosen]
+settings = page.settings_for(dims or ["full"], precisions or ["float32"], similarity, v.k, rescore)
 for model in ordered:
-    args = (v.dataset, model, dims or ["full"], precisions or ["float32"], similarity, v.k, rescore)
-    loaded = index_size_data.cached_study(*args)
+    loaded = page.cached_study(v.dataset, model, settings)
     if loaded is None:
         bar = st.progress(0.0, text=f"Searching the vectors of {layout.safe(model.name)}…")
-        loaded = index_size_data.study(*args, progress=lambda share, what, bar=bar, model=model: bar.progress(
+        loaded = page.study(v.dataset, model, settings, progress=lambda share, what, bar=bar, model=model: bar.progress(
             min(1.0, share), text=f"Searching the vectors of {layout.safe(model.name)}: {layout.safe(what)}…"))
         bar.empty()
     if layout.failed(loaded):
@@ -106,7 +107,7 @@ for model in ordered:
 
 if not reports:
     st.stop()
-points = index_size_data.points(reports)
+points = page.points(reports)
 metric = f"recall@{v.k}"
 n = int(points["n"].iloc[0])
 labels_ref = v.labels_ref
@@ -144,7 +145,7 @@ layout.table(table, hide_index=True, width="stretch",
 st.subheader("Add a variant to the runs")
 st.caption("Its run joins the loaded runs like an uploaded one: Overview, Choose k and Failures show it, and the "
            "link names the new data set.")
-added = st.session_state.pop("index_size.added", None)
+added = state.take("index_size.added")
 if added:
     st.success(md_text(f"Added run {added} to the loaded runs."), icon=":material/check:")
     st.page_link("views/overview.py", label="See it on the Overview", icon=":material/leaderboard:")
@@ -153,7 +154,7 @@ picked = st.selectbox("Variant", choices, key="index_size.pick", help="The varia
 if st.button("Add to the loaded runs", icon=":material/playlist_add:", key="index_size.add", disabled=bool(barred),
              help=barred) and not barred:
     owner = next(name for name in reports if picked in set(points.loc[points["name"] == name, "run"]))
-    candidate = index_size_data.variant_dataset(v.dataset, reports[owner], picked)
-    state.set("data", data.register(candidate))
-    st.session_state["index_size.added"] = candidate.run_names[-1]
+    candidate = page.variant_dataset(v.dataset, reports[owner], picked)
+    state.set("data", page.register(candidate))
+    state.remember("index_size.added", candidate.run_names[-1])
     st.rerun()

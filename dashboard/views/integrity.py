@@ -1,7 +1,7 @@
 """Integrity: can these numbers be trusted? Whose words the queries are in, blind labels, pooling bias, judged
 depth with bounds, tune and a sealed holdout, and labels to check. `evalcore` computes; this page renders.
 
-Every page scores the tune split when the labels carry one (`dashboard.data.scope`). This page is where the
+Every page scores the tune split when the labels carry one (`dashboard.loading.scope`). This page is where the
 holdout is revealed: the Reveal button records the view in the workspace, and only then, in this session, can
 the holdout or all queries be looked at. The ``split`` URL parameter chooses which, but never unseals by itself:
 a link with ``split=holdout`` opens on the sealed notice and the button, so every view is recorded.
@@ -13,7 +13,8 @@ import streamlit as st
 from evalcore.report.segments import gap_sentence
 from evalcore.safe_text import md_text, to_csv
 
-from dashboard import access_ui, data, integrity_data, layout, saved, segments_data, state
+from dashboard import access_ui, layout, saved, state
+from dashboard.page_models import integrity as page
 
 PAGE = "integrity"
 SPLITS = {"tune": "tune split (exploratory)", "holdout": "holdout", "all": "all queries (tune and holdout)"}
@@ -27,8 +28,8 @@ layout.words("blind labels", "judged@k", "judged depth", "tune / holdout split",
              "95% interval")
 v = layout.controls(PAGE, v)
 k = v.k
-audited = integrity_data.audit_at(v.dataset, k)
-if layout.failed(audited) or layout.failed(data.workspace()):  # the one shared workspace records reveals and flags
+audited = page.audit_at(v.dataset, k)
+if layout.failed(audited) or layout.failed(saved.workspace_opened()):  # the one shared workspace records reveals and flags
     st.stop()
 found = audited.value
 ref = v.labels_ref
@@ -43,7 +44,7 @@ gap_tab, blind_tab, depth_tab, split_tab, check_tab = st.tabs(
     ["Whose words", "Blind labels", "Judged depth", "Tune and holdout", "Check the label"])
 
 with gap_tab:
-    gaps = segments_data.source_gaps(v.dataset, k) if segments_data.has_source(v.dataset) else None
+    gaps = page.source_gaps(v.dataset, k)
     if gaps is None or not gaps.ok:
         st.info("The labels need a source column (team_written, support_ticket, search_log, ...) to compare "
                 "whose words the queries are in." + (f" {md_text(gaps.error)}" if gaps is not None else ""))
@@ -65,7 +66,7 @@ with blind_tab:
         layout.table(found.blind_metrics[found.blind_metrics["run"].isin(v.runs)], hide_index=True, width="stretch",
                      column_config={c: st.column_config.NumberColumn(format="%.4f")
                                     for c in ("mean", "ci_low", "ci_high")})
-    st.subheader(f"Pooling: judged docs in each run's top {integrity_data.POOL_DEPTH}")
+    st.subheader(f"Pooling: judged docs in each run's top {page.POOL_DEPTH}")
     layout.table(found.pooling[found.pooling["run"].isin(v.runs)], hide_index=True, width="stretch")
 
 with depth_tab:
@@ -84,7 +85,7 @@ with split_tab:
         st.info("The labels have no split column, so nothing is sealed: every page scores all their queries. Add a "
                 "split column (tune or holdout) to keep a holdout sealed until you report on it.")
     else:
-        full = data.labels(v.dataset.labels).value
+        full = page.labels_as_read(v.dataset)
         seen = saved.reveal_summary(full.name)
         st.caption(md_text(f"Every page shows the tune split: {split.n_queries} queries, {split.note}. Holdout: "
                            f"{split.n_holdout} queries, sealed until someone reveals them here (each reveal is "
@@ -95,7 +96,7 @@ with split_tab:
                               "split"]], hide_index=True, width="stretch",
                      column_config={c: st.column_config.NumberColumn(format="%.4f")
                                     for c in ("mean", "ci_low", "ci_high")})
-        reveals = st.session_state.setdefault(REVEALS, {})
+        reveals = state.memo(REVEALS)
         reveal = reveals.get(full.fingerprint)
         asked = state.get("split")
         asked = asked if asked in SPLITS else "tune"
@@ -119,7 +120,7 @@ with split_tab:
             chosen = st.radio("Numbers on", options=list(SPLITS), format_func=SPLITS.get, horizontal=True,
                               **state.bind(PAGE, "split", asked))
             if chosen != "tune":
-                unsealed = integrity_data.revealed_at(v.dataset, chosen, reveal, k)
+                unsealed = page.revealed_at(v.dataset, chosen, reveal, k)
                 if not layout.failed(unsealed):
                     held = unsealed.value
                     table = held.summary[held.summary["run"].isin(v.runs)].assign(split=chosen)

@@ -2,7 +2,7 @@
 
 A person marks each doc relevant or not; the marks are saved in the workspace as a new version of
 the label set (the query marked blind, the judged depth recorded; earlier versions unchanged).
-The pool comes from `dashboard.integrity_data` (`evalcore.analyses.judging`) and the round is saved through
+The pool comes from `dashboard.page_models.judge` (`evalcore.analyses.judging`) and the round is saved through
 `dashboard.saved` (`evalcore.workflows.save_judging_round`, as ``evalcore judge save``); this page renders.
 """
 
@@ -11,7 +11,8 @@ import streamlit as st
 from evalcore.safe_text import md_text
 from evalcore.warning_log import plural
 
-from dashboard import access_ui, data, integrity_data, layout, saved, state
+from dashboard import access_ui, layout, saved, state
+from dashboard.page_models import judge as page
 
 PAGE = "judge"
 DEFAULT_DEPTH = 10
@@ -24,8 +25,8 @@ layout.header("Blind judging", v, "Judge one query without seeing any ranking: e
 layout.words("pooled judging", "blind labels", "label set", "fingerprint")
 # The judgments extend the whole label set as read, not only the split the pages score: a new version keeps
 # every query's split (the holdout stays in it, sealed) and is what "Use this version" loads.
-labels = data.labels(v.dataset.labels).value
-queries = data.evaluated_queries(v.dataset)
+labels = page.labels_as_read(v.dataset).value
+queries = page.evaluated_queries(v.dataset)
 queue = saved.rejudge_queue(labels.name)  # the one shared workspace ($EVALCORE_WORKSPACE or the per-user default)
 if layout.failed(queue):
     st.stop()
@@ -47,16 +48,16 @@ with cols[1]:
         depth = int(state.get("depth", DEFAULT_DEPTH))
     except (TypeError, ValueError):
         depth = DEFAULT_DEPTH
-    depth = min(max(depth, 1), data.DEPTH)
-    depth = st.number_input("Pool depth (top docs of each run)", min_value=1, max_value=data.DEPTH, step=1,
+    depth = min(max(depth, 1), page.DEPTH)
+    depth = st.number_input("Pool depth (top docs of each run)", min_value=1, max_value=page.DEPTH, step=1,
                             help="Raise it to judge deeper before quoting a larger k.",
                             **state.bind(PAGE, "depth", depth, int))
 
-pooled = integrity_data.pool(v.dataset, query, int(depth))
+pooled = page.pool(v.dataset, query, int(depth))
 if layout.failed(pooled):
     st.stop()
 pool = pooled.value
-texts = integrity_data.pool_texts(v.dataset, pool)
+texts = page.pool_texts(v.dataset, pool)
 
 st.subheader("What the customer typed")
 st.text(pool.query_text or f"(no query text; query id {pool.query})")
@@ -84,7 +85,7 @@ if st.button("Save as a new label-set version", type="primary", disabled=bool(mi
     if not layout.failed(judged):
         version = judged.value
         n_relevant = sum(marks.values())
-        st.session_state[f"{PAGE}.use_choice"] = int(version.version)  # offered below
+        state.remember(f"{PAGE}.use_choice", int(version.version))  # offered below
         st.success(md_text(f"Saved: label set {version.ref}, query {pool.query} judged blind at depth {pool.depth} "
                            f"({n_relevant} relevant of {len(pool.docs)}); {version.change}; earlier versions are "
                            "unchanged. The pages still score the labels as loaded: use this version below to score "
@@ -96,10 +97,10 @@ def use_version(name: str, number: int) -> None:
     stays as it was, and its link still opens it)."""
     switched = saved.with_label_version(v.dataset, name, number)
     if not switched.ok:
-        st.session_state[f"{PAGE}.use_error"] = switched.error
+        state.remember(f"{PAGE}.use_error", switched.error)
         return
-    state.set("data", data.register(switched.value))
-    st.session_state[f"{PAGE}.used"] = number
+    state.set("data", page.register(switched.value))
+    state.remember(f"{PAGE}.used", number)
 
 
 versions = saved.label_versions(labels.name)  # None: these labels were never saved, nothing to switch to yet
@@ -109,15 +110,15 @@ if versions is not None and not versions.empty:
     by_number = {int(r.version): r for r in versions.itertuples()}
     # The version every page scores: the one with the same judgments as this data set's labels file (the file as
     # read, whatever part of it the pages evaluate).
-    as_read = data.labels(v.dataset.labels)
+    as_read = page.labels_as_read(v.dataset)
     scoring = next((n for n in numbers[::-1] if as_read.ok and by_number[n].fingerprint == as_read.value.fingerprint),
                    None)
     st.caption(md_text(
         f"Every page now scores labels {v.labels_ref}"
         + (f", version {scoring} of label set {labels.name}" if scoring else ", not a saved version of the set")
         + f" (data set {v.dataset.key if not v.dataset.sample else 'sample'})."))
-    if st.session_state.get(f"{PAGE}.use_choice") not in numbers:
-        st.session_state[f"{PAGE}.use_choice"] = numbers[-1]
+    if state.remembered(f"{PAGE}.use_choice") not in numbers:
+        state.remember(f"{PAGE}.use_choice", numbers[-1])
     chosen = st.selectbox(
         "Label-set version", options=numbers[::-1],
         format_func=lambda n: (f"v{n} #{by_number[n].fingerprint} · {by_number[n].n_queries} queries · "
@@ -127,10 +128,10 @@ if versions is not None and not versions.empty:
               args=(labels.name, int(chosen)),
               help="Every page then scores this version: a new data set whose key goes in the URL (a copied link "
                    "opens it); the data set loaded before stays as it was.")
-    problem = st.session_state.pop(f"{PAGE}.use_error", None)
+    problem = state.take(f"{PAGE}.use_error")
     if problem:
         layout.error(problem)
-    used = st.session_state.pop(f"{PAGE}.used", None)
+    used = state.take(f"{PAGE}.used")
     if used is not None and scoring == used:
         st.success(md_text(f"Every page now scores version {used} of label set {labels.name} ({v.labels_ref})."),
                    icon=":material/swap_horiz:")

@@ -13,7 +13,8 @@ from evalcore.analyses.failures import SORT_ORDERS, neighbours
 from evalcore.metrics.failure import MISS_MODES
 from evalcore.safe_text import md_text
 
-from dashboard import data, failures_data, layout, state
+from dashboard import layout, state
+from dashboard.page_models import present
 
 PAGE = "present"
 FOLLOWED = ("data", "runs", "k", "query", "miss", "source", "search", "sort")  # the Failures page's selections
@@ -57,14 +58,12 @@ if v.evaluation is None:
     st.stop()
 k = v.k
 mode = "none" if state.get("miss") == "none" else "any"
-sources = [s for s in state.get("source", []) if s in failures_data.source_values(v.dataset)]
 order = state.get("sort", "worst")
 order = order if order in SORT_ORDERS else "worst"
-table = failures_data.failure_list(v.dataset, k, mode, tuple(v.runs), tuple(sources), state.get("search", "") or "",
-                                   order)
-sequence = table.queries() if table is not None else []
+sequence = present.sequence(v.dataset, k, mode, tuple(v.runs), tuple(state.get("source", [])),
+                            state.get("search", "") or "", order)
 query = state.get("query")
-if query is not None and query not in set(data.evaluated_queries(v.dataset)):
+if query is not None and not present.is_evaluated(v.dataset, query):
     layout.error(f"The link asks for query {query}, which is not an evaluated query of these labels; showing the "
                  "first failure instead.")
     query = None
@@ -99,7 +98,7 @@ with st.container(key="present"):
         st.page_link("views/failures.py", label="Back to the Failures page", icon=":material/search_insights:",
                      query_params=layout.link_params(FOLLOWED))
         st.stop()
-    loaded = failures_data.story(v.dataset, query, k, tuple(v.runs), mode)
+    loaded = present.story(v.dataset, query, k, tuple(v.runs), mode)
     if layout.failed(loaded):
         st.stop()
     story = loaded.value
@@ -143,12 +142,12 @@ with st.container(key="present"):
                     st.markdown(f":gray[Nothing else in the top {k}: every place went to a relevant doc.]")
 
 with st.expander("The numbers behind this failure", icon=":material/functions:"):
-    drill = failures_data.drill_down(v.dataset, query, k, tuple(v.runs))
+    drill = present.drill_down(v.dataset, query, k, tuple(v.runs))
     if not layout.failed(drill):
         dd = drill.value
         st.caption(md_text(f"query id {dd.query} · source {dd.source or 'not given'} · k = {k} · n = 1 query (this "
                            f"one's own scores) · labels {dd.labels}#{dd.fingerprint}"))
-        layout.table(failures_data.scores_shown(dd), hide_index=True, width="stretch", column_config={
+        layout.table(present.scores_shown(dd), hide_index=True, width="stretch", column_config={
             f"recall@{k}": st.column_config.NumberColumn(
                 format="%.2f", help=f"Share of this query's relevant docs in the top {k}"),
             f"hit@{k}": st.column_config.NumberColumn(format="%.0f", help=f"1 if any relevant doc is in the top {k}"),

@@ -10,7 +10,8 @@ from evalcore.metrics.measures import DESCRIPTIONS
 from evalcore.analyses.slices import DEFAULT_MIN_SLICE_N, MISSING_VALUE
 from evalcore.report.segments import gap_sentence
 
-from dashboard import charts, layout, segments_data, state
+from dashboard import charts, layout, state
+from dashboard.page_models import sources as page
 
 PAGE = "sources"
 TOO_FEW, GREY = charts.TOO_FEW, charts.GREY
@@ -23,7 +24,7 @@ layout.words("source", "recall@k", "hit@k", "MRR", "95% interval", "n")
 v = layout.controls(PAGE, v)
 k = v.k
 
-if not segments_data.has_source(v.dataset):
+if not page.has_source(v.dataset):
     st.info(md_text(f"The labels file {v.dataset.labels.name} has no source field, so the queries cannot be split by "
                     "whose words they are in. Add a source column (or JSONL key) saying where each query came from, e.g. "
                     "support_ticket, search_log, failed_search or team_written, and load the labels again."),
@@ -43,18 +44,18 @@ def _min_n() -> int:
 left, right = st.columns([2, 1])
 with left:
     wanted = state.get("metric", "recall@k")
-    family = st.selectbox("Metric for the gap and the chart", options=list(segments_data.METRICS),
-                          format_func=lambda m: segments_data.at_k(m, k),
+    family = st.selectbox("Metric for the gap and the chart", options=list(page.METRICS),
+                          format_func=lambda m: page.at_k(m, k),
                           help="The table below splits every metric; this one is charted and put in words.",
-                          **state.bind(PAGE, "metric", wanted if wanted in segments_data.METRICS else "recall@k"))
+                          **state.bind(PAGE, "metric", wanted if wanted in page.METRICS else "recall@k"))
 with right:
     min_n = int(st.number_input("Fewest queries to rank a source", min_value=1, max_value=MAX_MIN_N, step=5,
                                 help="Sources with fewer queries are shown grey and marked too few to rank; "
                                      "no gap verdict is drawn from them.",
                                 **state.bind(PAGE, "minn", _min_n(), int)))
-metric = segments_data.at_k(family, k)
+metric = page.at_k(family, k)
 
-loaded = segments_data.source_gaps(v.dataset, k, min_n)
+loaded = page.source_gaps(v.dataset, k, min_n)
 if layout.failed(loaded):
     st.stop()
 report = loaded.value
@@ -96,7 +97,7 @@ if not shown.empty:
 
 # ---------------------------------------------------------------- every metric, split by source
 st.subheader("Every metric, split by source")
-names = segments_data.metrics_at(k)
+names = page.metrics_at(k)
 chosen = segments[segments["metric"] == metric]
 rows = []
 for run in v.runs:

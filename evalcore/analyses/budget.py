@@ -64,7 +64,7 @@ from __future__ import annotations
 import math
 import numbers
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Mapping, Sequence
 
 import numpy as np
@@ -73,14 +73,14 @@ import pandas as pd
 from ..errors import UsageError, invalid_parameter
 from ..metrics.evaluation import Evaluation, RunResult, evaluate_runs
 from ..metrics.measures import check_k
-from ..readers.documents import DocumentsLike, read_documents
+from ..readers.documents import Documents, DocumentsLike, read_documents
 from ..readers.runs import Run
 from ..stats.bootstrap import resample_deviations
-from ..stats.intervals import DEFAULT_RESAMPLES, check_level, check_resamples, resolve_rng
+from ..stats.intervals import check_level, check_resamples, resolve_rng
 from ..stats.shared_draw import shared_draw_intervals
+from ..warning_log import EvalWarning
 from .budget_report import BudgetReport, RunBudget
 from .k_choice import (
-    DEFAULT_LAMBDA,
     FIT_BELOW_QUERIES,
     FIT_MODEL,
     MIN_STABLE_QUERIES,
@@ -92,23 +92,22 @@ from .k_choice import (
     pick_stability,
 )
 from .prompt_tokens import RunTokens, prompt_tokens
-from .tokens import DEFAULT_TOKENIZER, TOKENIZERS
+from .k_settings import (
+    DEFAULT_BUDGET_RESAMPLES,
+    DEFAULT_CHUNK_TOKENS,
+    DEFAULT_LAMBDA,
+    DEFAULT_MAX_K,
+    DEFAULT_PRICE_PER_MTOK,
+    STOP_REFERENCE_K,
+    BudgetSettings,
+)
+from .tokens import TOKENIZERS
 
 __all__ = [
-    "DEFAULT_BUDGET_RESAMPLES", "DEFAULT_LAMBDA", "DEFAULT_MAX_K", "DEFAULT_PRICE_PER_MTOK", "FIT_BELOW_QUERIES",
+    "DEFAULT_BUDGET_RESAMPLES", "DEFAULT_CHUNK_TOKENS", "DEFAULT_LAMBDA", "DEFAULT_MAX_K", "DEFAULT_PRICE_PER_MTOK", "FIT_BELOW_QUERIES",
     "FIT_MODEL", "MIN_STABLE_QUERIES", "RULE_NAME", "STABILITY_LEVEL", "STOP_REFERENCE_K", "TABLE_COLUMNS",
-    "BudgetReport", "RunBudget", "k_budget", "stop_reference_k",
+    "BudgetReport", "BudgetSettings", "RunBudget", "k_budget", "needs_chunk_size", "stop_reference_k",
 ]
-
-DEFAULT_MAX_K = 50
-STOP_REFERENCE_K = 50
-"""What "stopping at k" is measured against, on every surface (command, page, report): recall and prompt tokens
-at k = 50, or at the table's largest k when it is shorter, or at the recommended k when that is deeper."""
-DEFAULT_PRICE_PER_MTOK = 1.00
-"""Generator input price used when none is given: $1.00 per million tokens (a placeholder)."""
-
-DEFAULT_BUDGET_RESAMPLES = DEFAULT_RESAMPLES
-"""10,000, as `evaluate`: recall@k and its interval are the same numbers in every report."""
 
 TABLE_COLUMNS = [
     "k", "recall", "recall_ci_low", "recall_ci_high", "hit", "hit_ci_low", "hit_ci_high", "recall_fit",
@@ -119,62 +118,70 @@ TABLE_COLUMNS = [
 
 # --------------------------------------------------------------------------- the public function
 
+def needs_chunk_size(documents: Documents | None) -> bool:
+    """Whether chunks cannot be sized from ``documents`` (none, or neither text nor token counts): the budget then
+    counts every chunk as ``chunk_tokens``, `DEFAULT_CHUNK_TOKENS` unless the person gave a size."""
+    return documents is None or not (documents.has_text or documents.has_tokens)
+
+
 def k_budget(
     evaluation_or_runs,
     labels=None,
     docs: DocumentsLike | None = None,
+    settings: BudgetSettings | None = None,
     *,
-    max_k: int = DEFAULT_MAX_K,
-    price_per_mtok: float | None = None,
-    requests_per_month: float | None = None,
-    overhead_tokens: int = 0,
-    chunk_tokens: int | None = None,
-    tokenizer: str = DEFAULT_TOKENIZER,
-    lam: float | None = None,
-    value_per_point: float | None = None,
     min_grade: float = 1,
     zero_relevant: str = "exclude",
-    level: float = 0.95,
-    n_resamples: int = DEFAULT_BUDGET_RESAMPLES,
     rng: np.random.Generator | int | None = 0,
+    **changes,
 ) -> BudgetReport:
     """Recall, hit rate and prompt-token cost at k = 1..``max_k`` per run, and a recommended k.
 
     ``evaluation_or_runs`` is an `Evaluation` or `RunResult` (then ``labels`` stays None:
     they come with it), or one run / a list of runs (paths, dicts, DataFrames or `Run`s) to
     score against ``labels``. ``docs`` is the documents file (``tokens`` and/or ``text``);
-    without it give ``chunk_tokens``. ``price_per_mtok`` is the generator LLM's price per
+    without one that can size chunks, every chunk counts ``chunk_tokens`` (default
+    `DEFAULT_CHUNK_TOKENS`, said in the warnings). ``settings`` (a `BudgetSettings`), changed by any of its fields
+    given as keywords (``max_k=20, price_per_mtok=2.5``): ``price_per_mtok`` is the generator LLM's price per
     million *input* tokens (default $1.00, see the module docs); ``lam`` (recall points per
     1,000 tokens) or ``value_per_point`` (worth of one recall point per month, with
     ``requests_per_month``) set the trade-off. ``rng`` seeds every resample.
     """
-    checked_max_k = check_k(max_k, name="max_k")
-    price, price_source = _price(price_per_mtok)
-    rpm = _optional_number(requests_per_month, "requests_per_month", minimum=0.0)
-    lam_value, lam_source = _lambda(lam, value_per_point, price, rpm)
+    given = settings or BudgetSettings()
+    unknown = sorted(set(changes) - set(BudgetSettings.__dataclass_fields__))
+    if unknown:
+        raise UsageError(f"k_budget has no setting {unknown[0]!r}; the settings are "
+                         + ", ".join(BudgetSettings.__dataclass_fields__) + ".")
+    given = replace(given, **changes)
+    checked_max_k = check_k(given.max_k, name="max_k")
+    price, price_source = _price(given.price_per_mtok)
+    rpm = _optional_number(given.requests_per_month, "requests_per_month", minimum=0.0)
+    lam_value, lam_source = _lambda(given.lam, given.value_per_point, price, rpm)
     generator, seed = resolve_rng(rng)
     if seed is None:  # a Generator was passed: fix one seed so every resample below shares the draw
         seed = int(generator.integers(0, 2**62))
-    cfg = _Settings(
+    documents = None if docs is None else read_documents(docs)
+    chunk = None if given.chunk_tokens is None else _positive_int(given.chunk_tokens, "chunk_tokens")
+    assumed = chunk is None and needs_chunk_size(documents)
+    cfg = _Checked(
         max_k=checked_max_k, price=price, price_source=price_source, rpm=rpm,
-        overhead=_non_negative_int(overhead_tokens, "overhead_tokens"),
-        chunk=None if chunk_tokens is None else _positive_int(chunk_tokens, "chunk_tokens"),
-        tokenizer=_tokenizer_name(tokenizer), lam=lam_value, lam_source=lam_source,
-        value_per_point=None if value_per_point is None else float(value_per_point),
-        level=check_level(level), n_resamples=check_resamples(n_resamples), seed=seed,
+        overhead=_non_negative_int(given.overhead_tokens, "overhead_tokens"),
+        chunk=DEFAULT_CHUNK_TOKENS if assumed else chunk,
+        tokenizer=_tokenizer_name(given.tokenizer), lam=lam_value, lam_source=lam_source,
+        value_per_point=None if given.value_per_point is None else float(given.value_per_point),
+        level=check_level(given.level), n_resamples=check_resamples(given.n_resamples), seed=seed,
     )
 
     evaluation = _evaluation(evaluation_or_runs, labels, cfg.max_k, min_grade, zero_relevant)
-    documents = None if docs is None else read_documents(docs)
-    if documents is None and cfg.chunk is None:
-        raise UsageError("The k budget needs the size of each chunk: give a documents file with a text or tokens "
-                         "column (--docs), or a constant chunk size (--chunk-tokens).")
-
     # Token counts: each doc any run returns in its top K, counted once.
     results = evaluation.results
     prepared, token_notes = prompt_tokens(results, documents, max_k=cfg.max_k, overhead=cfg.overhead,
                                           chunk=cfg.chunk, tokenizer=cfg.tokenizer)
     warnings = list(evaluation.warnings) + list(documents.warnings if documents is not None else ()) + token_notes
+    if assumed:
+        warnings.append(EvalWarning("chunk_size_assumed", f"no documents file with text or token counts: every chunk "
+                                    f"is counted as {DEFAULT_CHUNK_TOKENS} tokens (give one, or your chunk size, for "
+                                    "real costs)", 1))
 
     # One resample draw for every run and everything random: intervals, stability, stop cost.
     # Runs share the evaluated queries (same order), so each resample picks the same queries for all.
@@ -207,8 +214,8 @@ _PRICE_NOTE = ("price_per_mtok is the generator LLM's input-token price (the chu
 
 
 @dataclass(frozen=True)
-class _Settings:
-    """Validated parameters of one `k_budget` call."""
+class _Checked:
+    """One `k_budget` call's settings, validated, with where the price and lambda came from and the seed."""
 
     max_k: int
     price: float
@@ -231,7 +238,7 @@ def stop_reference_k(max_k: int, recommended: int) -> int:
 
 
 def _finish_run(result: RunResult, evaluation: Evaluation, run_tokens: RunTokens, deviations: np.ndarray,
-                cfg: _Settings) -> RunBudget:
+                cfg: _Checked) -> RunBudget:
     """Table, rule, stability and stop cost of one run; ``deviations`` is its [recall | tokens] block."""
     max_k, n, lam = cfg.max_k, result.n_queries, cfg.lam
     recall = result.scores.recall[:, :max_k]
@@ -297,7 +304,7 @@ def _finish_run(result: RunResult, evaluation: Evaluation, run_tokens: RunTokens
     )
 
 
-def _table(recall_mean, hit_mean, recall_iv, hit_iv, fit, rule_curve, tokens, tokens_mean, cfg: _Settings):
+def _table(recall_mean, hit_mean, recall_iv, hit_iv, fit, rule_curve, tokens, tokens_mean, cfg: _Checked):
     max_k = cfg.max_k
     marginal_recall = np.diff(recall_mean, prepend=0.0)
     marginal_tokens = np.diff(tokens_mean, prepend=float(cfg.overhead))

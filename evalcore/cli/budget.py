@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from ..analyses.budget import k_budget
+from ..analyses.budget import BudgetSettings, k_budget
 from ..metrics.measures import check_k
 from ..readers.documents import read_documents
 from ..report.budget import budget_dict, budget_text
@@ -23,11 +23,12 @@ def run(args: argparse.Namespace, recording: Recording) -> int:
         scored = scoped.evaluate(runs, check_k(args.max_k, name="max_k"), min_grade=args.min_grade,
                                  zero_relevant=args.zero_relevant, level=args.level, seed=args.seed)
         labels = None
-    report = k_budget(scored, labels, docs, max_k=args.max_k, price_per_mtok=args.price_per_mtok,
-                      requests_per_month=args.requests_per_month, overhead_tokens=args.overhead_tokens,
-                      chunk_tokens=args.chunk_tokens, tokenizer=args.tokenizer, lam=args.lam,
-                      value_per_point=args.value_per_point, min_grade=args.min_grade,
-                      zero_relevant=args.zero_relevant, level=args.level, rng=args.seed)
+    settings = BudgetSettings(max_k=args.max_k, price_per_mtok=args.price_per_mtok,
+                              requests_per_month=args.requests_per_month, overhead_tokens=args.overhead_tokens,
+                              chunk_tokens=args.chunk_tokens, tokenizer=args.tokenizer, lam=args.lam,
+                              value_per_point=args.value_per_point, level=args.level)
+    report = k_budget(scored, labels, docs, settings, min_grade=args.min_grade, zero_relevant=args.zero_relevant,
+                      rng=args.seed)
     split_notice(scoped, args.format)
     if args.format == "json":
         write(json.dumps(add_split(budget_dict(report), scoped), ensure_ascii=False, allow_nan=False) + "\n", exact=True)

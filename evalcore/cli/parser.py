@@ -1,5 +1,5 @@
 """Every argparse definition of the ``evalcore`` command line, and nothing heavy: parsing ``--help`` or a usage
-error loads no command's code.
+error loads no command's code (the defaults shown come from the core, where each is declared once).
 
 Each command names its handler as ``"module:function"`` (``handler``), a module of this package that `main`
 imports only when that command runs. Scoring commands (the ones taking the split options) also set ``scores``:
@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..analyses.k_settings import DEFAULT_CHUNK_TOKENS, DEFAULT_LAMBDA, DEFAULT_MAX_K, DEFAULT_PRICE_PER_MTOK
 from ..metrics.measures import DESCRIPTIONS
 from ..readers.formats import formats_for
 
@@ -124,21 +125,22 @@ def build_parser() -> argparse.ArgumentParser:
                      help="documents file with doc_id and tokens and/or text (CSV, TSV, JSONL, Parquet); "
                           "tokens column first, else text counted with --tokenizer")
     _add_format(bud, "--docs-format", "documents", "the documents file")
-    bud.add_argument("--max-k", type=int, default=50, help="largest k in the table (default 50)")
+    bud.add_argument("--max-k", type=int, default=DEFAULT_MAX_K, help=f"largest k in the table (default {DEFAULT_MAX_K})")
     bud.add_argument("--price-per-mtok", type=float, default=None, metavar="P",
-                     help="generator LLM price in dollars per million input tokens (default 1.00; the run "
-                          "sidecar's price_per_mtok is the embedding model's and is not used for this)")
+                     help=f"generator LLM price in dollars per million input tokens (default {DEFAULT_PRICE_PER_MTOK:.2f}; "
+                          "the run sidecar's price_per_mtok is the embedding model's and is not used for this)")
     bud.add_argument("--requests-per-month", type=float, default=None, metavar="N",
                      help="requests per month, for the cost per month")
     bud.add_argument("--overhead-tokens", type=int, default=0, metavar="T",
                      help="fixed prompt tokens on every request besides the chunks (default 0)")
     bud.add_argument("--chunk-tokens", type=int, default=None, metavar="N",
-                     help="tokens per chunk for docs without a count or text, or for every doc without --docs")
+                     help="tokens per chunk for docs without a count or text, or for every doc without --docs "
+                          f"(default {DEFAULT_CHUNK_TOKENS} when no documents file can size the chunks)")
     bud.add_argument("--tokenizer", choices=("o200k_base", "cl100k_base", "chars/4"), default="o200k_base",
                      help="how chunk text is counted (default o200k_base; chars/4 is approximate)")
     trade = bud.add_mutually_exclusive_group()
     trade.add_argument("--lam", type=float, default=None, metavar="L",
-                       help="recall points 1,000 more prompt tokens per request must buy (default 10)")
+                       help=f"recall points 1,000 more prompt tokens per request must buy (default {DEFAULT_LAMBDA:g})")
     trade.add_argument("--value-per-point", type=float, default=None, metavar="V",
                        help="dollars per month one recall point is worth; with --requests-per-month derives "
                             "lambda from the price")

@@ -13,45 +13,42 @@ import sys
 from pathlib import Path
 from types import SimpleNamespace
 
-from ..analyses.index_size import IndexSizeReport, index_size_report, scoped_queries
+from ..analyses.index_size import IndexSizeReport
+from ..analyses.index_study import IndexSizeSettings, check_ks_within_depth, index_size_study, planned_names
 from ..errors import InputError
-from ..metrics.measures import check_k, parse_ks
 from ..readers.labels import read_labels
 from ..readers.vectors import Vectors, check_dimensions, read_vectors
 from ..report.amounts import human_bytes
 from ..report.index_size import index_size_dict, index_size_rows, variant_verdict
 from ..report.render import titled_table
-from ..vectors.runs import search_runs, trec_text
-from ..vectors.variants import plan_variants
+from ..vectors.runs import trec_text
 from .common import Recording, add_split, note, scope, split_notice, warn, write
 from .parser import EXIT_OK
 
-DEFAULT_DIMS = (512, 256, 128, 64)
-"""Truncations tried when --dims is not given: those below the vectors' own dimensions."""
-
-
 def run(args: argparse.Namespace, recording: Recording) -> int:
-    _check_depth(args)
+    settings = IndexSizeSettings(
+        dims=None if args.dims is None else tuple(d.strip() for d in str(args.dims).split(",")),
+        precisions=tuple(p.strip() for p in str(args.precision).split(",")), similarity=args.similarity,
+        depth=args.depth, rescore=args.rescore, k=args.k, metric=args.metric, min_grade=args.min_grade,
+        zero_relevant=args.zero_relevant, level=args.level, seed=args.seed, alpha=args.alpha)
+    if isinstance(args.depth, int) and args.depth >= 1:
+        check_ks_within_depth(settings)
     labels = read_labels(args.labels, format=args.labels_format)
     docs = read_vectors(args.doc_vectors, ids=args.doc_ids, format=args.vectors_format)
     queries = read_vectors(args.query_vectors, ids=args.query_ids, format=args.vectors_format)
     check_dimensions(queries, docs)
-    dims = args.dims or ",".join(["full"] + [str(d) for d in DEFAULT_DIMS if d < docs.dims])
-    variants = plan_variants(docs.dims, dims, args.precision, rescore=args.rescore, depth=args.depth)
     model = args.model or _stem(args.doc_vectors)
-    planned = [SimpleNamespace(name=v.name, model=f"{model}-{v.name}") for v in variants]
+    planned = [SimpleNamespace(name=n, model=m) for n, m in planned_names(settings, docs.dims, model)]
     scoped = scope(args, labels, planned, recording)  # a --reveal is recorded before anything is searched
-    queries, warnings = scoped_queries(queries, labels, scoped)
-    found = search_runs(queries, docs, variants, similarity=args.similarity, depth=args.depth, model=model,
-                        progress=_progress() if sys.stderr.isatty() else None)
-    report = index_size_report(found, scoped, args.k, metric=args.metric, min_grade=args.min_grade,
-                               zero_relevant=args.zero_relevant, level=args.level, seed=args.seed, alpha=args.alpha)
+    study = index_size_study(labels, scoped, queries, docs, settings, model=model,
+                             progress=_progress() if sys.stderr.isatty() else None)
+    report = study.report
     split_notice(scoped, args.format)
     if args.format == "json":
         write(json.dumps(add_split(index_size_dict(report), scoped), ensure_ascii=False, allow_nan=False) + "\n", exact=True)
     else:
         write(report_text(report, model, docs, args))
-    warn(warnings + report.evaluation.all_warnings)
+    warn(study.warnings + report.evaluation.all_warnings)
     if args.save_runs:
         save_runs(report, Path(args.save_runs))
     return EXIT_OK
@@ -93,16 +90,6 @@ def _progress():
         print(f"\revalcore: searching {what} ({share * 100:3.0f}%)", end="" if share < 1 else "\n",
               file=sys.stderr, flush=True)
     return show
-
-
-def _check_depth(args: argparse.Namespace) -> None:
-    """Every k asked for (and the compared metric's) within --depth, before any file is read: a recall@50 of a
-    10-doc search would silently score the docs never searched as misses."""
-    if isinstance(args.depth, int) and args.depth >= 1:
-        parse_ks(args.k, args.depth)
-        metric_k = str(args.metric or "").partition("@")[2]
-        if metric_k.isdigit():
-            check_k(int(metric_k), args.depth)
 
 
 def _stem(path: str) -> str:

@@ -313,6 +313,7 @@ def _run_warnings(ranked: RankedGrades, ks: tuple[int, ...], known: np.ndarray |
             f"{agree(missing, 'is', 'are')} absent from the run; "
             "each scores 0 on every metric and stays in the mean",
             missing,
+            run=run.name,
         ))
     labeled = ranked.index.labels.queries if known is None else known
     unlabeled = int((pd.Index(labeled).get_indexer(run.query_ids) < 0).sum())
@@ -322,6 +323,7 @@ def _run_warnings(ranked: RankedGrades, ks: tuple[int, ...], known: np.ndarray |
             f"run {run.name}: {plural(unlabeled, 'query', 'queries')} in the run "
             f"{agree(unlabeled, 'has no labels and is', 'have no labels and are')} ignored",
             unlabeled,
+            run=run.name,
         ))
     depth = max(ks)
     short = int((ranked.in_run & (ranked.n_returned < depth)).sum())
@@ -331,6 +333,7 @@ def _run_warnings(ranked: RankedGrades, ks: tuple[int, ...], known: np.ndarray |
             f"run {run.name}: {plural(short, 'query', 'queries')} returned fewer than {depth} docs; "
             "metrics at deeper cutoffs use what was returned (precision still divides by k)",
             short,
+            run=run.name,
         ))
     for k in ks:
         tied = int(ranked.tie_after[:, k - 1].sum())
@@ -341,5 +344,6 @@ def _run_warnings(ranked: RankedGrades, ks: tuple[int, ...], known: np.ndarray |
                 f"run {run.name}: {plural(tied, 'query', 'queries')} {agree(tied, 'has', 'have')} equal scores at ranks {k} and {k + 1}; "
                 f"{names} depend on the tie rule (equal scores ordered by doc id, descending)",
                 tied,
+                run=run.name,
             ))
     return out

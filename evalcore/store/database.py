@@ -40,12 +40,14 @@ from ..errors import (
     WorkspaceReadOnly,
     invalid_parameter,
 )
+from .manifest_rows import import_legacy_manifests, remove_imported
 from .schema import (
     _FROZEN_MARK,
     DB_NAME,
     SCHEMA_VERSION,
     _events_statements,
     _integrity_statements,
+    _manifests_statements,
     _schema_statements,
 )
 
@@ -216,12 +218,19 @@ class Database:
             if current < 3:
                 for statement in _events_statements():
                     conn.execute(statement)
+            imported = []
+            if current < 4:
+                for statement in _manifests_statements():
+                    conn.execute(statement)
+                imported = import_legacy_manifests(conn, self.location) if current else []
             if current < SCHEMA_VERSION:
                 conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             conn.execute("COMMIT")
         except BaseException:
             _rollback(conn)
             raise
+        if imported:
+            remove_imported(imported)
 
     def _retry(self, action: Callable[[], T]) -> T:
         for attempt in range(self._attempts):

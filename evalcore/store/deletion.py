@@ -152,11 +152,19 @@ def _execute_delete(conn: sqlite3.Connection, plan: _Plan) -> None:
         conn.execute("DELETE FROM evaluation_runs WHERE run_id = ?", (plan.run_id,))
         conn.execute("DELETE FROM runs WHERE id = ?", (plan.run_id,))
     elif kind == "file":
-        conn.execute("DELETE FROM files WHERE sha256 = ?", (plan.file,))
+        _delete_file(conn, plan.file)
     for sha in set(plan.files):
         used = conn.execute(
             "SELECT EXISTS(SELECT 1 FROM runs WHERE file_sha256 = ?) OR EXISTS(SELECT 1 FROM label_versions WHERE "
             "content_sha256 = ? OR source_sha256 = ?) OR EXISTS(SELECT 1 FROM evaluations WHERE labels_file_sha256 = ?)",
             (sha, sha, sha, sha)).fetchone()[0]
         if not used:
-            conn.execute("DELETE FROM files WHERE sha256 = ?", (sha,))
+            _delete_file(conn, sha)
+
+
+def _delete_file(conn: sqlite3.Connection, sha: str) -> None:
+    """Delete a stored file, and the saved views (manifests) that name it: a view missing a file cannot open, and
+    its link then says the files are gone."""
+    conn.execute("DELETE FROM manifests WHERE (kind, key) IN (SELECT kind, key FROM manifest_files WHERE sha256 = ?)",
+                 (sha,))
+    conn.execute("DELETE FROM files WHERE sha256 = ?", (sha,))

@@ -6,15 +6,14 @@ instead of returning other bytes.
 
 A writer killed between storing a file and saving the record that uses it leaves an orphan: `remove_orphans`
 removes stored files no record references once they are older than a grace period (`ORPHAN_GRACE_S`). A record is
-a row of the workspace (label version, run, evaluation) or a JSON file kept in the workspace folder that names the
-file's hash (the dashboard's data-set manifests, behind its ``?data=`` links).
+a row of the workspace whose foreign key names the file (label version, run, evaluation, or a saved view's
+manifest, behind the dashboard's ``?data=`` links): the database is asked, never a folder.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import re
 import sqlite3
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
@@ -32,8 +31,6 @@ CHUNK_BYTES = 8 * 1024 * 1024
 
 ORPHAN_GRACE_S = 3600.0
 """`remove_orphans` keeps an unreferenced file stored less than this many seconds ago: a save may be about to use it."""
-
-_HASH = re.compile(r"(?<![0-9a-fA-F])[0-9a-fA-F]{64}(?![0-9a-fA-F])")
 
 
 @dataclass(frozen=True)
@@ -142,9 +139,8 @@ class FileStore(Database):
 
     def remove_orphans(self, *, older_than: float = ORPHAN_GRACE_S, dry_run: bool = False) -> Orphans:
         """Remove stored files that no record references (a row of any table whose foreign key names ``files``:
-        label versions, runs, evaluations; or a JSON file in the workspace folder naming the hash, such as the
-        dashboard's data-set manifests) and that were stored more than ``older_than`` seconds ago, and chunk rows
-        without a file. One write transaction: a file referenced by then is never removed (SQLite's foreign keys
+        label versions, runs, evaluations, saved views' manifests) and that were stored more than ``older_than``
+        seconds ago, and chunk rows without a file. One write transaction: a file referenced by then is never removed (SQLite's foreign keys
         refuse it too). ``dry_run`` only reports (a read).
         """
         if not older_than >= 0:
@@ -158,8 +154,6 @@ class FileStore(Database):
             unused = [StoredFile(*row) for row in conn.execute(
                 f"SELECT sha256, name, size, stored_at FROM files WHERE sha256 NOT IN ({_references(conn)}) "
                 "ORDER BY stored_at, sha256")]
-            named = _named_in_folder(self.location)
-            unused = [f for f in unused if f.sha256 not in named]
             old = tuple(f for f in unused if f.stored_at <= cutoff)
             stray = conn.execute("SELECT COUNT(*) FROM file_chunks WHERE sha256 NOT IN (SELECT sha256 FROM files)"
                                  ).fetchone()[0]
@@ -217,20 +211,6 @@ def _file_references(conn: sqlite3.Connection) -> list[tuple[str, str]]:
             found += [(_quoted(table), _quoted(str(fk[3])))
                       for fk in conn.execute(f"PRAGMA foreign_key_list({_quoted(table)})") if fk[2] == "files"]
     return found
-
-
-def _named_in_folder(location: Path) -> set[str]:
-    """Every file hash a JSON file in the workspace folder names (the dashboard's data-set manifests, ...); a file
-    that cannot be read stops the clean-up, as it may name any of them."""
-    named: set[str] = set()
-    for path in sorted(location.rglob("*.json")):
-        try:
-            text = path.read_text(encoding="utf-8", errors="replace")
-        except OSError as exc:
-            raise WorkspaceError(f"Cannot read {path} ({exc.strerror}), which may name stored files; nothing was "
-                                 "removed.") from None
-        named.update(match.lower() for match in _HASH.findall(text))
-    return named
 
 
 def _quoted(name: str) -> str:

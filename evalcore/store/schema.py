@@ -7,10 +7,11 @@ in one place; `database.Database` runs these statements when it opens a new or o
 from __future__ import annotations
 
 DB_NAME = "workspace.sqlite"
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """1: files, label sets, runs, evaluations, ledger. 2: adds the integrity tables (holdout reveals,
-re-judging queue, blind judging rounds). 3: adds the append-only log of who did what (``events``). An older
-workspace is upgraded in place on open (each step adds tables, none changes one)."""
+re-judging queue, blind judging rounds). 3: adds the append-only log of who did what (``events``). 4: adds the
+manifests of saved views (``manifests``, ``manifest_files``), which the dashboard kept as JSON files before (imported
+once on upgrade). An older workspace is upgraded in place on open (each step adds tables, none changes one)."""
 
 # ----------------------------------------------------------------------------- schema: the stored records
 
@@ -241,4 +242,36 @@ def _events_statements() -> list[str]:
         statements.append(f"CREATE TRIGGER events_{event.lower()} BEFORE {event} ON events BEGIN "
                           f"SELECT RAISE(ABORT, '{_FROZEN_MARK} the record of who did what is never changed or "
                           "erased'); END")
+    return statements
+
+
+# ----------------------------------------------------------------------------- schema: saved views (issue 25)
+# A manifest names the stored files a view is made of (a data set: labels, runs with their metadata, documents; a
+# set of vector models), by a key derived from its content: the key is what a link carries (``?data=KEY``,
+# ``?vectors=KEY``). ``manifest_files`` lists the files each names, with a foreign key to ``files``, so the clean-up
+# of unused files asks the database (never a folder scan) and SQLite refuses to remove a file a manifest names.
+
+_MANIFESTS_SCHEMA = """
+CREATE TABLE manifests (
+    kind TEXT NOT NULL,
+    key TEXT NOT NULL,
+    body TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (kind, key)
+);
+CREATE TABLE manifest_files (
+    kind TEXT NOT NULL,
+    key TEXT NOT NULL,
+    sha256 TEXT NOT NULL REFERENCES files(sha256),
+    PRIMARY KEY (kind, key, sha256),
+    FOREIGN KEY (kind, key) REFERENCES manifests(kind, key) ON DELETE CASCADE
+);
+CREATE INDEX manifest_files_by_file ON manifest_files(sha256)
+"""
+
+
+def _manifests_statements() -> list[str]:
+    statements = [s.strip() for s in _MANIFESTS_SCHEMA.split(";") if s.strip()]
+    statements.append("CREATE TRIGGER manifests_frozen BEFORE UPDATE ON manifests BEGIN "
+                      f"SELECT RAISE(ABORT, '{_FROZEN_MARK} a manifest never changes: its key is its content'); END")
     return statements

@@ -13,7 +13,8 @@ One class, `Workspace`, owns the connection. It is assembled from one part per c
 * `reveals.RevealStore` - the append-only record of holdout reveals;
 * `rejudging.RejudgingStore` - the re-judging queue and blind judging rounds;
 * `deletion.DeletionStore` - deleting, with a plan shown first;
-* `events.EventStore` - the append-only log of who did what.
+* `events.EventStore` - the append-only log of who did what;
+* `manifests.ManifestStore` - saved views: which stored files make up a data set or a set of vector models.
 
 The table layout is in `schema`; the failure ledger over the stored outcomes is `ledger.Archive`. Errors come
 out typed: `WorkspaceError` and its subclasses (defined in `evalcore.errors`, re-exported here).
@@ -32,6 +33,7 @@ from .events import EVENT_COLUMNS, EventStore
 from .files import ORPHAN_GRACE_S, Orphans, StoredFile
 from .label_versions import Case, LabelVersion
 from .ledger import Archive
+from .manifests import ManifestStore
 from .rejudging import RejudgingStore
 from .reveals import RevealStore
 from .runs import StoredRun
@@ -45,7 +47,7 @@ __all__ = [
 ]
 
 
-class Workspace(DeletionStore, RevealStore, RejudgingStore, EventStore):
+class Workspace(DeletionStore, RevealStore, RejudgingStore, EventStore, ManifestStore):
     """The embedded store. Open with ``Workspace()`` (the default folder) or ``Workspace(path)``
     (``read_only=True`` to only read; a folder the user cannot write opens read-only by itself).
 

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from evalcore.analyses.k_settings import DEFAULT_CHUNK_TOKENS
 from evalcore.analyses.budget import (DEFAULT_LAMBDA, DEFAULT_MAX_K, DEFAULT_PRICE_PER_MTOK, FIT_BELOW_QUERIES,
                                       STOP_REFERENCE_K, TABLE_COLUMNS, k_budget)
 from evalcore.analyses.k_choice import fit_saturating, kneedle_k, pick_k
@@ -320,9 +321,12 @@ def test_documents_without_text_or_tokens_are_refused(tmp_path) -> None:
     assert "docs.csv" in str(info.value) and "text or tokens" in str(info.value)
 
 
-def test_no_documents_and_no_chunk_size_is_refused() -> None:
-    with pytest.raises(UsageError, match="--chunk-tokens"):
-        k_budget([RUN], LABELS)
+def test_no_documents_and_no_chunk_size_counts_the_default_chunk_and_says_so() -> None:
+    report = k_budget([RUN], LABELS, max_k=3)
+    assert report.settings["chunk_tokens"] == DEFAULT_CHUNK_TOKENS == 300
+    assert report.runs[0].table["tokens_mean"].iloc[0] == DEFAULT_CHUNK_TOKENS  # every query returned a doc at k = 1
+    assumed = [w for w in report.warnings if w.code == "chunk_size_assumed"]
+    assert assumed and "300 tokens" in assumed[0].message
 
 
 def test_documents_that_match_none_of_the_returned_docs_are_refused() -> None:
@@ -407,9 +411,12 @@ def test_cli_documents_without_text_or_tokens_exit_2(tmp_path) -> None:
     assert len(lines) == 1 and "chunks.csv" in lines[0]
 
 
-def test_cli_without_documents_or_chunk_size_exits_2() -> None:
-    out = run_cli("budget", "--labels", SAMPLE / "labels.tsv", "--run", SAMPLE / "base.trec")
-    assert out.returncode == 2 and "--chunk-tokens" in out.stderr and "Traceback" not in out.stderr
+def test_cli_without_documents_or_chunk_size_counts_the_default_chunk_as_the_dashboard_does() -> None:
+    out = run_cli("budget", "--labels", SAMPLE / "labels.tsv", "--run", SAMPLE / "base.trec", "--format", "json")
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    assert report["settings"]["chunk_tokens"] == 300
+    assert any(w["code"] == "chunk_size_assumed" for w in report["warnings"])
 
 
 def test_stopping_at_k_is_measured_against_one_reference_whatever_the_table_depth() -> None:

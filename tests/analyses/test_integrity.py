@@ -197,7 +197,7 @@ def test_a_version_1_workspace_gets_the_integrity_tables_on_open(tmp_path) -> No
     ws.save_labels(read_labels({"a": ["d1"]}), name="old")
     ws.close()
     conn = sqlite3.connect(tmp_path / "ws" / "workspace.sqlite")
-    for table in ("holdout_reveals", "rejudge_queue", "judging_rounds", "events"):  # what version 1 did not have
+    for table in ("holdout_reveals", "rejudge_queue", "judging_rounds", "events", "manifest_files", "manifests"):  # what version 1 did not have
         conn.execute(f"DROP TABLE {table}")
     conn.execute("PRAGMA user_version = 1")
     conn.commit()

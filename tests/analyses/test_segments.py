@@ -210,12 +210,14 @@ def test_sample_data_shows_the_demo_production_gap() -> None:
     assert report.gaps.set_index("run").at["base", "mean_a"] == pytest.approx(pooled)
 
 
-def test_the_readme_quotes_the_real_sentence() -> None:
+@pytest.mark.parametrize("page", ["README.md", "docs/metrics.md"])
+def test_the_docs_quote_the_real_sentence(page: str) -> None:
+    """The README's Sources page and docs/metrics.md quote the sample's source gap as the code says it."""
     ev = evalcore.evaluate_runs([SAMPLE / "base.trec"], SAMPLE / "labels.tsv", k=10, n_resamples=200)
     sentence = _sentence(segment_gaps(ev, "source", ["recall@10"]), "recall@10")
     assert sentence.startswith("base: ")
-    readme = " ".join((ROOT / "README.md").read_text().split())
-    assert f'"{sentence.removeprefix("base: ").removesuffix(".")}"' in readme
+    text = " ".join((ROOT / page).read_text(encoding="utf-8").split())
+    assert f'"{sentence.removeprefix("base: ").removesuffix(".")}"' in text
 
 
 def test_reused_slices_give_the_same_report_for_another_min_n(tmp_path: Path) -> None:

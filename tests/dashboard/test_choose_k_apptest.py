@@ -54,7 +54,7 @@ def test_the_chart_selects_k_with_a_click() -> None:
 
 
 def test_picked_k_reads_the_selection_event() -> None:
-    from dashboard.budget_data import picked_k
+    from dashboard.page_models.choose_k import picked_k
 
     assert picked_k({"selection": {"pick_k": [{"k": 12}]}}) == 12
     assert picked_k({"selection": {"pick_k": [{"k": 12.0}]}}) == 12

@@ -14,7 +14,7 @@ from evalcore.metrics.evaluation import evaluate_runs
 from evalcore.readers.labels import read_labels
 from evalcore.store.workspace import Workspace
 
-from dashboard.store import MANIFEST_DIR, Dataset, FileRef
+from evalcore.store.datasets import Dataset, FileRef
 
 from tests.dashboard.apptest_helpers import app, no_exceptions, plain
 
@@ -55,7 +55,7 @@ def test_overview_shows_blind_share_and_judged_depth_with_bounds_beside_each_run
 
 
 def test_overview_cells_for_relevant_only_labels_say_the_depth_is_unknown() -> None:
-    from dashboard.curves_data import caveat_cells
+    from dashboard.page_models.overview import caveat_cells
     from evalcore.readers.runs import read_run
 
     labels = {f"q{i}": {"a": 1} for i in range(4)}
@@ -80,9 +80,8 @@ def _judge_and_save(at, relevant: str | None = None):
 
 
 def _labels_file(workspace: Path, key: str) -> FileRef:
-    """The labels file of data set ``key``, from the manifest the dashboard wrote in the workspace."""
-    manifest = json.loads((workspace / MANIFEST_DIR / f"{key}.json").read_text(encoding="utf-8"))
-    return Dataset.from_manifest(manifest).labels
+    """The labels file of data set ``key``, from the manifest the dashboard kept in the workspace's database."""
+    return Dataset.from_manifest(Workspace(workspace).manifest("dataset", key)).labels
 
 
 def test_use_this_version_switches_every_page_to_the_saved_labels(workspace) -> None:

@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
+
+from evalcore.store.workspace import Workspace
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
@@ -90,7 +92,7 @@ def test_each_upload_is_read_with_the_format_chosen_beside_it(workspace_dir: Pat
     key = at.query_params["data"]
 
     # The format is part of the data set: in its manifest, so a link opens it after a server restart.
-    manifest = json.loads((workspace_dir / "dashboard" / "datasets" / f"{key}.json").read_text())
+    manifest = Workspace(workspace_dir).manifest("dataset", key)
     assert manifest["labels"]["format"] == "trec" and manifest["runs"][0]["file"]["format"] == "trec"
     assert manifest["documents"]["format"] == "jsonl"
     st.cache_resource.clear()
@@ -128,7 +130,7 @@ def test_a_format_that_does_not_fit_is_explained_and_keeps_what_is_loaded() -> N
 
 
 def test_a_file_read_with_the_detected_format_keeps_the_manifest_and_key_it_had() -> None:
-    from dashboard.store import Dataset, FileRef, RunSpec
+    from evalcore.store.datasets import Dataset, FileRef, RunSpec
 
     ref = FileRef("a.trec", "0" * 64, 10)
     plain_set = Dataset(labels=FileRef("l.csv", "1" * 64, 5), runs=(RunSpec(ref, "a"),))

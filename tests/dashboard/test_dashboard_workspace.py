@@ -91,7 +91,8 @@ def test_a_copied_link_opens_the_uploads_after_a_server_restart(workspace_dir: P
     other = app("views/overview.py", data=key)
     assert other.dataframe[0].value["run"].tolist() == ["v1", "v2"]
     assert not other.warning, [w.value for w in other.warning]
-    assert (workspace_dir / "dashboard" / "datasets" / f"{key}.json").is_file()
+    assert Workspace(workspace_dir).manifest("dataset", key) is not None  # kept in the database, not a file
+    assert not (workspace_dir / "dashboard").exists()  # the dashboard writes no files of its own
 
     # A key this workspace never saw falls back to the sample, with a note.
     unknown = app(data="0123456789ab")
@@ -221,10 +222,11 @@ def test_deleting_asks_first_and_shows_what_would_go(workspace_dir: Path) -> Non
 
 
 def test_store_keeps_files_and_manifests_in_the_workspace_across_a_restart(tmp_path: Path) -> None:
-    from dashboard.store import Dataset, DatasetStore, RunSpec
+    from dashboard.uploads import Uploads
+    from evalcore.store.datasets import Dataset, RunSpec
 
     ws = Workspace(tmp_path / "ws")
-    store = DatasetStore(ws, max_bytes=1)  # a tiny memory cap: only the newest file stays in memory
+    store = Uploads(ws, max_bytes=1)  # a tiny memory cap: only the newest file stays in memory
     labels = store.put_file("mine.csv", LABELS)
     run = store.put_file("v1.trec", RUN_V1)
     assert labels.sha256 == hashlib.sha256(LABELS).hexdigest()
@@ -235,14 +237,14 @@ def test_store_keeps_files_and_manifests_in_the_workspace_across_a_restart(tmp_p
     dataset = Dataset(labels=labels, runs=(RunSpec(file=run, name="v1", model="acme-m", price_per_mtok=0.5, dims=64),))
     key = store.put_dataset(dataset)
 
-    restarted = DatasetStore(Workspace(tmp_path / "ws"))
+    restarted = Uploads(Workspace(tmp_path / "ws"))
     again = restarted.dataset(key)
     assert again == dataset and again.key == key
     assert restarted.file(run) == RUN_V1
     assert restarted.dataset("0123456789ab") is None and restarted.dataset("../../etc") is None
 
     # A file known only through the fallback (a sample file) is stored when a data set names it.
-    sample = DatasetStore(ws, fallback=lambda ref: b"q9,d9,1\n" if ref.name == "sample.csv" else None)
+    sample = Uploads(ws, fallback=lambda ref: b"q9,d9,1\n" if ref.name == "sample.csv" else None)
     ref = sample.put_file("sample.csv", b"q9,d9,1\n", keep=False)
     assert ref.sha256 not in set(ws.files()["sha256"])
     sample.put_dataset(Dataset(labels=ref, runs=(RunSpec(file=run, name="v1"),)))
@@ -250,9 +252,10 @@ def test_store_keeps_files_and_manifests_in_the_workspace_across_a_restart(tmp_p
 
 
 def test_store_without_a_workspace_keeps_files_in_memory() -> None:
-    from dashboard.store import Dataset, DatasetStore, RunSpec
+    from dashboard.uploads import Uploads
+    from evalcore.store.datasets import Dataset, RunSpec
 
-    store = DatasetStore(None)
+    store = Uploads(None)
     labels = store.put_file("mine.csv", LABELS)
     dataset = Dataset(labels=labels, runs=(RunSpec(file=store.put_file("v1.trec", RUN_V1), name="v1"),))
     assert store.dataset(store.put_dataset(dataset)) == dataset
@@ -263,7 +266,7 @@ def test_uploaded_runs_join_the_data_set_by_these_rules() -> None:
     """What the Data page does with run uploads: the sample's runs make way for the user's first run, later runs
     are added, a run of the same name is replaced, re-uploading the same file keeps its edited metadata unless a
     sidecar came along, names stay distinct, and the sample's documents go once a run is the user's own."""
-    from dashboard.store import Dataset, FileRef, RunSpec, unique_name
+    from evalcore.store.datasets import Dataset, FileRef, RunSpec, unique_name
 
     def ref(name: str) -> FileRef:
         return FileRef(name, hashlib.sha256(name.encode()).hexdigest(), 10)
@@ -290,13 +293,14 @@ def test_two_sessions_storing_at_once_lose_nothing(tmp_path: Path) -> None:
     server process's own store on the same folder): every file and data set is kept."""
     import threading
 
-    from dashboard.store import Dataset, DatasetStore, RunSpec
+    from dashboard.uploads import Uploads
+    from evalcore.store.datasets import Dataset, RunSpec
 
-    shared = DatasetStore(Workspace(tmp_path / "ws"))
-    other_server = DatasetStore(Workspace(tmp_path / "ws"))
+    shared = Uploads(Workspace(tmp_path / "ws"))
+    other_server = Uploads(Workspace(tmp_path / "ws"))
     keys: dict[tuple[int, int], str] = {}
 
-    def session(worker: int, store: DatasetStore) -> None:
+    def session(worker: int, store: Uploads) -> None:
         for i in range(8):
             labels = store.put_file(f"labels-{worker}-{i}.csv", LABELS + f"q{worker}x{i},d1,1\n".encode())
             run = store.put_file(f"run-{worker}-{i}.trec", RUN_V1 + f"q{worker}x{i} Q0 d1 1 9 t\n".encode())
@@ -308,5 +312,5 @@ def test_two_sessions_storing_at_once_lose_nothing(tmp_path: Path) -> None:
     for thread in threads:
         thread.join()
     assert len(keys) == 24 and len(Workspace(tmp_path / "ws").files()) == 48
-    fresh = DatasetStore(Workspace(tmp_path / "ws"))
+    fresh = Uploads(Workspace(tmp_path / "ws"))
     assert all(fresh.dataset(key) is not None for key in keys.values())

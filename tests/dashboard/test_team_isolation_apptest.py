@@ -3,11 +3,11 @@ nothing for team B, even after team A has opened it (nothing of A's is held serv
 
 from __future__ import annotations
 
-import hashlib
-import json
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
+
+from evalcore.store.workspace import Workspace
 
 from tests.dashboard.apptest_helpers import APP, TIMEOUT
 
@@ -16,9 +16,10 @@ VECTORS = ROOT / "sample_data" / "vectors"
 KEY = "abcdef123456"
 
 
-def _ref(name: str) -> dict:
+def _ref(workspace: Workspace, name: str) -> dict:
     data = (VECTORS / name).read_bytes()
-    return {"name": name, "sha256": hashlib.sha256(data).hexdigest(), "size": len(data)}
+    stored = workspace.put_file(data, name)
+    return {"name": name, "sha256": stored.sha256, "size": len(data)}
 
 
 def _secrets(a: Path, b: Path) -> dict:
@@ -41,13 +42,13 @@ def _models_seen(email: str, secrets: dict) -> list[str]:
 
 def test_a_team_never_sees_another_teams_uploaded_models(tmp_path):
     a, b = tmp_path / "team-a", tmp_path / "team-b"
-    manifest = [{"name": "a-private-model", "model": "acme/private-embed-v9",
-                 **{part: _ref(f"base.{name}") for part, name in (("queries", "queries.npy"), ("docs", "docs.npy"),
-                                                                   ("query_ids", "queries.ids.txt"),
-                                                                   ("doc_ids", "docs.ids.txt"))}}]
-    folder = a / "dashboard" / "vectors"
-    folder.mkdir(parents=True)
-    (folder / f"{KEY}.json").write_text(json.dumps(manifest), encoding="utf-8")
+    with Workspace(a) as team_a:  # team A uploaded a model: its manifest is kept in team A's workspace
+        manifest = [{"name": "a-private-model", "model": "acme/private-embed-v9",
+                     **{part: _ref(team_a, f"base.{name}") for part, name in (("queries", "queries.npy"),
+                                                                              ("docs", "docs.npy"),
+                                                                              ("query_ids", "queries.ids.txt"),
+                                                                              ("doc_ids", "docs.ids.txt"))}}]
+        team_a.put_manifest("vector_models", KEY, manifest)
     secrets = _secrets(a, b)
     assert "a-private-model" in _models_seen("ana@a.example", secrets)  # team A's own link works
     assert "a-private-model" not in _models_seen("bo@b.example", secrets)  # the same link from team B: nothing

@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 
 import evalcore
-from dashboard.store import Dataset, DatasetStore, RunSpec
+from dashboard.uploads import Uploads
+from evalcore.store.datasets import Dataset, RunSpec
 from evalcore.readers.labels import read_labels
 from evalcore.readers.runs import read_run
 from evalcore.store import database
@@ -378,7 +379,7 @@ def test_files_a_dashboard_link_names_are_kept(tmp_path) -> None:
     """The dashboard's data sets (``?data=<key>`` links) name uploads in manifests inside the workspace folder: those
     files are in use even though no row points to them."""
     ws = Workspace(tmp_path)
-    store = DatasetStore(ws)
+    store = Uploads(ws)
     labels = store.put_file("labels.json", (SEED / "labels.json").read_bytes())
     run = store.put_file("run.json", (SEED / "run.json").read_bytes())
     docs = store.put_file("docs.jsonl", b'{"doc_id": "faq-login", "tokens": 12}\n')
@@ -387,5 +388,5 @@ def test_files_a_dashboard_link_names_are_kept(tmp_path) -> None:
     done = ws.remove_orphans(older_than=0)
     assert [f.sha256 for f in done.files] == [loose.sha256]
     assert {ref.sha256 for ref in (labels, run, docs)} <= set(ws.files()["sha256"])
-    reopened = DatasetStore(Workspace(tmp_path))  # after a restart the link still opens its files
+    reopened = Uploads(Workspace(tmp_path))  # after a restart the link still opens its files
     assert reopened.dataset(key) is not None and reopened.file(docs) is not None

@@ -1,13 +1,10 @@
-"""The dashboard's data: files in, `evalcore` results out, each computed once per content.
+"""Loading: files in, `evalcore` objects out, each read once per content.
 
-This module loads: the workspace and the store of uploads, data sets (the sample, uploads, links), the parsed
-files, the labels every page scores (`scope`) and the evaluation of every run to `DEPTH`. What each page
-derives from that evaluation is kept beside it, one module per concept, keyed the same way:
-`curves_data` (the Overview's all-k intervals and caveats), `failures_data`, `budget_data` (Choose k),
-`segments_data` (Sources), `integrity_data` (the audit, revealed numbers, judging pools) and `files_data`
-(the Data page's checklist). Writes go through `dashboard.saved` (`evalcore.workflows`).
-
-Pages call these functions and render what comes back; no number is computed anywhere else.
+This module opens the workspace and the uploads in front of it (`dashboard.uploads`), resolves data sets (the
+sample, uploads, links), parses the files, and scores every run to `DEPTH` (the labels every page scores: `scope`).
+What each page derives from that evaluation is in its page model (`dashboard.page_models`), and the results several
+pages share, computed in the background, in `dashboard.computed`. Writes go through `dashboard.saved`
+(`evalcore.workflows`).
 Every cached function is keyed on content hashes (a `FileRef` by its sha256, a `Dataset` by
 the hash of its manifest), so changing k, the page or a filter never re-reads a file, and
 the same upload in two sessions is read once.
@@ -30,8 +27,6 @@ import json
 import os
 import re
 import sys
-import threading
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -41,14 +36,17 @@ import streamlit as st
 
 import evalcore
 from evalcore import workflows
+from evalcore.analyses.curves import warnings_at
 from evalcore.errors import EvalcoreError, InputError
+from evalcore.metrics.split import scoring_labels
 from evalcore.readers.runs import META_FIELDS, sidecar_path
 from evalcore.readers.formats import FORMATS, file_stem
 from evalcore.readers.sources import Source, open_source
+from evalcore.store.datasets import Dataset, FileRef, RunSpec
 from evalcore.store.workspace import Workspace, default_location
 
-from dashboard import access_ui
-from dashboard.store import DEFAULT_MAX_BYTES, Dataset, DatasetStore, FileRef, RunSpec
+from dashboard import access_ui, jobs, state
+from dashboard.uploads import DEFAULT_MAX_BYTES, Uploads
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_DIR = Path(os.environ.get("EVALCORE_SAMPLE_DIR", ROOT / "sample_data"))
@@ -63,7 +61,6 @@ DEFAULT_K = 10
 HASH = {Dataset: lambda d: d.key, FileRef: lambda f: (f.name, f.sha256, f.format), RunSpec: repr}
 """How cached functions hash the data set objects: by content (a data set by its manifest's key; a file by name,
 content and the format it is read with, so a file read as CSV and the same file detected are two results)."""
-_HASH = HASH
 
 
 @dataclass(frozen=True)
@@ -130,16 +127,16 @@ def workspace() -> Loaded:
 
 
 @st.cache_resource(show_spinner=False)
-def _store(location: str) -> DatasetStore:
+def _uploads(location: str) -> Uploads:
     limit = os.environ.get("EVALCORE_DASHBOARD_MAX_MB")
     opened = _open_workspace(location)
-    return DatasetStore(opened.value if opened.ok else None,
-                        max_bytes=int(limit) * 1024**2 if limit else DEFAULT_MAX_BYTES, fallback=_disk_bytes)
+    return Uploads(opened.value if opened.ok else None,
+                   max_bytes=int(limit) * 1024**2 if limit else DEFAULT_MAX_BYTES, fallback=_disk_bytes)
 
 
-def store() -> DatasetStore:
-    """The one store of user files and data set manifests that every session shares (over the workspace)."""
-    return _store(str(workspace_location()))
+def uploads() -> Uploads:
+    """The one holder of user files and data set manifests that every session shares (over the workspace)."""
+    return _uploads(str(workspace_location()))
 
 
 def _disk_path(ref: FileRef) -> Path | None:
@@ -154,13 +151,13 @@ def _disk_bytes(ref: FileRef) -> bytes | None:
 
 
 def file_bytes(ref: FileRef) -> bytes | None:
-    return store().file(ref)
+    return uploads().file(ref)
 
 
 @st.cache_resource(show_spinner=False)
 def _sample_dataset(location: str) -> Dataset:
     def put(name: str) -> FileRef:
-        return _store(location).put_file(name, (SAMPLE_DIR / name).read_bytes(), keep=False)
+        return _uploads(location).put_file(name, (SAMPLE_DIR / name).read_bytes(), keep=False)
 
     runs = []
     for name in SAMPLE_FILES["runs"]:
@@ -172,7 +169,7 @@ def _sample_dataset(location: str) -> Dataset:
         runs.append(RunSpec(file=put(name), name=file_stem(name), **meta))
     dataset = Dataset(labels=put(SAMPLE_FILES["labels"]), runs=tuple(runs),
                       documents=put(SAMPLE_FILES["documents"]), sample=True)
-    _store(location).put_dataset(dataset)
+    _uploads(location).put_dataset(dataset)
     return dataset
 
 
@@ -188,7 +185,7 @@ def resolve(key: str | None) -> tuple[Dataset, str | None]:
     sample = sample_dataset()
     if not key or key == sample.key:
         return sample, None
-    dataset = store().dataset(key)
+    dataset = uploads().dataset(key)
     if dataset is None:
         where = SERVER_WORKSPACE if workspace().ok else "this server's memory"
         return sample, (f"The link names data set {key}, which this server no longer holds: it is not in {where} "
@@ -206,15 +203,14 @@ def register(dataset: Dataset) -> str:
     """
     _wait_stored(dataset)
     try:
-        key = store().put_dataset(dataset)
+        key = uploads().put_dataset(dataset)
     except EvalcoreError as exc:
-        st.session_state["data.workspace_error"] = (f"Could not keep this data set in the workspace "
-                                                    f"({unnamed(str(exc))}); it is "
-                                                    "held in memory until the server restarts.")
+        state.remember(WORKSPACE_PROBLEM, f"Could not keep this data set in the workspace ({unnamed(str(exc))}); it "
+                                          "is held in memory until the server restarts.")
         return dataset.key
     problem = _record(dataset)
     if problem:
-        st.session_state["data.workspace_error"] = problem
+        state.remember(WORKSPACE_PROBLEM, problem)
     return key
 
 
@@ -228,15 +224,15 @@ def _recorded_labels(location: str) -> set[str]:
 def forget_recorded() -> None:
     """After a deletion: record labels again when they next come up (their label set may be gone)."""
     _recorded_labels(str(workspace_location())).clear()
-    store().forget_stored()
+    uploads().forget_stored()
 
 
 def _record(dataset: Dataset) -> str | None:
     """Record the uploaded labels and runs of ``dataset`` (`evalcore.workflows.record_upload`: an editor's action,
     logged under the person's name); the sample files are never recorded."""
-    if dataset.sample or store().workspace is None or not access_ui.actor().may("upload"):
+    if dataset.sample or uploads().workspace is None or not access_ui.actor().may("upload"):
         return None  # a viewer uploads nothing (the uploads are disabled); a version they switch to is saved already
-    ws = store().workspace
+    ws = uploads().workspace
     sample_files = {ref.sha256 for ref in sample_dataset().files}
     recorded = _recorded_labels(str(ws.location))
     try:
@@ -244,14 +240,14 @@ def _record(dataset: Dataset) -> str | None:
         if dataset.labels.sha256 not in sample_files and dataset.labels.sha256 not in recorded:
             loaded = labels(dataset.labels)
             if loaded.ok:
-                labels_set, labels_file = loaded.value, store().stored_file(dataset.labels)
+                labels_set, labels_file = loaded.value, uploads().stored_file(dataset.labels)
         runs = []
         for spec in dataset.runs:
             if spec.file.sha256 in sample_files:
                 continue
             loaded = run(spec)
             if loaded.ok:
-                runs.append((loaded.value, store().stored_file(spec.file), spec.file.format))
+                runs.append((loaded.value, uploads().stored_file(spec.file), spec.file.format))
         if labels_set is None and not runs:
             return None
         workflows.record_upload(ws, actor=access_ui.actor(), labels=labels_set, labels_file=labels_file, runs=runs)
@@ -266,15 +262,14 @@ def upload_ref(uploaded: Any, format: str | None = None) -> FileRef:
     """Store an uploaded file once per upload, in the workspace before anything parses it (hashing 100 MB on
     every rerun would be slow), and refer to it as read with ``format`` (None: detect; see `read_format`). A
     workspace error is shown as a message; the bytes are then held in memory."""
-    memo = st.session_state.setdefault("data.upload_refs", {})
+    memo = state.memo("data.upload_refs")
     key = getattr(uploaded, "file_id", None) or id(uploaded)
     ref = memo.get(key)
-    if ref is None or not store().has(ref):
+    if ref is None or not uploads().has(ref):
         data = uploaded.getvalue()
-        ref = store().put_file(uploaded.name, data, keep=False)  # hashed and held in memory: it can be parsed now
-        if store().workspace is not None:  # written to the workspace while it is parsed (~0.7 s for 100 MB)
-            with _STORING_LOCK:
-                _STORING[ref.sha256] = _STORE_POOL.submit(store().put_file, uploaded.name, data)
+        ref = uploads().put_file(uploaded.name, data, keep=False)  # hashed and held in memory: it can be parsed now
+        if uploads().workspace is not None:  # written to the workspace while it is parsed (~0.7 s for 100 MB)
+            jobs.run_once("store", ref.sha256, lambda: uploads().put_file(uploaded.name, data))
         memo[key] = ref
     return ref.as_read(format)
 
@@ -291,23 +286,21 @@ def read_format(choice: str | None) -> str | None:
     return choice if choice in FORMATS else None
 
 
-_STORE_POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="evalcore-store")
-_STORING: dict[str, Future] = {}  # sha256 -> the workspace write of an upload, running beside its parse
-_STORING_LOCK = threading.Lock()
+WORKSPACE_PROBLEM = "data.workspace_error"
+"""Where a workspace problem met while storing or registering an upload waits for the Data page to show it."""
 
 
 def _wait_stored(dataset: Dataset) -> None:
     """Wait for the workspace writes of ``dataset``'s uploads; a failure is kept for the Data page to show (the
     bytes stay in memory, and registering the data set tries the workspace once more)."""
     for ref in dataset.files:
-        with _STORING_LOCK:
-            future = _STORING.pop(ref.sha256, None)
+        future = jobs.take("store", ref.sha256)
         if future is None:
             continue
         try:
             future.result()
         except EvalcoreError as exc:
-            st.session_state["data.workspace_error"] = unnamed(f"Could not store {ref.name} in the workspace: {exc}")
+            state.remember(WORKSPACE_PROBLEM, unnamed(f"Could not store {ref.name} in the workspace: {exc}"))
 
 
 def _source(ref: FileRef) -> Source:
@@ -351,18 +344,18 @@ def _settle() -> None:
     gc.freeze()
 
 
-@st.cache_resource(max_entries=16, show_spinner="Reading the labels file…", hash_funcs=_HASH)
+@st.cache_resource(max_entries=16, show_spinner="Reading the labels file…", hash_funcs=HASH)
 def labels(ref: FileRef) -> Loaded:
     return load(lambda: evalcore.read_labels(_source(ref), format=ref.format))
 
 
-@st.cache_resource(max_entries=32, show_spinner="Reading a run file…", hash_funcs=_HASH)
+@st.cache_resource(max_entries=32, show_spinner="Reading a run file…", hash_funcs=HASH)
 def run(spec: RunSpec) -> Loaded:
     meta = {k: v for k, v in spec.metadata().items() if v is not None}
     return load(lambda: evalcore.read_run(_source(spec.file), format=spec.file.format, name=spec.name, **meta))
 
 
-@st.cache_resource(max_entries=8, show_spinner="Reading the documents file…", hash_funcs=_HASH)
+@st.cache_resource(max_entries=8, show_spinner="Reading the documents file…", hash_funcs=HASH)
 def documents(ref: FileRef) -> Loaded:
     return load(lambda: evalcore.read_documents(_source(ref), format=ref.format))
 
@@ -388,12 +381,10 @@ def runs_of(dataset: Dataset) -> list[Loaded]:
 # ----------------------------------------------------------------------------- evaluation
 
 
-@st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=_HASH)
+@st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=HASH)
 def scope(dataset: Dataset) -> Loaded:
     """The labels every page scores (`evalcore.metrics.split.scoring_labels`): with a tune/holdout split, the tune
     queries only, the holdout sealed (the Integrity page reveals it, recorded in the workspace)."""
-    from evalcore.metrics.split import scoring_labels
-
     label_set = labels(dataset.labels)
     return load(scoring_labels, label_set.value) if label_set.ok else label_set
 
@@ -409,7 +400,7 @@ def _core_inputs(dataset: Dataset) -> tuple[Any, list[Any]]:
     return label_set.value, [r.value for r in loaded]
 
 
-@st.cache_resource(max_entries=8, show_spinner="Scoring every run…", hash_funcs=_HASH)
+@st.cache_resource(max_entries=8, show_spinner="Scoring every run…", hash_funcs=HASH)
 def evaluation(dataset: Dataset) -> Loaded:
     """Every run scored to `DEPTH` ranks: per-query scores for every k from 1 to 100 (on the tune split when the
     labels carry one; the evaluation names its split)."""
@@ -422,13 +413,11 @@ def evaluation(dataset: Dataset) -> Loaded:
 
 def warnings_at_k(dataset: Dataset, k: int) -> tuple[Any, ...] | None:
     """The warnings ``evaluate --k 1,k`` prints, from the evaluation scored to `DEPTH` (no re-scoring)."""
-    from evalcore.analyses.curves import warnings_at
-
     loaded = evaluation(dataset)
     return warnings_at(loaded.value, (1, int(k))) if loaded.ok else None
 
 
-@st.cache_data(max_entries=64, show_spinner=False, hash_funcs=_HASH)
+@st.cache_data(max_entries=64, show_spinner=False, hash_funcs=HASH)
 def warnings_frame(dataset: Dataset, k: int) -> pd.DataFrame:
     found = warnings_at_k(dataset, k)
     if found is None:
@@ -437,7 +426,7 @@ def warnings_frame(dataset: Dataset, k: int) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["code", "count", "message"])
 
 
-@st.cache_data(max_entries=16, show_spinner=False, hash_funcs=_HASH)
+@st.cache_data(max_entries=16, show_spinner=False, hash_funcs=HASH)
 def evaluated_queries(dataset: Dataset) -> list[str]:
     loaded = evaluation(dataset)
     return loaded.value.results[0].queries.tolist() if loaded.ok else []

@@ -1,0 +1,173 @@
+"""Results several pages share, computed once per data set and kept for every visitor: the intervals and paired
+tests at every k (Overview), the k budget (Choose k, prepared by the Overview), where every relevant doc landed and
+what was missed at k (Failures, Present).
+
+The two long ones (seconds with many queries) run as background jobs (`dashboard.jobs`), keyed on the data set's
+content and their settings, so a page can show what it has while they finish. Every number comes from the core.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from evalcore.analyses import failures as core_failures
+from evalcore.analyses.budget import k_budget, needs_chunk_size
+from evalcore.analyses.compare import ComparisonReport
+from evalcore.analyses.curves import interval_curves
+from evalcore.analyses.k_settings import BudgetSettings
+from evalcore.store.datasets import Dataset
+
+from dashboard import jobs, loading
+from dashboard.loading import DEPTH, HASH, Loaded
+
+MORE_METRICS = ("recall", "hit", "precision", "ndcg", "judged")
+"""Every cutoff metric: what the Overview shows with "every metric" on. Without it, recall@k and MRR."""
+
+CURVES_KEPT = 4
+"""All-k curves kept (each holds the resampled sums paired tests need: about 16 MB per run with 10,000 queries)."""
+BUDGETS_KEPT = 16
+
+
+# ----------------------------------------------------------------------------- intervals at every k
+
+
+def _curves_job(dataset: Dataset, more: bool):
+    loaded = loading.evaluation(dataset)
+    if not loaded.ok:
+        return None
+    return jobs.start("curves", (dataset.key, bool(more)), CURVES_KEPT,
+                      lambda: loading.load(interval_curves, loaded.value,
+                                           metrics=MORE_METRICS if more else ("recall",), max_k=DEPTH))
+
+
+def curves(dataset: Dataset, more: bool = False, *, wait: bool = True) -> Loaded | None:
+    """`evalcore.analyses.curves.interval_curves` once per data set: intervals and comparisons at every k 1..`DEPTH`
+    (``more``: hit, precision, nDCG and judged too). They equal ``evalcore evaluate --k 1,k`` and ``evalcore compare``
+    at that k exactly. Started in the background; with ``wait=False`` None until done (the page then shows the one k
+    it needs, `summary`)."""
+    future = _curves_job(dataset, more)
+    if future is None:
+        return loading.evaluation(dataset)
+    if not wait and not future.done():
+        return None
+    return future.result()
+
+
+def curves_if_ready(dataset: Dataset, more: bool = False) -> Loaded | None:
+    """`curves` if they are computed already, else None; never starts them (the Overview starts them after its
+    first chart, so that chart does not share the CPU with them)."""
+    future = jobs.started("curves", (dataset.key, bool(more)))
+    return future.result() if future is not None and future.done() else None
+
+
+def summary_at(deep: Any, k: int, more: bool = False) -> pd.DataFrame:
+    """`Evaluation.summary` at ``--k 1,k`` from the deep evaluation (recall and MRR rows only unless ``more``)."""
+    frame = deep.at((1, int(k))).summary
+    if not more:
+        frame = frame[frame["metric"].map(lambda m: m.split("@")[0] in ("recall", "mrr"))].reset_index(drop=True)
+    return frame
+
+
+@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=HASH)
+def summary(dataset: Dataset, k: int, more: bool = False) -> pd.DataFrame:
+    """`Evaluation.summary` at ``--k 1,k``: looked up in `curves` once they are ready, until then computed for this
+    k alone (the same numbers: one bootstrap draw per seed, whatever the columns). Shared, never changed."""
+    loaded = curves_if_ready(dataset, more)
+    if loaded is not None:
+        return loaded.value.summary((1, int(k))) if loaded.ok else pd.DataFrame()
+    deep = loading.evaluation(dataset)
+    return summary_at(deep.value, k, more) if deep.ok else pd.DataFrame()
+
+
+@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=HASH)
+def comparison(dataset: Dataset, k: int, baseline: str) -> ComparisonReport | None:
+    """Every run against ``baseline`` on recall@1, recall@k and MRR (paired, Holm-corrected), from `curves` (this
+    waits for them: they hold the resampled sums the tests need)."""
+    deep = loading.evaluation(dataset)
+    if not deep.ok or len(deep.value.results) < 2:
+        return None
+    loaded = curves(dataset)
+    return loaded.value.comparison(int(k), baseline) if loaded.ok else None
+
+
+# ----------------------------------------------------------------------------- the k budget
+
+
+def budget_settings(dataset: Dataset, settings: BudgetSettings) -> BudgetSettings:
+    """``settings`` for the dashboard's table: every k the pages can choose (1..`DEPTH`)."""
+    return replace(settings, max_k=DEPTH)
+
+
+def _budget_job(dataset: Dataset, settings: BudgetSettings):
+    settings = budget_settings(dataset, settings)
+    key = (dataset.key, repr(settings))
+    found = jobs.started("budget", key)
+    if found is not None:
+        return found
+    loaded = loading.evaluation(dataset)
+    if not loaded.ok:
+        return jobs.finished(loaded)
+    docs = loading.documents(dataset.documents) if dataset.documents is not None else None
+    doc_value = docs.value if docs is not None and docs.ok else None
+    return jobs.start("budget", key, BUDGETS_KEPT, lambda: loading.load(k_budget, loaded.value, docs=doc_value,
+                                                                       settings=settings))
+
+
+def budget(dataset: Dataset, settings: BudgetSettings) -> Loaded:
+    """`evalcore.analyses.budget.k_budget` for every run, k = 1..`DEPTH` (k-independent: the k control only reads
+    it). Computed once per data set and settings, shared by every visitor."""
+    future = _budget_job(dataset, settings)
+    if not future.done():
+        with st.spinner("Counting prompt tokens and resampling the recall curves…"):
+            return future.result()
+    return future.result()
+
+
+def prepare_budget(dataset: Dataset) -> None:
+    """Start the first visit's Choose k numbers in the background (the Overview calls this after its first chart),
+    so that page opens on numbers already computed."""
+    _budget_job(dataset, BudgetSettings())
+
+
+def can_size_chunks(dataset: Dataset) -> bool:
+    """Whether the documents file can size chunks (text or token counts); else every chunk counts as the core's
+    default size, or the size the person gives."""
+    if dataset.documents is None:
+        return False
+    docs = loading.documents(dataset.documents)
+    return docs.ok and not needs_chunk_size(docs.value)
+
+
+# ----------------------------------------------------------------------------- what was missed
+
+
+@st.cache_resource(max_entries=8, show_spinner="Finding where every relevant doc landed…", hash_funcs=HASH)
+def landed(dataset: Dataset) -> core_failures.Landed | None:
+    """Where each run put each relevant doc (k-independent; computed once per data set)."""
+    loaded = loading.evaluation(dataset)
+    return core_failures.landed(loaded.value) if loaded.ok else None
+
+
+@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=HASH)
+def missed(dataset: Dataset, k: int, mode: str) -> core_failures.FailureList | None:
+    """The (run, query) pairs missed at k (`evalcore.analyses.failures.FailureList`; shared, never changed)."""
+    loaded = loading.evaluation(dataset)
+    if not loaded.ok:
+        return None
+    return core_failures.failure_list(loaded.value, k, mode=mode, where=landed(dataset))
+
+
+@st.cache_resource(max_entries=128, show_spinner=False, hash_funcs=HASH)
+def drill_down(dataset: Dataset, query: str, k: int, runs: tuple[str, ...]) -> Loaded:
+    """One query up close: every run's ranking with the relevant docs marked and the text of each doc."""
+    loaded = loading.evaluation(dataset)
+    if not loaded.ok:
+        return loaded
+    docs = loading.documents(dataset.documents) if dataset.documents else None
+    doc_value = docs.value if docs is not None and docs.ok else None
+    return loading.load(core_failures.drill_down, loaded.value, query, k, documents=doc_value, runs=list(runs),
+                        where=landed(dataset))

@@ -1,0 +1,117 @@
+"""The Data page's model: the files a data set is made of, read (or why not), the checklist of every file before any
+metric (`evalcore.analyses.checklist`), the readers' notes, the run metadata to edit, and the uploads' way in.
+
+Uploads go through `dashboard.loading` (stored in the workspace before anything parses them); a data set made from
+them is registered there (its key goes in the URL).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from evalcore.analyses.checklist import FileEntry, file_checklist, reader_notes
+from evalcore.store.datasets import Dataset, unique_name
+
+from dashboard import loading
+from dashboard.loading import (
+    DOCUMENT_FORMAT_CHOICES,
+    FORMAT_CHOICES,
+    WORKSPACE_PROBLEM,
+    Loaded,
+    documents,
+    labels,
+    read_format,
+    register,
+    run,
+    sample_dataset,
+    sidecar,
+    upload_ref,
+)
+
+__all__ = ["DOCUMENT_FORMAT_CHOICES", "FORMAT_CHOICES", "WORKSPACE_PROBLEM", "DataFiles", "documents", "files",
+           "labels", "read_format", "register", "run", "sample_dataset", "sidecar", "unique_name", "upload_ref",
+           "with_metadata", "workspace_opened"]
+
+
+def workspace_opened() -> Loaded:
+    return loading.workspace()
+
+
+@dataclass(frozen=True)
+class DataFiles:
+    """What the page shows about the files loaded."""
+
+    checklist: pd.DataFrame  # one row per file: what it holds and what is odd about it
+    problem: str | None  # why these files cannot be scored, if they cannot
+    notes: list[str]  # the readers' repairs and oddities, one line each
+    warnings: pd.DataFrame  # the evaluation's warnings at k
+    metadata: pd.DataFrame  # one row per run: model, price, dims, index size (editable)
+
+
+def _entries(dataset: Dataset) -> tuple[FileEntry, list[FileEntry], FileEntry | None]:
+    def entry(name: str, role: str, loaded: Loaded) -> FileEntry:
+        return FileEntry(name, role, loaded.value if loaded.ok else None, loaded.error)
+
+    label_entry = entry(dataset.labels.name, "labels", labels(dataset.labels))
+    runs = [entry(spec.file.name, f"run {spec.name}", run(spec)) for spec in dataset.runs]
+    docs = None
+    if dataset.documents is not None:
+        docs = entry(dataset.documents.name, "documents", documents(dataset.documents))
+    return label_entry, runs, docs
+
+
+def files(dataset: Dataset, k: int) -> DataFiles:
+    """The checklist, notes, warnings and metadata of ``dataset`` at ``k``."""
+    label_entry, runs, docs = _entries(dataset)
+    deep = loading.evaluation(dataset)
+    checklist = file_checklist(label_entry, runs, docs, deep.value if deep.ok else None, k)
+    notes = reader_notes([label_entry, *runs, *([docs] if docs is not None else [])])
+    return DataFiles(checklist, deep.error, notes, loading.warnings_frame(dataset, k), run_metadata(dataset))
+
+
+def run_metadata(dataset: Dataset) -> pd.DataFrame:
+    """The editable metadata table: one row per run, as the core read it."""
+    rows = []
+    for spec in dataset.runs:
+        loaded = run(spec)
+        meta = loaded.value.metadata() if loaded.ok else spec.metadata()
+        rows.append({"run": spec.name, "file": spec.file.name, "model": meta.get("model") or "",
+                     "price_per_mtok": meta.get("price_per_mtok"), "dims": meta.get("dims"),
+                     "index_bytes": meta.get("index_bytes")})
+    frame = pd.DataFrame(rows, columns=["run", "file", "model", "price_per_mtok", "dims", "index_bytes"])
+    frame["price_per_mtok"] = frame["price_per_mtok"].astype("Float64")
+    frame["dims"] = frame["dims"].astype("Int64")
+    frame["index_bytes"] = frame["index_bytes"].astype("Int64")
+    return frame
+
+
+def with_metadata(dataset: Dataset, edited: pd.DataFrame) -> Dataset:
+    """``dataset`` with the run metadata of the edited table (blank cells keep the file's own)."""
+    specs = []
+    by_run = {row["run"]: row for row in edited.to_dict(orient="records")}
+    for spec in dataset.runs:
+        row = by_run.get(spec.name)
+        if row is None:
+            specs.append(spec)
+            continue
+        specs.append(replace(spec, model=_cell(row.get("model"), str), price_per_mtok=_cell(row.get("price_per_mtok"), float),
+                             dims=_cell(row.get("dims"), int), index_bytes=_cell(row.get("index_bytes"), int)))
+    return replace(dataset, runs=tuple(specs), sample=dataset.sample and tuple(specs) == dataset.runs)
+
+
+def _cell(value: Any, kind: type) -> Any:
+    """An edited cell as a plain Python value (None when blank), so equal edits give equal keys."""
+    if value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value)):
+        return None
+    if kind is str:
+        text = str(value).strip()
+        return text or None
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return str(value)  # the core's reader rejects it with a message naming the field
+    return int(number) if kind is int and number.is_integer() else number

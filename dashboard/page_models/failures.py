@@ -1,0 +1,144 @@
+"""The Failures page's model: what was missed at k (the list, its counts in one sentence per run), runs compared,
+and one query up close (the drill-down), from `evalcore.analyses.failures` over the all-k evaluation. One definition
+of "missed at k" (`evalcore.metrics.failure`) for the page, the presenter view, the report and the ledger.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from evalcore.analyses import failures as core_failures
+from evalcore.metrics.failure import MISS_MODES, MISS_NAMES
+from evalcore.store.datasets import Dataset
+from evalcore.warning_log import plural
+
+from dashboard import computed, loading
+from dashboard.loading import HASH, Loaded
+
+MAX_ROWS = 200
+"""Rows sent to the browser per table (worst first; filters narrow it); the CSV has them all."""
+LIST_COLUMNS = ["run", "query", "query_text", "source", "found", "recall", "first_rank", "ranks"]
+COMPARE_COLUMNS = ["query", "query_text", "gets", "misses", "recall_gets", "recall_misses", "ranks_gets",
+                   "ranks_misses", "source"]
+
+
+@dataclass(frozen=True)
+class MissedAtK:
+    """The list of (run, query) pairs missed at k for the runs shown, filtered and in the chosen order."""
+
+    table: core_failures.FailureList  # every row (the CSV)
+    sequence: list[str]  # the distinct queries in list order: next / previous walk them
+    counts: str  # one sentence: per run, how many queries were missed at k
+    caption: str  # what a row is, with k, n, models and labels
+    shown: pd.DataFrame  # the first `MAX_ROWS` rows as the page shows them
+    more: str | None  # how many rows are left out of the table, when some are
+
+
+@st.cache_data(max_entries=16, show_spinner=False, hash_funcs=HASH)
+def source_values(dataset: Dataset) -> list[str]:
+    """The ``source`` values of the labeled queries (``(not set)`` where a query has none)."""
+    loaded = loading.labels(dataset.labels)
+    if not loaded.ok:
+        return []
+    values = loaded.value.field("source")
+    if values is None:
+        return []
+    return sorted({str(x) if x is not None and not pd.isna(x) else "(not set)" for x in values.tolist()})
+
+
+def evaluated_queries(dataset: Dataset) -> list[str]:
+    """Every query the pages score (those a link may open)."""
+    return loading.evaluated_queries(dataset)
+
+
+def rows_shown(table: core_failures.FailureList, limit: int, columns: list[str]) -> pd.DataFrame:
+    """The first ``limit`` rows of the failure list as the page shows them: "1 of 2" relevant found, the first
+    relevant rank in words where a run returned none ("none returned"), a missing source as "(not set)"."""
+    shown = table.frame(limit=limit)
+    first = shown["first_rank"].astype("Float64")
+    return shown.assign(
+        found=shown["found"].astype(str) + " of " + shown["n_relevant"].astype(str),
+        first_rank=[str(int(r)) if not pd.isna(r) else "none returned" for r in first.tolist()],
+        source=shown["source"].astype(object).where(shown["source"].notna(), "(not set)"),
+    )[columns]
+
+
+@st.cache_resource(max_entries=128, show_spinner=False, hash_funcs=HASH)
+def missed_at_k(dataset: Dataset, k: int, mode: str, runs: tuple[str, ...], sources: tuple[str, ...], text: str,
+                order: str) -> MissedAtK | None:
+    """The page's list (None when the files cannot be scored: the header says why)."""
+    rows = computed.missed(dataset, k, mode)
+    if rows is None:
+        return None
+    evaluation = loading.evaluation(dataset).value
+    n = evaluation.results[0].n_queries
+    labels = evaluation.labels
+    model = {r.name: r.model for r in evaluation.results}
+    table = rows.filtered(runs=list(runs), sources=list(sources), text=text).ordered(order)
+    sequence = table.queries()
+    per_run = table.per_run()
+    counts = ("; ".join(f"{run}: {per_run.get(run, 0):,} of {n:,} queries {MISS_NAMES[mode]} at k = {k}"
+                        for run in runs) + "."
+              + (" Only the queries matching the filters above are counted." if sources or text else ""))
+    caption = (f"{plural(len(table), 'row')} ({plural(len(sequence), 'distinct query', 'distinct queries')}), each a "
+               f"query that {MISS_MODES[mode]} · k = {k} · n = {n:,} queries per run · labels "
+               f"{labels.name}#{labels.fingerprint} · " + "; ".join(f"{r} = {model[r]}" for r in runs))
+    more = (f"Showing the first {MAX_ROWS:,} of {len(table):,} rows in this order; narrow the list with the filters, "
+            "or download the CSV for all of them.") if len(table) > MAX_ROWS else None
+    return MissedAtK(table, sequence, counts, caption, rows_shown(table, MAX_ROWS, LIST_COLUMNS), more)
+
+
+def selected_row(shown: pd.DataFrame, query: str | None) -> list[int]:
+    """The row of ``query`` in the table shown (to select it), or none."""
+    if query is None:
+        return []
+    return np.flatnonzero(shown["query"].to_numpy(dtype=object) == query)[:1].tolist()
+
+
+@dataclass(frozen=True)
+class RunsCompared:
+    """The queries one run gets and another misses, biggest gap first."""
+
+    frame: pd.DataFrame  # every row (the CSV)
+    shown: pd.DataFrame
+    caption: str
+    more: str | None
+
+
+@st.cache_data(max_entries=64, show_spinner=False, hash_funcs=HASH)
+def runs_compared(dataset: Dataset, k: int, a: str, b: str, mode: str, sources: tuple[str, ...],
+                  text: str) -> RunsCompared:
+    loaded = loading.evaluation(dataset)
+    evaluation = loaded.value
+    table = core_failures.disagreements(evaluation, k, a, b, mode=mode, where=computed.landed(dataset))
+    diffs = core_failures.filter_failures(table, sources=list(sources), text=text)
+    n = evaluation.results[0].n_queries
+    labels = evaluation.labels
+    model = {r.name: r.model for r in evaluation.results}
+    a_gets = int((diffs["gets"] == a).sum())
+    caption = (f"{a} gets {a_gets:,} queries that {b} misses; {b} gets {len(diffs) - a_gets:,} that {a} misses "
+               f"('gets' = {'a relevant doc' if mode == 'none' else 'every relevant doc'} in the top k) · biggest gap "
+               f"first · k = {k} · n = {n:,} · {a} = {model[a]}; {b} = {model[b]} · labels "
+               f"{labels.name}#{labels.fingerprint}")
+    more = (f"Showing the first {MAX_ROWS:,} of {len(diffs):,} queries (biggest gap first); narrow them with the "
+            "filters, or download the CSV for all of them.") if len(diffs) > MAX_ROWS else None
+    return RunsCompared(diffs, diffs.head(MAX_ROWS)[COMPARE_COLUMNS], caption, more)
+
+
+def drill_down(dataset: Dataset, query: str, k: int, runs: tuple[str, ...]) -> Loaded:
+    """One query up close (`evalcore.analyses.failures.drill_down`), or why not."""
+    return computed.drill_down(dataset, query, k, runs)
+
+
+def scores_shown(drill: core_failures.DrillDown) -> pd.DataFrame:
+    """The drill-down's per-run scores as a table for people: the first relevant rank in words where a run returned
+    none ("none in its 100"), never a blank or None."""
+    shown = drill.scores.copy()
+    ranks = shown["first_rank"].astype(object)
+    shown["first_rank"] = [f"{int(r)}" if r is not None and not pd.isna(r) else f"none in its {int(n)}"
+                           for r, n in zip(ranks, shown["n_returned"])]
+    return shown

@@ -1,0 +1,70 @@
+"""The History page's model: a model line's metrics over its runs with the context they carry, what the latest run
+changed, the line's failure ledger (read from the workspace through `dashboard.saved`), and the meeting report of a
+saved evaluation."""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass
+
+import pandas as pd
+
+from evalcore.warning_log import plural
+
+from dashboard import loading, saved
+
+
+@dataclass(frozen=True)
+class LineHistory:
+    """One line's metrics over its runs: the rows shown (metrics chosen), their context sentence, the label set."""
+
+    table: pd.DataFrame
+    context: str
+    label_set: str
+    metrics_known: list[str]
+    metrics_main: list[str]
+
+
+def line_history(history: pd.DataFrame, line: str, metrics: list[str] | None) -> LineHistory:
+    """The rows of ``metrics`` (default recall@k and MRR) of a line's saved history, with every label version and
+    fingerprint they were measured on said."""
+    label_set = str(history["labels"].iloc[-1])
+    versions = sorted(set(int(v) for v in history["labels_version"]))
+    known = list(dict.fromkeys(history["metric"]))
+    main = [m for m in known if m.startswith("recall@") or m == "mrr"] or known
+    fingerprint = dict(zip(history["labels_version"].astype(int), history["fingerprint"].astype(str)))
+    shown = history[history["metric"].isin(metrics or main)]
+    context = (f"line {line} · {plural(shown['run_id'].nunique(), 'run')} · labels {label_set} "
+               f"v{', v'.join(str(v) for v in versions)} · n = "
+               + ", ".join(f"{int(n):,}" for n in sorted(set(shown["n"]))) + " queries · 95% intervals (seed "
+               + ", ".join(str(int(s)) for s in sorted(set(shown["seed"]))) + ") · label fingerprint "
+               + ", ".join(f"v{v} {label_set}#{fingerprint[v]}" for v in versions))
+    if len(versions) > 1:
+        context += " · the label set changed between runs: compare across versions with care"
+    table = shown.assign(interval=[f"{lo:.3f} – {hi:.3f}" if pd.notna(lo) and pd.notna(hi) else "–"
+                                   for lo, hi in zip(shown["ci_low"], shown["ci_high"])])
+    return LineHistory(table, context, label_set, known, main)
+
+
+def documents_for(data_key: str | None, evaluation_id: int):
+    """The current data set's documents, when they belong to this evaluation's runs (for the cost of k)."""
+    dataset, _ = loading.resolve(data_key)
+    if dataset.documents is None:
+        return None
+    run_files = saved.evaluation_run_files(evaluation_id)
+    if not run_files or not run_files <= {r.file.sha256 for r in dataset.runs}:
+        return None
+    docs = loading.documents(dataset.documents)
+    return docs.value if docs.ok else None
+
+
+def prepare_report(data_key: str | None, evaluation_id: int) -> loading.Loaded:
+    """The meeting report of a saved evaluation, recomputed from its stored files (same seed, same numbers)."""
+    return saved.report(evaluation_id, None, docs=documents_for(data_key, evaluation_id))
+
+
+def markdown_with_charts(report) -> str:
+    """The Markdown report as one file: its charts embedded as PNG data URIs."""
+    images = {name: "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+              for name, png in report.chart_pngs().items()}
+    return report.to_markdown(images)

@@ -1,0 +1,198 @@
+"""The Index size page's model: the models' vectors (the sample's three, or uploaded), the study of every variant
+(`evalcore.analyses.index_study.index_size_study`, the same as ``evalcore vectors``), its frontier points, and a
+variant's run added to the loaded runs.
+
+A study is kept per content (the labels file's hash, the vector files' hashes, the settings) as a finished job
+(`dashboard.jobs`): it is computed in the page's thread so the page can show a progress bar, then shared by every
+session. Uploaded models are kept as a manifest in the workspace's database (``?vectors=KEY``). A variant added to
+the runs becomes a TREC file in the workspace, exactly like an uploaded run: Overview, Choose k and Failures show
+it, the URL names the new data set, and a reload or a copied link keeps it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+
+import pandas as pd
+import streamlit as st
+
+from evalcore.analyses.index_size import IndexSizeReport
+from evalcore.analyses.index_study import IndexSizeSettings, IndexSizeStudy, index_size_study
+from evalcore.errors import EvalcoreError, WorkspaceError
+from evalcore.readers.vectors import check_dimensions, read_vectors
+from evalcore.report.index_size import index_size_points
+from evalcore.store.datasets import Dataset, FileRef, RunSpec, VectorModel, content_key, models_manifest, unique_name
+from evalcore.vectors.runs import trec_text
+from evalcore.vectors.variants import PRECISIONS
+
+from dashboard import jobs, loading
+from dashboard.loading import DEPTH, HASH, Loaded
+
+SAMPLE_MODELS = ("base", "tuned", "tuned-256d")
+"""The sample runs whose vectors ship in ``sample_data/vectors/`` (NAME.queries.npy, NAME.docs.npy, with ids)."""
+DIMS_CHOICES = ("full", "1024", "768", "512", "384", "256", "128", "64", "32", "16")
+DEFAULT_DIMS = ("full", "128", "64")
+DEFAULT_PRECISIONS = PRECISIONS
+KEEP = 12
+"""Finished studies kept in memory (each holds the runs of its variants)."""
+
+
+@st.cache_resource(show_spinner=False)
+def _sample_models(location: str) -> tuple[VectorModel, ...]:
+    store = loading.uploads()
+    out = []
+    for name in SAMPLE_MODELS:
+        refs = {}
+        for part in ("queries.npy", "queries.ids.txt", "docs.npy", "docs.ids.txt"):
+            path = f"vectors/{name}.{part}"
+            refs[part] = store.put_file(path, (loading.SAMPLE_DIR / path).read_bytes(), keep=False)
+        meta = json.loads((loading.SAMPLE_DIR / f"{name}.meta.json").read_text(encoding="utf-8"))
+        out.append(VectorModel(name, meta["model"], refs["queries.npy"], refs["docs.npy"], refs["queries.ids.txt"],
+                               refs["docs.ids.txt"], sample=True))
+    return tuple(out)
+
+
+def sample_models(dataset: Dataset) -> tuple[VectorModel, ...]:
+    """The sample's three models, when the data set's labels are the sample's (their queries are theirs)."""
+    if dataset.labels.sha256 != loading.sample_dataset().labels.sha256:
+        return ()
+    return _sample_models(str(loading.workspace_location()))
+
+
+@st.cache_resource(max_entries=16, show_spinner="Reading the vectors…", hash_funcs=HASH)
+def vectors(ref: FileRef, ids: FileRef | None = None) -> Loaded:
+    """One vectors file read (float32), or the one-line message naming the file and row."""
+    def read():
+        raw = loading.file_bytes(ref)
+        if raw is None:
+            raise EvalcoreError(f"{ref.name}: this server no longer holds the file (upload it again)")
+        id_bytes = loading.file_bytes(ids) if ids is not None else None
+        return read_vectors(raw, ids=id_bytes, name=ref.name)
+    return loading.load(read)
+
+
+def check_model(model: VectorModel) -> Loaded:
+    """Both files of a model read and of the same dimensions (the dims, or the first problem)."""
+    queries, docs = vectors(model.queries, model.query_ids), vectors(model.docs, model.doc_ids)
+    for loaded in (queries, docs):
+        if not loaded.ok:
+            return loaded
+    return loading.attempt(lambda: check_dimensions(queries.value, docs.value) or docs.value.dims)
+
+
+RESCORE_CANDIDATES = 400
+"""With rescoring on: the binary index's top 400 candidates per query are rescored with the float vectors (4x the
+dashboard's depth of 100)."""
+
+
+def settings_for(dims: Sequence[str], precisions: Sequence[str], similarity: str, k: int,
+                 rescore: int = 0) -> IndexSizeSettings:
+    """The study's settings from the page's controls: every variant searched to the dashboard's depth, reported at
+    recall@k (with recall@1 and MRR beside it)."""
+    return IndexSizeSettings(dims=tuple(dims) or ("full",), precisions=tuple(precisions) or ("float32",),
+                             similarity=similarity, depth=DEPTH, rescore=int(rescore),
+                             k=(1, int(k)) if int(k) > 1 else (1,), metric=f"recall@{int(k)}")
+
+
+def _study_key(dataset: Dataset, model: VectorModel, settings: IndexSizeSettings) -> tuple:
+    """A study depends on the labels (not the runs loaded): adding a variant to the runs keeps every study."""
+    return (dataset.labels.sha256, dataset.labels.format), model.key, repr(settings)
+
+
+def cached_study(dataset: Dataset, model: VectorModel, settings: IndexSizeSettings) -> Loaded | None:
+    """The study if it was already computed (None: it must be searched)."""
+    found = jobs.started("index_study", _study_key(dataset, model, settings))
+    return found.result() if found is not None and found.done() else None
+
+
+def study(dataset: Dataset, model: VectorModel, settings: IndexSizeSettings,
+          progress: Callable[[float, str], None] | None = None) -> Loaded:
+    """One model's variants searched for every scored query and reported against its full vectors: an
+    `IndexSizeStudy`, or the problem. Computed here (the page shows ``progress``), then kept for every session."""
+    found = cached_study(dataset, model, settings)
+    if found is not None:
+        return found
+    loaded = loading.attempt(_compute, dataset, model, settings, progress)
+    jobs.put("index_study", _study_key(dataset, model, settings), KEEP, loaded)
+    return loaded
+
+
+def _compute(dataset: Dataset, model: VectorModel, settings: IndexSizeSettings, progress) -> IndexSizeStudy:
+    scope, labels = loading.scope(dataset), loading.labels(dataset.labels)
+    queries, docs = vectors(model.queries, model.query_ids), vectors(model.docs, model.doc_ids)
+    for loaded in (labels, scope, queries, docs):
+        if not loaded.ok:
+            raise EvalcoreError(loaded.error)
+    return index_size_study(labels.value, scope.value, queries.value, docs.value, settings, model=model.model,
+                            prefix=f"{model.name}-", progress=progress)
+
+
+def points(reports: dict[str, IndexSizeReport]) -> pd.DataFrame:
+    """Every model's variants for the frontier chart and the table (`evalcore.report.index_size.index_size_points`),
+    ``name`` the model on the page."""
+    return pd.concat([index_size_points(report).assign(name=name) for name, report in reports.items()],
+                     ignore_index=True)
+
+
+def variant_dataset(dataset: Dataset, report: IndexSizeReport, run_name: str) -> Dataset:
+    """The data set with one variant's run added to its runs, as an uploaded TREC file (stored like an upload)."""
+    item = next(v for v in report.variants if v.name == run_name)
+    name = unique_name(item.name, dataset.run_names)
+    ref = loading.uploads().put_file(f"{name}.trec", trec_text(item.run).encode("utf-8"))
+    spec = RunSpec(file=ref, name=name, model=item.run.model, dims=item.variant.dims, index_bytes=item.index_bytes)
+    return dataset.with_runs(tuple(dataset.runs) + (spec,))
+
+
+@st.cache_resource(show_spinner=False)
+def _remembered(location: str) -> dict:
+    """Uploaded models by key, per workspace: a team's keys never name another team's models."""
+    return {}
+
+
+def remember_models(models: Sequence[VectorModel]) -> str:
+    """A short key for the uploaded models (what the URL holds as ``vectors``), their manifest kept in the
+    workspace's database (a reload or a copied link finds them, and the clean-up of unused files keeps the vector
+    files it names); held in memory when the workspace cannot take it."""
+    manifest = models_manifest(models)
+    key = content_key(manifest)
+    _remembered(str(loading.workspace_location()))[key] = tuple(m for m in models if not m.sample)
+    workspace = loading.uploads().workspace
+    if workspace is not None and not workspace.read_only:
+        try:
+            workspace.put_manifest("vector_models", key, manifest)
+        except WorkspaceError:
+            pass  # held in memory: the page works until the server restarts
+    return key
+
+
+def remembered_models(key: str | None) -> tuple[VectorModel, ...]:
+    """The uploaded models a ``vectors`` key names (none for an unknown key)."""
+    if not key or not all(c in "0123456789abcdef" for c in str(key)):
+        return ()
+    found = _remembered(str(loading.workspace_location())).get(key)
+    if found is not None:
+        return found
+    workspace = loading.uploads().workspace
+    if workspace is None:
+        return ()
+    try:
+        models = tuple(VectorModel.from_manifest(m) for m in workspace.manifest("vector_models", key) or ())
+    except (WorkspaceError, KeyError, TypeError):
+        return ()
+    _remembered(str(loading.workspace_location()))[key] = models
+    return models
+
+
+def upload_model(name: str, queries, docs, query_ids=None, doc_ids=None) -> Loaded:
+    """A model from uploaded files (stored like every upload before they are read), checked; or the problem."""
+    refs = [None if f is None else loading.upload_ref(f) for f in (queries, docs, query_ids, doc_ids)]
+    model = VectorModel(name.strip() or refs[1].name.split(".")[0], name.strip() or refs[1].name.split(".")[0],
+                        refs[0], refs[1], refs[2], refs[3])
+    checked = check_model(model)
+    return Loaded(model) if checked.ok else checked
+
+
+def register(dataset: Dataset) -> str:
+    """Keep the data set with a variant added; its key goes in the URL."""
+    return loading.register(dataset)

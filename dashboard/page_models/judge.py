@@ -1,0 +1,50 @@
+"""The Blind judging page's model: the pool of one query (every run's top docs, deduplicated and shuffled) with
+each doc's text, the queries to judge, and the labels the judgments extend.
+
+From `evalcore.analyses.judging`; saving a round and switching to a version are writes: `dashboard.saved`.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from evalcore.analyses.judging import JudgingPool, judging_pool
+from evalcore.store.datasets import Dataset
+
+from dashboard import loading
+from dashboard.loading import DEPTH, HASH, Loaded
+
+__all__ = ["DEPTH", "evaluated_queries", "labels_as_read", "pool", "pool_texts", "register"]
+
+
+def evaluated_queries(dataset: Dataset) -> list[str]:
+    return loading.evaluated_queries(dataset)
+
+
+def labels_as_read(dataset: Dataset) -> Loaded:
+    """The whole label set as read: a round extends every query's split (the holdout stays in it, sealed)."""
+    return loading.labels(dataset.labels)
+
+
+def register(dataset: Dataset) -> str:
+    """Keep a data set that scores another label-set version; its key goes in the URL."""
+    return loading.register(dataset)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=HASH)
+def pool(dataset: Dataset, query: str, depth: int) -> Loaded:
+    """The blind judging pool of ``query``: every run's top ``depth`` docs, deduplicated and shuffled (seed 0, as
+    ``evalcore judge pool``), against the labels as read (the whole set: a round extends every query's split)."""
+    loaded = loading.evaluation(dataset)
+    whole = loading.labels(dataset.labels)
+    if not loaded.ok or not whole.ok:
+        return loaded if not loaded.ok else whole
+    return loading.attempt(judging_pool, [result.run for result in loaded.value.results], whole.value, query, int(depth))
+
+
+def pool_texts(dataset: Dataset, judged: JudgingPool) -> dict[str, str | None] | None:
+    """Each pooled doc's text from the documents file (None without one)."""
+    if dataset.documents is None:
+        return None
+    docs = loading.documents(dataset.documents)
+    return {d: docs.value.text(d) for d in judged.docs} if docs.ok else None

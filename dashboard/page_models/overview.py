@@ -1,0 +1,201 @@
+"""The Overview's model: one row per run with intervals, the chart of recall@1, recall@k and MRR, the paired
+comparison in words, and the quality-against-cost points.
+
+The table and its chart are built for the one k shown (`overview`), fast, from the deep evaluation or the all-k
+curves once they are ready; the paired comparison (`comparison`) waits for those curves (they hold the resampled
+sums the tests need), so the page draws it below its first chart.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+import streamlit as st
+
+from evalcore.analyses.coverage import number_caveats
+from evalcore.metrics.measures import DESCRIPTIONS
+from evalcore.report.compare import comparison_verdict, plan_summary
+from evalcore.store.datasets import Dataset
+
+from dashboard import charts, computed, loading
+from dashboard.loading import HASH
+
+CAVEAT_HELP = {
+    "blind share": "Share of this row's n queries whose labels were judged blind (without seeing any system's "
+                   "ranking; the labels' blind field). Empty: the labels have no blind field.",
+    "judged depth": "Whether k goes deeper than the judgments cover: covered to k = the deepest k where at least 90% "
+                    "of the returned docs are judged, on the queries whose judged depth is known (a doc judged "
+                    "non-relevant, as a blind judging round records). Labels listing only relevant docs leave it "
+                    "unknown.",
+    "bounds": "When k goes deeper than judged: recall@k with the unjudged docs of the top k counted as non-relevant "
+              "(the number shown) and as relevant.",
+}
+
+
+@dataclass(frozen=True)
+class Overview:
+    """Everything the Overview shows at one k (besides the paired comparison)."""
+
+    k: int
+    metrics: list[str]  # the metric columns of the table, in order
+    table: pd.DataFrame  # one row per run shown
+    export: pd.DataFrame  # the table's numbers in long form, with their context, for the CSV download
+    chart: dict  # recall@1, recall@k and MRR with their intervals (a Vega-Lite spec)
+    tradeoff: dict | None  # recall@k against price and index size; None when no run has either
+    help: dict[str, str]  # column -> what it means
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One run against the baseline, in words: ``better``, ``worse`` or ``no clear difference``."""
+
+    kind: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """The paired comparison of every run shown with the baseline, at k."""
+
+    caption: str
+    verdicts: list[Verdict]
+    counts: pd.DataFrame  # one row per comparison: difference, interval, wins / ties / losses, p (Holm)
+    planner: str | None  # how many more labeled queries would settle the closest pair
+
+
+def metrics_shown(k: int, more: bool) -> list[str]:
+    main = list(dict.fromkeys(["recall@1", f"recall@{k}", "mrr"]))
+    extra = [f"hit@{k}", f"precision@{k}", f"ndcg@{k}", f"judged@{k}"] + (
+        ["hit@1", "precision@1", "ndcg@1", "judged@1"] if k != 1 else [])
+    return main + (extra if more else [])
+
+
+@st.cache_resource(max_entries=8, show_spinner=False, hash_funcs=HASH)
+def _caveats_every_k(dataset: Dataset) -> dict[int, dict[str, dict]]:
+    """`evalcore.analyses.coverage.number_caveats` for every k 1..`DEPTH` at once (about the cost of one k):
+    k -> run -> its row."""
+    loaded = loading.evaluation(dataset)
+    if not loaded.ok:
+        return {}
+    every = number_caveats(loaded.value, range(1, min(r.depth for r in loaded.value.results) + 1))
+    out: dict[int, dict[str, dict]] = {}
+    for row in every.to_dict("records"):
+        out.setdefault(int(row["k"]), {})[row["run"]] = row
+    return out
+
+
+def caveat_cells(row: dict | None, k: int) -> dict:
+    """The cells for one run's caveats at k: blind share, judged depth at k, bounds when k goes deeper than judged."""
+    if row is None:
+        return {}
+    covered = None if pd.isna(row["covered_k"]) else int(row["covered_k"])
+    reach = "under 90% judged even at k = 1" if covered == 0 else f"covered to k = {covered}"
+    if row["flagged"]:
+        depth = f"deeper than judged ({reach})"
+    elif covered is None:
+        depth = "unknown: labels list only relevant docs"
+    else:
+        depth = f"within judged depth ({reach})"
+    return {"blind share": float(row["blind_share"]) if row["blind_known"] else None,
+            f"recall@{k} judged depth": depth,
+            f"recall@{k} bounds": f"{row['low']:.3f} – {row['high']:.3f}" if row["flagged"] else None}
+
+
+@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=HASH)
+def overview(dataset: Dataset, k: int, runs: tuple[str, ...], more: bool) -> Overview:
+    """The Overview at ``k`` for the runs shown (``more``: every cutoff metric, not only recall and MRR)."""
+    evaluation = loading.evaluation(dataset).value
+    summary = computed.summary(dataset, k, more)
+    summary = summary[summary["run"].isin(runs)]
+    metrics = metrics_shown(k, more)
+    runs_meta = {r.name: r.run.metadata() for r in evaluation.results}
+    labels = evaluation.labels
+    labels_ref = f"{labels.name}#{labels.fingerprint}"
+    n = evaluation.results[0].n_queries
+    cells = {(run, m): (mean, low, high, count) for run, m, mean, low, high, count in zip(
+        *(summary[c].tolist() for c in ("run", "metric", "mean", "ci_low", "ci_high", "n")))}
+    caveats = _caveats_every_k(dataset).get(int(k), {})
+    rows = []
+    for run in runs:
+        meta = runs_meta[run]
+        row = {"run": run, "model": meta["model"]}
+        for m in metrics:
+            if (run, m) in cells:
+                mean, low, high, _ = cells[run, m]
+                row[m] = mean
+                row[f"{m} 95% CI"] = f"{low:.3f} – {high:.3f}"
+        row.update(caveat_cells(caveats.get(run), k))
+        row.update({"n": int(cells[run, "mrr"][3]), "k": k, "price $/M tokens": meta["price_per_mtok"],
+                    "dims": meta["dims"], "index MB": (meta["index_bytes"] / 1e6 if meta["index_bytes"] else None),
+                    "labels": labels_ref})
+        rows.append(row)
+    export = summary[summary["metric"].isin(metrics)][
+        ["run", "model", "metric", "k", "mean", "ci_low", "ci_high", "n", "labels", "fingerprint", "ci_method", "level"]]
+    models = "; ".join(f"{r} = {runs_meta[r]['model']}" for r in runs)
+    main = metrics[:len(metrics_shown(k, False))]
+    chart = charts.metric_intervals(
+        summary[summary["metric"].isin(main)], list(dataset.run_names),
+        title="Recall@1, recall@k and MRR with 95% intervals",  # the panels name k: the spec is the same for every k
+        subtitle=f"n = {n:,} queries · labels {labels_ref} · {models}")
+    points = pd.DataFrame([{
+        "run": run, "model": runs_meta[run]["model"], "metric": f"recall@{k}",
+        "mean": float(cells[run, f"recall@{k}"][0]), "ci_low": float(cells[run, f"recall@{k}"][1]),
+        "ci_high": float(cells[run, f"recall@{k}"][2]), "price_per_mtok": runs_meta[run]["price_per_mtok"],
+        "index_mb": runs_meta[run]["index_bytes"] / 1e6 if runs_meta[run]["index_bytes"] else None,
+        "dims": runs_meta[run]["dims"],
+    } for run in runs])
+    tradeoff = None
+    if not points[["price_per_mtok", "index_mb"]].isna().all().all():
+        tradeoff = charts.tradeoff(points, list(dataset.run_names), metric="recall@k",
+                                   title="Recall@k against what the run costs",
+                                   subtitle=[f"n = {n:,} queries · labels {labels_ref} · bars: 95% intervals",
+                                             f"models: {models}"])
+    helps = {m: DESCRIPTIONS[m.split("@")[0]] for m in metrics}
+    helps.update({"blind share": CAVEAT_HELP["blind share"], f"recall@{k} judged depth": CAVEAT_HELP["judged depth"],
+                  f"recall@{k} bounds": CAVEAT_HELP["bounds"]})
+    return Overview(k, metrics, pd.DataFrame(rows), export, chart, tradeoff, helps)
+
+
+def curves_pending(dataset: Dataset, more: bool) -> bool:
+    """Whether the intervals at every k are still being computed (they are started here, after the first chart;
+    the Choose k page's numbers are started too, so its first visit finds them ready)."""
+    pending = computed.curves(dataset, more, wait=False) is None
+    computed.prepare_budget(dataset)
+    return pending
+
+
+@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=HASH)
+def comparison(dataset: Dataset, k: int, baseline: str, runs: tuple[str, ...]) -> Comparison | None:
+    """The runs shown against ``baseline`` at ``k``; None with fewer than two runs loaded."""
+    evaluation = loading.evaluation(dataset).value
+    if evaluation is None or len(evaluation.results) < 2:
+        return None
+    report = computed.comparison(dataset, k, baseline)
+    shown = [c for c in report.comparisons if c.run in runs] if report else []
+    model = {r.name: r.model for r in evaluation.results}
+    labels = evaluation.labels
+    n = evaluation.results[0].n_queries
+    caption = (f"Every run against the baseline {baseline} ({model[baseline]}) on the same {n:,} queries: paired "
+               f"bootstrap interval of the difference, sign-flip test, Holm-corrected across all "
+               f"{len(report.comparisons) if report else 0} comparisons · k = {k} · labels "
+               f"{labels.name}#{labels.fingerprint}")
+    verdicts = [Verdict(("better" if c.diff > 0 else "worse") if c.significant else "no clear difference",
+                        comparison_verdict(c))
+                for c in shown]
+    counts = pd.DataFrame([{
+        "run": c.run, "baseline": c.baseline, "metric": c.metric, "difference": c.diff,
+        "95% CI": f"{c.ci_low:+.3f} to {c.ci_high:+.3f}", "wins": c.wins, "ties": c.ties, "losses": c.losses,
+        "p (Holm)": c.p_adjusted, "n": c.n, "k": k,
+        "models": f"{c.run} = {model[c.run]}; {c.baseline} = {model[c.baseline]}",
+    } for c in shown])
+    planner = None
+    if report is not None and report.planner is not None:
+        planner = (f"Planning more labels ({report.planner_pair[0]} vs {report.planner_pair[1]}): "
+                   f"{plan_summary(report.planner)}")
+    return Comparison(caption, verdicts, counts, planner)
+
+
+def warnings(dataset: Dataset, k: int) -> pd.DataFrame:
+    """The warnings ``evaluate --k 1,k`` prints (computed only when the page's panel is opened)."""
+    return loading.warnings_frame(dataset, k)

@@ -1,0 +1,200 @@
+"""Data sets and vector models: which stored files a view is computed from, as values with a content key.
+
+A `Dataset` names a labels file, runs (each with the metadata it is read with) and optionally a documents file; a
+`VectorModel` names one model's query and doc vectors. Their key is a short hash of their manifest (the plain JSON
+value `manifest()` returns), so equal contents have equal keys: the key is what a link carries (``?data=KEY``) and
+what `manifests.ManifestStore` keeps them under. Files are named by content (`FileRef`: name, SHA-256, size, and the
+format chosen to read it with), never by path.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field, replace
+from functools import cached_property
+from typing import Sequence
+
+
+def content_key(manifest: object) -> str:
+    """12 hex digits of SHA-256 over ``manifest`` as canonical JSON: the key of a data set or a set of models."""
+    text = json.dumps(manifest, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+
+
+@dataclass(frozen=True)
+class FileRef:
+    """One file the user gave, by name and content hash, and the format it is read with (None: detected from its
+    name and content; else one of `evalcore.readers.sources.FORMATS`, the format chosen beside its upload)."""
+
+    name: str
+    sha256: str
+    size: int
+    format: str | None = None
+
+    def as_read(self, format: str | None) -> "FileRef":
+        """This file read with ``format`` (None: detect)."""
+        return replace(self, format=format)
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """A run file and the metadata to read it with (None = what the file or its sidecar says)."""
+
+    file: FileRef
+    name: str
+    model: str | None = None
+    price_per_mtok: float | None = None
+    dims: int | None = None
+    index_bytes: int | None = None
+
+    def metadata(self) -> dict:
+        return {"model": self.model, "price_per_mtok": self.price_per_mtok, "dims": self.dims,
+                "index_bytes": self.index_bytes}
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """Everything a view is computed from. Equal manifests have equal keys."""
+
+    labels: FileRef
+    runs: tuple[RunSpec, ...]
+    documents: FileRef | None = None
+    sample: bool = False
+    notes: tuple[str, ...] = field(default=(), compare=False)
+
+    @cached_property
+    def key(self) -> str:
+        """12 hex digits of SHA-256 over the manifest (computed once: every cached view hashes it)."""
+        return content_key(self.manifest())
+
+    def manifest(self) -> dict:
+        """The data set as plain JSON values (what its key hashes and what is written to disk). A file read with
+        the detected format has no ``format`` entry, so data sets made before the format choice keep their keys."""
+        manifest = asdict(self)
+        manifest.pop("notes")
+        for ref in [manifest["labels"], manifest["documents"], *(r["file"] for r in manifest["runs"])]:
+            if ref is not None and ref.get("format") is None:
+                ref.pop("format", None)
+        return manifest
+
+    @classmethod
+    def from_manifest(cls, manifest: dict) -> "Dataset":
+        """The data set a stored manifest describes (raises KeyError or TypeError on anything else)."""
+        runs = tuple(RunSpec(file=FileRef(**r["file"]), **{k: v for k, v in r.items() if k != "file"})
+                     for r in manifest["runs"])
+        documents = FileRef(**manifest["documents"]) if manifest.get("documents") else None
+        return cls(labels=FileRef(**manifest["labels"]), runs=runs, documents=documents,
+                   sample=bool(manifest.get("sample", False)))
+
+    @property
+    def files(self) -> list[FileRef]:
+        refs = [self.labels, *(r.file for r in self.runs)]
+        return refs + ([self.documents] if self.documents is not None else [])
+
+    @property
+    def run_names(self) -> list[str]:
+        return [r.name for r in self.runs]
+
+    def with_labels(self, ref: FileRef) -> "Dataset":
+        return replace(self, labels=ref, sample=False)
+
+    def with_runs(self, runs: tuple[RunSpec, ...]) -> "Dataset":
+        return replace(self, runs=runs, sample=False)
+
+    def with_documents(self, ref: FileRef | None) -> "Dataset":
+        return replace(self, documents=ref, sample=False)
+
+    def spec_for_upload(self, ref: FileRef, name: str, sidecar: dict | None = None) -> RunSpec:
+        """How an uploaded run file is read: the same file under the same name keeps the metadata edited for it
+        (model, price, dims), unless a sidecar came along with it; it is read with the format ``ref`` names."""
+        existing = next((r for r in self.runs if r.file.sha256 == ref.sha256 and r.name == name), None)
+        if existing is not None and sidecar is None:
+            return replace(existing, file=ref)
+        return RunSpec(file=ref, name=name, **(sidecar or {}))
+
+    def with_uploaded_runs(self, specs: Sequence[RunSpec], sample: "Dataset") -> "Dataset":
+        """These runs added to the ones loaded: a run of the same name is replaced, and the sample's runs make way
+        for the first runs of the user's own (comparing them with made-up runs means nothing)."""
+        sample_files = {r.file.sha256 for r in sample.runs}
+        kept = [] if all(r.file.sha256 in sample_files for r in self.runs) else list(self.runs)
+        names = {s.name for s in specs}
+        return self.with_runs(tuple([r for r in kept if r.name not in names] + list(specs)))
+
+    def half_sample(self, sample: "Dataset") -> str | None:
+        """"labels" when the user's own labels sit with the sample's runs, "runs" when the user's runs sit with the
+        sample's labels (the numbers then mean nothing yet), else None."""
+        sample_runs = {r.file.sha256 for r in sample.runs}
+        runs_are_sample = bool(self.runs) and {r.file.sha256 for r in self.runs} <= sample_runs
+        labels_are_sample = self.labels.sha256 == sample.labels.sha256
+        if runs_are_sample and not labels_are_sample:
+            return "labels"
+        if labels_are_sample and not runs_are_sample:
+            return "runs"
+        return None
+
+    def fitted_to(self, sample: "Dataset") -> "Dataset":
+        """Without the sample's documents once a run is the user's own: the sample's chunk texts and token counts
+        say nothing about the user's docs."""
+        own_runs = not {r.file.sha256 for r in self.runs} <= {r.file.sha256 for r in sample.runs}
+        if self.documents is not None and self.documents == sample.documents and own_runs:
+            return self.with_documents(None)
+        return self
+
+
+def unique_name(stem: str, taken: Sequence[str]) -> str:
+    """``base``, then ``base (2)``, ``base (3)``: run names must be distinct."""
+    if stem not in taken:
+        return stem
+    i = 2
+    while f"{stem} ({i})" in taken:
+        i += 1
+    return f"{stem} ({i})"
+
+
+def unique_name(stem: str, taken: Sequence[str]) -> str:
+    """``base``, then ``base (2)``, ``base (3)``: run names must be distinct."""
+    if stem not in taken:
+        return stem
+    i = 2
+    while f"{stem} ({i})" in taken:
+        i += 1
+    return f"{stem} ({i})"
+
+
+@dataclass(frozen=True)
+class VectorModel:
+    """One model's query and doc vectors (ids files beside .npy matrices), named as its runs will be."""
+
+    name: str
+    model: str
+    queries: FileRef
+    docs: FileRef
+    query_ids: FileRef | None = None
+    doc_ids: FileRef | None = None
+    sample: bool = False
+
+    PARTS = ("queries", "docs", "query_ids", "doc_ids")
+
+    @property
+    def key(self) -> tuple:
+        return (self.name, self.model, *(None if f is None else f.sha256 for f in self.files_or_none))
+
+    @property
+    def files_or_none(self) -> tuple[FileRef | None, ...]:
+        return tuple(getattr(self, part) for part in self.PARTS)
+
+    def manifest(self) -> dict:
+        return {"name": self.name, "model": self.model,
+                **{part: None if ref is None else asdict(ref) for part, ref in zip(self.PARTS, self.files_or_none)}}
+
+    @classmethod
+    def from_manifest(cls, manifest: dict) -> "VectorModel":
+        """The model a stored manifest entry describes (raises KeyError or TypeError on anything else)."""
+        refs = [None if manifest[part] is None else FileRef(**manifest[part]) for part in cls.PARTS]
+        return cls(manifest["name"], manifest["model"], *refs)
+
+
+def models_manifest(models: Sequence[VectorModel]) -> list[dict]:
+    """The uploaded models of ``models`` as one manifest (the sample's are left out: they are always at hand)."""
+    return [m.manifest() for m in models if not m.sample]
