@@ -4,7 +4,7 @@ A record says how a file is recognised as that format (its endings, its first by
 and, for each kind of file (labels, a run, documents), the parser that reads it, or None when that kind cannot come
 in that format. `read_labels`, `read_run` and `read_documents` take their parser from here, the command line's
 ``--*-format`` help lists the names from here, and a test checks that docs/formats.md describes exactly this
-table. Adding a format is adding a record (and its parsers); nothing else chooses between formats.
+table. Adding a format is adding a record (and its parsers); no reader chooses a parser any other way.
 
 Detection (`detect_format`), when no format is named: first bytes that only one format has (Parquet's ``PAR1``);
 else an ending that names a format whatever the content (``.trec``, ``.json``, ...); else the shape of the
