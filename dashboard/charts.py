@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import pandas as pd
 
-from evalcore.stats.paired import format_amount
+from evalcore.report.amounts import format_amount
 
 if TYPE_CHECKING:  # Altair is imported where an Altair chart is built: importing it costs ~0.5 s, and the
     import altair as alt  # Overview's charts (plain specs) should not wait for it after an upload.

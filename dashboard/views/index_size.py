@@ -3,6 +3,7 @@ against the full vectors, with intervals, a sentence per variant, and a button t
 
 import streamlit as st
 
+from evalcore.report.index_size import variant_verdict
 from evalcore.safe_text import md_text
 
 from dashboard import access_ui, charts, layout, state
@@ -128,7 +129,7 @@ for name, report in reports.items():
                 f"{layout.safe(report.reference.variant.dims)} dims, {metric} "
                 f"{report.metrics(report.reference)[metric]['mean']:.3f}, n = {n:,}, labels {layout.safe(labels_ref)}")
     for item in report.variants[1:]:
-        st.text(report.verdict(item))
+        st.text(variant_verdict(report, item))
 
 table = points[["name", "variant", "dims", "precision", "index_mb", "ratio", "metric", "mean", "ci_low", "ci_high",
                 "n", "model", "frontier"]].rename(columns={"name": "model name", "index_mb": "index MB",

@@ -1,12 +1,11 @@
-"""The index-size decision: every variant's numbers with intervals, each smaller index compared with the full
-float32 vectors on the same queries (paired, Holm across the variants), and a sentence a manager can read aloud:
-"binary 256 loses 4.1 points of recall@10 against full vectors (95% CI 2.0 to 6.3; p < 0.001 after Holm;
-n = 224); the index is 24x smaller".
+"""The index-size decision: every variant's numbers with intervals, and each smaller index compared with the full
+float32 vectors on the same queries (paired, Holm across the variants). The sentence a manager reads aloud
+("binary 256 loses 4.1 points of recall@10 against full vectors ...; the index is 24x smaller") and the CLI's
+table and JSON are `evalcore.report.index_size`'s.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -18,7 +17,7 @@ from ..metrics.evaluation import Evaluation
 from ..metrics.measures import Measure, parse_ks
 from ..readers.labels import LabelSet
 from ..readers.vectors import Vectors, labeled_only
-from ..stats.paired import Comparison, format_amount, format_p
+from ..stats.paired import Comparison
 from ..vectors.runs import VariantRun
 from ..warning_log import EvalWarning
 from .compare import compare_evaluation
@@ -41,11 +40,6 @@ class IndexSizeReport:
         """How many times smaller than the reference this variant's index is."""
         return self.reference.index_bytes / item.index_bytes
 
-    def verdict(self, item: VariantRun) -> str | None:
-        """The plain sentence for one variant (None for the reference)."""
-        found = self.comparisons.get(item.name)
-        return None if found is None else verdict_sentence(item, found, self.ratio(item))
-
     def metric_names(self) -> list[str]:
         return [f"recall@{k}" for k in self.evaluation.ks] + ["mrr"]
 
@@ -57,7 +51,8 @@ class IndexSizeReport:
 
     def to_dict(self) -> dict:
         """``{"variants": [{"name", "dims", "precision", "index_bytes", "n_docs", "metrics", "vs_full"}, ...]}`` and
-        the context every number travels with (model, labels and fingerprint, n, settings)."""
+        the context every number travels with (model, labels and fingerprint, n, settings); the numbers only
+        (`evalcore.report.index_size.index_size_dict` adds each variant's verdict)."""
         labels = self.evaluation.labels
         out = []
         for item in self.variants:
@@ -65,7 +60,7 @@ class IndexSizeReport:
             vs_full = None
             if found is not None:
                 vs_full = {"metric": found.metric, "diff": found.diff, "ci_low": found.ci_low, "ci_high": found.ci_high,
-                           "p_adjusted": found.p_adjusted, "verdict": self.verdict(item)}
+                           "p_adjusted": found.p_adjusted}
             out.append({"name": item.name, "dims": item.variant.dims, "precision": item.variant.precision,
                         "index_bytes": item.index_bytes, "n_docs": item.n_docs, "model": item.run.model,
                         "n": self.evaluation[item.name].n_queries, "metrics": self.metrics(item), "vs_full": vs_full})
@@ -74,13 +69,10 @@ class IndexSizeReport:
                 "settings": {**self.evaluation.settings(), "compared_on": self.metric,
                              "reference": self.reference.name}}
 
-    def to_json(self) -> str:
-        return json.dumps(self.to_dict(), ensure_ascii=False, allow_nan=False)
-
     def points(self, metric: str | None = None) -> pd.DataFrame:
         """One row per variant for a quality-against-size chart: run, variant, dims, precision, index_bytes,
-        index_mb, ratio, mean, ci_low, ci_high, n, model, verdict, and ``frontier`` (no smaller index scores as
-        high: the variants worth choosing between)."""
+        index_mb, ratio, mean, ci_low, ci_high, n, model, and ``frontier`` (no smaller index scores as high: the
+        variants worth choosing between)."""
         chosen = metric or self.metric
         summary = self.evaluation.summary
         rows = []
@@ -91,7 +83,7 @@ class IndexSizeReport:
                          "index_bytes": item.index_bytes, "index_mb": item.index_bytes / 1e6,
                          "ratio": self.ratio(item), "metric": chosen, "mean": float(row["mean"]),
                          "ci_low": float(row["ci_low"]), "ci_high": float(row["ci_high"]), "n": int(row["n"]),
-                         "model": item.run.model, "verdict": self.verdict(item) or "the full vectors (reference)"})
+                         "model": item.run.model})
         frame = pd.DataFrame(rows)
         order = frame.sort_values(["index_bytes", "mean"], ascending=[True, False]).index
         best, frontier = -np.inf, pd.Series(False, index=frame.index)
@@ -100,27 +92,6 @@ class IndexSizeReport:
                 frontier[i], best = True, frame.at[i, "mean"]
         frame["frontier"] = frontier
         return frame
-
-    def rows(self) -> tuple[list[str], list[list[str]]]:
-        """The table for people: one row per variant with its size, every metric with its interval, and vs full."""
-        names = self.metric_names()
-        headers = ["variant", "dims", "precision", "index", "smaller", *names, f"vs full ({self.metric})", "p (Holm)",
-                   "n", "model"]
-        body = []
-        for item in self.variants:
-            values = self.metrics(item)
-            cells = [f"{values[m]['mean']:.4f} ({values[m]['ci_low']:.4f}-{values[m]['ci_high']:.4f})" for m in names]
-            found = self.comparisons.get(item.name)
-            if found is None:
-                versus, p = "reference", ""
-            else:
-                versus = (f"{format_amount(found.metric, found.diff, unit=False)} ({format_amount(found.metric, found.ci_low, unit=False)} "
-                          f"to {format_amount(found.metric, found.ci_high, unit=False)})")
-                p = format_p(found.p_adjusted).removeprefix("p ").removeprefix("= ")
-            body.append([item.name, str(item.variant.dims), item.variant.precision, human_bytes(item.index_bytes),
-                         times(self.ratio(item)), *cells, versus, p, str(self.evaluation[item.name].n_queries),
-                         item.run.model])
-        return headers, body
 
 
 def scoped_queries(queries: Vectors, labels: LabelSet, scope) -> tuple[Vectors, tuple[EvalWarning, ...]]:
@@ -155,36 +126,3 @@ def index_size_report(variants: Sequence[VariantRun], scope, k: int | str | Sequ
         report = compare_evaluation(evaluation, [chosen], baseline=variants[0].name, alpha=alpha)
         comparisons = {c.run: c for c in report.comparisons}
     return IndexSizeReport(evaluation, tuple(variants), chosen, comparisons)
-
-
-def verdict_sentence(item: VariantRun, found: Comparison, ratio: float) -> str:
-    """``binary 256 loses 4.1 points of recall@10 against full vectors (95% CI 2.0 to 6.3; p < 0.001 after Holm;
-    n = 224); the index is 24x smaller.``"""
-    metric, words = found.metric, item.variant.words
-    level = f"{found.level * 100:g}% CI"
-    p_text = format_p(found.p_adjusted) + (" after Holm" if found.n_comparisons > 1 else "")
-    size = f"the index is {times(ratio)} smaller" if ratio >= 1 else f"the index is {times(1 / ratio)} larger"
-    if found.wins == 0 and found.losses == 0:
-        return f"{words} scores the same as full vectors on {metric} on every one of the {found.n} queries; {size}."
-    if found.significant:
-        verb, amount, low, high = (("gains", found.diff, found.ci_low, found.ci_high) if found.diff > 0 else
-                                   ("loses", -found.diff, -found.ci_high, -found.ci_low))
-        return (f"{words} {verb} {format_amount(metric, amount)} of {metric} against full vectors ({level} "
-                f"{format_amount(metric, low, unit=False)} to {format_amount(metric, high, unit=False)}; {p_text}; "
-                f"n = {found.n}); {size}.")
-    return (f"{words} is indistinguishable from full vectors on {metric} with {found.n} queries (difference "
-            f"{format_amount(metric, found.diff)}, {level} {format_amount(metric, found.ci_low, unit=False)} to "
-            f"{format_amount(metric, found.ci_high, unit=False)}; {p_text}); {size}.")
-
-
-def times(ratio: float) -> str:
-    """``96x``, ``3.8x``, ``1.0x``."""
-    return f"{ratio:,.0f}x" if ratio >= 10 else f"{ratio:.1f}x"
-
-
-def human_bytes(size: int) -> str:
-    """``1.2 MB``, ``310 kB``, ``512 B`` (decimal units)."""
-    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
-        if size >= scale:
-            return f"{size / scale:.3g} {unit}"
-    return f"{size} B"

@@ -13,11 +13,13 @@ import sys
 from pathlib import Path
 from types import SimpleNamespace
 
-from ..analyses.index_size import IndexSizeReport, human_bytes
+from ..analyses.index_size import IndexSizeReport
 from ..analyses.index_study import IndexSizeSettings, check_ks_within_depth, index_size_study, planned_names
 from ..errors import InputError
 from ..readers.labels import read_labels
 from ..readers.vectors import Vectors, check_dimensions, read_vectors
+from ..report.amounts import human_bytes
+from ..report.index_size import index_size_dict, index_size_rows, variant_verdict
 from ..report.render import titled_table
 from ..vectors.runs import trec_text
 from ..warning_log import plural
@@ -46,7 +48,7 @@ def run(args: argparse.Namespace, recording: Recording) -> int:
     split_notice(scoped, args.format)
     warnings = study.warnings + report.evaluation.all_warnings
     if args.format == "json":
-        data = report.to_dict()
+        data = index_size_dict(report)
         data["warnings"] = [w.to_dict() for w in warnings]
         write(json.dumps(add_split(data, scoped), ensure_ascii=False, allow_nan=False) + "\n", exact=True)
     else:
@@ -65,10 +67,10 @@ def report_text(report: IndexSizeReport, model: str, docs: Vectors, args: argpar
     left_out = f" ({plural(docs.n - searched, 'all-zero doc vector')} left out)" if searched < docs.n else ""
     title = (f"index size for {model}: {searched:,} docs x {docs.dims:,} dims{left_out}, {args.similarity}, top "
              f"{args.depth} per query; labels {labels.name}#{labels.fingerprint}, n = {n}")
-    header, body = report.rows()
+    header, body = index_size_rows(report)
     lines = [titled_table(title, header, body), ""]
     for item in report.variants[1:]:
-        lines.append(report.verdict(item))
+        lines.append(variant_verdict(report, item))
     footnote = (f"Index size = docs x bytes per vector (float32 4 x dims, int8 dims, binary dims / 8) + the doc ids "
                 f"({human_bytes(report.reference.index_bytes - searched * docs.dims * 4)}: their UTF-8 bytes + 8 per "
                 "doc) + for int8 8 bytes per dim. Intervals: "
