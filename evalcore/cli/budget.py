@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import argparse
 import json
+import textwrap
 
 from ..analyses.budget import BudgetSettings, k_budget
 from ..metrics.measures import check_k
 from ..readers.documents import read_documents
 from ..report.budget import budget_dict, budget_text
+from ..report.choose_k import choose_k_headline
 from .common import Recording, add_split, load, scope, split_notice, warn, write
 from .parser import EXIT_OK
+
+TEXT_WIDTH = 110
+"""Lines of the headline wrap at this width, as the tables beneath it are about that wide."""
 
 
 def run(args: argparse.Namespace, recording: Recording) -> int:
@@ -31,10 +36,11 @@ def run(args: argparse.Namespace, recording: Recording) -> int:
                       rng=args.seed)
     split_notice(scoped, args.format)
     if args.format == "json":
-        write(json.dumps(add_split(budget_dict(report), scoped), ensure_ascii=False, allow_nan=False) + "\n", exact=True)
+        data = {"headline": choose_k_headline(report), **budget_dict(report)}
+        write(json.dumps(add_split(data, scoped), ensure_ascii=False, allow_nan=False) + "\n", exact=True)
     elif args.format == "csv":
         write(report.to_csv(), exact=True)
         warn(report.warnings)
     else:
-        write(budget_text(report))
+        write(textwrap.fill(choose_k_headline(report), width=TEXT_WIDTH) + "\n\n" + budget_text(report))
     return EXIT_OK
