@@ -25,7 +25,7 @@ def content_key(manifest: object) -> str:
 @dataclass(frozen=True)
 class FileRef:
     """One file the user gave, by name and content hash, and the format it is read with (None: detected from its
-    name and content; else one of `evalcore.readers.sources.FORMATS`, the format chosen beside its upload)."""
+    name and content; else one of `evalcore.readers.formats.FORMATS`, the format chosen beside its upload)."""
 
     name: str
     sha256: str
