@@ -169,8 +169,8 @@ def at_k(dataset: Dataset, settings: BudgetSettings, runs: tuple[str, ...], k: i
                       "added": 100 * at["marginal_recall"]})
         rows.append({
             "run": run.name, "model": run.model, f"recall@{k}": at["recall"],
-            "recall 95% CI": f"{at['recall_ci_low']:.3f} – {at['recall_ci_high']:.3f}", f"hit@{k}": at["hit"],
-            "hit 95% CI": f"{at['hit_ci_low']:.3f} – {at['hit_ci_high']:.3f}", "tokens (mean)": at["tokens_mean"],
+            f"recall@{k} 95% CI": f"{at['recall_ci_low']:.3f} – {at['recall_ci_high']:.3f}", f"hit@{k}": at["hit"],
+            f"hit@{k} 95% CI": f"{at['hit_ci_low']:.3f} – {at['hit_ci_high']:.3f}", "tokens (mean)": at["tokens_mean"],
             "tokens (p90)": at["tokens_p90"], "$ per 1,000 requests": at["cost_per_1k_requests"],
             **({"$ per month": at["cost_per_month"]} if money else {}),
             **({f"evidence recall@{k}": at["evidence_recall"]} if "evidence_recall" in at.index else {}),

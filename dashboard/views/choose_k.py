@@ -119,6 +119,7 @@ def at_k(v: layout.View, spend: str) -> None:
             "$ per 1,000 requests": st.column_config.NumberColumn(format="$%.4f"),
             "$ per month": st.column_config.NumberColumn(format="$%.2f"),
         })
+        st.caption(md_text(f"k = {k} · {model.context} · {model.models}"))
     st.download_button("Download the chart (PNG)",
                        data=lambda: charts.to_png(k_charts.set_k(model.chart, k)), file_name=f"choose_k_k{k}.png",
                        mime="image/png", on_click="ignore", icon=":material/image:", key="choose_k.png")
