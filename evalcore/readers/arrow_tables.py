@@ -85,23 +85,26 @@ class ArrowTable:
                      quoted_delimiter=self.quoted_delimiter)
 
 
-def read_arrow_table(source: Source, fmt: str, columns: Iterable[str], describe: str) -> ArrowTable:
+def read_arrow_table(source: Source, fmt: str, columns: Iterable[str], describe: str,
+                     names: tuple[str, ...] | None = None) -> ArrowTable:
     """The columns named in ``columns`` (lower case; the others are not kept) of a ``csv``, ``tsv``, ``parquet`` or
     ``jsonl`` file; ``describe`` says what the file should hold, for a message about its header. CSV and TSV cells
-    are kept as text, for the caller to read as it must (and name the cell it cannot)."""
+    are kept as text, for the caller to read as it must (and name the cell it cannot); ``names`` are the columns
+    of a CSV or TSV file without a header line."""
     wanted = {c.lower() for c in columns}
     if fmt == "parquet":
         table, names = read_parquet_columns(source, wanted)
         return ArrowTable(table, source, where="row", header_lines=0, header=names)
     if fmt == "jsonl":
         return _jsonl(source, wanted)
-    return _delimited(source, "," if fmt == "csv" else "\t", wanted, describe)
+    return _delimited(source, "," if fmt == "csv" else "\t", wanted, describe, names)
 
 
 # ----------------------------------------------------------------------------- CSV and TSV
 
 
-def _delimited(source: Source, delimiter: str, wanted: set[str], describe: str) -> ArrowTable:
+def _delimited(source: Source, delimiter: str, wanted: set[str], describe: str,
+               given: tuple[str, ...] | None = None) -> ArrowTable:
     """pyarrow's CSV parser, every kept column as text (ids stay as written). A line with more or fewer fields than
     the header is an error naming it; anything else irregular goes to the line-naming reader (pandas)."""
     quoted = delimiter == ","
@@ -120,15 +123,17 @@ def _delimited(source: Source, delimiter: str, wanted: set[str], describe: str) 
     failures: list[BaseException] = []
     parse = pacsv.ParseOptions(delimiter=delimiter, quote_char='"' if quoted else False, double_quote=quoted,
                                newlines_in_values=quoted, ignore_empty_lines=True, invalid_row_handler=handle)
-    names = _header(source, delimiter)
+    names = given or _header(source, delimiter)
     if names is None:
         raise InputError(f"a header row ({describe})", source=source.name)
+    lines_before = 0 if given else 1
     keep = [n for n in names if n.strip().lower() in wanted]
     if not keep:  # pyarrow would read every column: none is needed to say which is missing
-        return ArrowTable(pa.table({}), source, header_lines=1, header=tuple(n.strip() for n in names))
+        return ArrowTable(pa.table({}), source, header_lines=lines_before, header=tuple(n.strip() for n in names))
     try:
         with quiet_in_pyarrow(handle, failures):
-            table = pacsv.read_csv(data, read_options=pacsv.ReadOptions(block_size=_BLOCK), parse_options=parse,
+            table = pacsv.read_csv(data, read_options=pacsv.ReadOptions(block_size=_BLOCK, column_names=given),
+                                   parse_options=parse,
                                    convert_options=pacsv.ConvertOptions(
                                        include_columns=keep, column_types={n: pa.string() for n in keep},
                                        strings_can_be_null=False, quoted_strings_can_be_null=False))
@@ -136,10 +141,10 @@ def _delimited(source: Source, delimiter: str, wanted: set[str], describe: str) 
         table = None
     pa.default_memory_pool().release_unused()  # the parser's block buffers, kept by the allocator until asked
     if irregular and not failures and table is not None:
-        raise _uneven_line(source, delimiter, len(names), describe)
+        raise _uneven_line(source, delimiter, len(names), describe, lines_before)
     if table is None or irregular or failures or len(set(keep)) != len(keep):
-        return _delimited_slow(source, delimiter, wanted, describe)
-    return ArrowTable(table, source, header_lines=1, quoted_delimiter=delimiter if quoted else None,
+        return _delimited_slow(source, delimiter, wanted, describe, given)
+    return ArrowTable(table, source, header_lines=lines_before, quoted_delimiter=delimiter if quoted else None,
                       header=tuple(n.strip() for n in names))
 
 
@@ -157,7 +162,7 @@ def _header(source: Source, delimiter: str) -> tuple[str, ...] | None:
     return None
 
 
-def _uneven_line(source: Source, delimiter: str, fields: int, describe: str) -> InputError:
+def _uneven_line(source: Source, delimiter: str, fields: int, describe: str, header_lines: int = 1) -> InputError:
     """The error for the first line with more or fewer fields than the header (the error path only: a Python scan
     that counts lines as a CSV reader consumes them, so a quoted cell over several lines keeps the count right)."""
     reader = csv.reader(io.StringIO(source.text(), newline=""), delimiter=delimiter,
@@ -165,16 +170,20 @@ def _uneven_line(source: Source, delimiter: str, fields: int, describe: str) -> 
     end = 0
     for number, record in enumerate(reader):
         start, end = end + 1, reader.line_num
-        if number and len(record) != fields and any(cell.strip() for cell in record):
+        if number >= header_lines and len(record) != fields and any(cell.strip() for cell in record):
             text = "\n".join(source.lines()[start - 1:end])
-            return InputError(f"{fields} fields on every line, as in the header ({describe})", source=source.name,
-                              line=start, text=text)
-    return InputError(f"{fields} fields on every line, as in the header ({describe})", source=source.name)
+            return InputError(_uneven(fields, describe, header_lines), source=source.name, line=start, text=text)
+    return InputError(_uneven(fields, describe, header_lines), source=source.name)
 
 
-def _delimited_slow(source: Source, delimiter: str, wanted: set[str], describe: str) -> ArrowTable:
+def _uneven(fields: int, describe: str, header_lines: int) -> str:
+    return f"{fields} fields on every line{', as in the header' if header_lines else ''} ({describe})"
+
+
+def _delimited_slow(source: Source, delimiter: str, wanted: set[str], describe: str,
+                    given: tuple[str, ...] | None = None) -> ArrowTable:
     """The line-naming reader (pandas): it reads what pyarrow would not, or names the first bad line."""
-    found = read_delimited(source, delimiter, describe, columns=wanted)
+    found = read_delimited(source, delimiter, describe, columns=wanted, names=given)
     frame = found.frame.loc[:, ~found.frame.columns.duplicated()]
     table = pa.table({name: pa.array(frame[name].to_numpy(dtype=object), pa.string()) for name in frame.columns})
     return ArrowTable(table, source, header_lines=found.header_lines, quoted_delimiter=found.quoted_delimiter,

@@ -26,10 +26,10 @@ from ..warning_log import EvalWarning, plural
 from .arrow_tables import ArrowTable, id_column, text_column
 from .chunk_parsers import CHUNK_ALIASES, CHUNK_DOC_ALIASES, CHUNK_TEXT_ALIASES, END_ALIASES, START_ALIASES
 from .documents import Documents, DocumentsLike, read_documents
-from .formats import detect_format, file_stem, parser_for
-from .ids import IdArray, to_arrow_strings
+from .formats import file_stem, parse_file
+from .ids import IdArray, first_repeat, to_arrow_strings
 from .offsets import NO_OFFSET, offset_pairs
-from .sources import Source, SourceLike, open_source
+from .sources import Source, SourceLike, repair_warnings
 
 
 @dataclass(eq=False)
@@ -143,17 +143,11 @@ def read_chunks(source: ChunkMap | SourceLike | pd.DataFrame, *, format: str | N
         found = ArrowTable(pa.Table.from_pandas(source.reset_index(drop=True), preserve_index=False), src,
                            where="row", header_lines=0)
     else:
-        src = open_source(source)
-        fmt = detect_format(src, format)
-        parse = parser_for(fmt, "chunks")
-        if parse is None:
-            raise InputError("a chunk map in CSV, TSV, JSONL or Parquet with chunk_id and doc_id columns",
-                             source=src.name, text=f"{fmt} format")
-        found = parse(src)
+        src, found = parse_file(source, "chunks", format,
+                                "a chunk map in CSV, TSV, JSONL or Parquet with chunk_id and doc_id columns")
     chunks = _from_table(found, name or (file_stem(src.name) if src.name != "<DataFrame>" else "chunks"))
     if src.repairs:
-        chunks = replace(chunks, warnings=tuple(EvalWarning("file_repaired", f"{src.name}: {r}", 1)
-                                                for r in src.repairs) + chunks.warnings)
+        chunks = replace(chunks, warnings=repair_warnings(src) + chunks.warnings)
     return chunks if documents is None else placed_in(chunks, read_documents(documents), rows=found)
 
 
@@ -186,7 +180,7 @@ def _assemble(chunks: pa.Array | pa.ChunkedArray, docs: pa.Array | pa.ChunkedArr
     """The map from checked columns; a chunk listed twice is an error naming both places (``rows``: how a row is
     named, `_Rows` or an `ArrowTable`)."""
     ids = IdArray(chunks)
-    repeated = _first_repeat(ids)
+    repeated = first_repeat(ids)
     if repeated is not None:
         first, again = repeated
         raise rows.error(again, "each chunk listed once (a chunk belongs to one document at one place)",
@@ -223,22 +217,6 @@ def _value(values, row: int) -> str:
 def _or_blank(values, n: int):
     """An offsets column, or one of nothing but blanks when only the other one is given."""
     return pa.nulls(n) if values is None else values
-
-
-def _first_repeat(ids: IdArray) -> tuple[int, int] | None:
-    """(first row, repeating row) of the first chunk id listed twice, in file order; None when all are distinct."""
-    hashes = ids.hashes()
-    ordered = np.sort(hashes)  # the common case, every id distinct, needs no permutation
-    if not (ordered[1:] == ordered[:-1]).any():
-        return None
-    del ordered
-    order = np.argsort(hashes, kind="stable")
-    same = np.flatnonzero(hashes[order][1:] == hashes[order][:-1])
-    pairs = [(int(order[i]), int(order[i + 1])) for i in same]
-    exact = [(a, b) for a, b in pairs if ids[a] == ids[b]]  # a hash only proposes
-    if not exact:
-        return None
-    return min(exact, key=lambda pair: pair[1])
 
 
 def placed_in(chunks: ChunkMap, documents: Documents, *, rows: ArrowTable | None = None) -> ChunkMap:

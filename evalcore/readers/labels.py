@@ -23,7 +23,7 @@ from ..warning_log import EvalWarning, plural
 from .formats import detect_format, file_stem, parser_for
 from .ids import first_long_id, long_id_error
 from .label_parsers import ParsedLabels, from_mapping, from_table
-from .sources import Source, SourceLike, open_source
+from .sources import Source, SourceLike, open_source, repair_warnings
 from .spans import span_lines, split_spans
 from .tables import Table
 
@@ -125,8 +125,7 @@ def read_labels(source: LabelsLike, *, format: str | None = None, name: str | No
     src = open_source(source, name=None)
     parse = parser_for(detect_format(src, format), "labels")
     result = _finish(name or file_stem(src.name), parse(src), src.name)
-    repairs = tuple(EvalWarning("file_repaired", f"{src.name}: {r}", 1) for r in src.repairs)
-    result.warnings = repairs + result.warnings
+    result.warnings = repair_warnings(src) + result.warnings
     result.source = src.name
     return result
 

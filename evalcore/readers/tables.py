@@ -101,8 +101,10 @@ class Table:
         )
 
 
-def read_delimited(source: Source, delimiter: str, describe: str, columns: Iterable[str] | None = None) -> Table:
-    """Read a CSV or TSV file with a header row; every cell is kept as a string.
+def read_delimited(source: Source, delimiter: str, describe: str, columns: Iterable[str] | None = None,
+                   names: tuple[str, ...] | None = None) -> Table:
+    """Read a CSV or TSV file with a header row (or, given ``names``, a file without one); every cell is kept as a
+    string.
 
     ``columns`` are the names (lower case) a caller may use: only those are read, so a wide
     file's other columns (a text column in a run file, say) cost nothing. The whole header is
@@ -111,11 +113,13 @@ def read_delimited(source: Source, delimiter: str, describe: str, columns: Itera
     wanted = None if columns is None else {c.lower() for c in columns}
     options = dict(sep=delimiter, dtype=str, keep_default_na=False, na_values=[], skip_blank_lines=True,
                    quoting=csv.QUOTE_NONE if delimiter == "\t" else csv.QUOTE_MINIMAL, engine="c")
+    if names is not None:
+        options.update(header=None, names=list(names))
     try:
-        header = None
-        if wanted is not None:
-            names = pd.read_csv(io.BytesIO(source.data), nrows=0, **options).columns
-            header = tuple(str(c).strip() for c in names)
+        header = names
+        if wanted is not None and names is None:
+            found = pd.read_csv(io.BytesIO(source.data), nrows=0, **options).columns
+            header = tuple(str(c).strip() for c in found)
         frame = pd.read_csv(
             io.BytesIO(source.data),
             usecols=None if wanted is None else (lambda name: str(name).strip().lower() in wanted),
@@ -134,7 +138,7 @@ def read_delimited(source: Source, delimiter: str, describe: str, columns: Itera
         source.text()
         raise
     frame.columns = [str(c).strip() for c in frame.columns]
-    return Table(frame, source, header_lines=1, skip_comments=False,
+    return Table(frame, source, header_lines=0 if names is not None else 1, skip_comments=False,
                  quoted_delimiter=None if delimiter == "\t" else delimiter, header=header)
 
 

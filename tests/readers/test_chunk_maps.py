@@ -10,13 +10,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
 
 import evalcore
 from evalcore import InputError
 from evalcore.readers.chunks import chunk_map, chunk_texts, read_chunks
 from evalcore.readers.documents import read_documents
+from tests.readers.files import parquet_bytes, write
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "sample_data"
@@ -33,27 +33,16 @@ def as_jsonl(rows) -> str:
     return "".join(json.dumps(dict(zip(names, row))) + "\n" for row in rows)
 
 
-def as_parquet(columns: dict, **options) -> bytes:
-    sink = pa.BufferOutputStream()
-    pq.write_table(pa.table(columns), sink, **options)
-    return sink.getvalue().to_pybytes()
-
-
 def columns_of(rows) -> dict:
     return {name: [row[i] for row in rows] for i, name in enumerate(("chunk_id", "doc_id", "start", "end", "text"))}
 
-
-def write(tmp_path: Path, name: str, content) -> Path:
-    path = tmp_path / name
-    path.write_bytes(content if isinstance(content, bytes) else content.encode("utf-8"))
-    return path
 
 
 @pytest.mark.parametrize("name, content", [
     ("chunks.csv", as_csv(ROWS)),
     ("chunks.tsv", as_csv(ROWS, "chunk_id\tdoc_id\tstart\tend\ttext", "\t")),
     ("chunks.jsonl", as_jsonl(ROWS)),
-    ("chunks.parquet", as_parquet(columns_of(ROWS))),
+    ("chunks.parquet", parquet_bytes(columns_of(ROWS))),
     ("chunks.csv.gz", gzip.compress(as_csv(ROWS).encode())),
     ("chunks", "\ufeff" + as_csv(ROWS).replace("\n", "\r\n")),  # no ending, a byte-order mark, CRLF
 ])
@@ -81,7 +70,7 @@ def test_aliases_optional_columns_and_ids_as_written(tmp_path) -> None:
 
 
 def test_parquet_ids_stored_as_numbers_or_dictionaries_read_as_text(tmp_path) -> None:
-    content = as_parquet({"chunk_id": pa.array([1, 2, 3]), "doc_id": pa.array(["a", "a", "b"]).dictionary_encode(),
+    content = parquet_bytes({"chunk_id": pa.array([1, 2, 3]), "doc_id": pa.array(["a", "a", "b"]).dictionary_encode(),
                           "start": pa.array([0.0, 4.0, None]), "end": pa.array([5, 12, None])})
     chunks = read_chunks(write(tmp_path, "c.parquet", content))
     assert chunks.chunk_ids.tolist() == ["1", "2", "3"] and chunks.doc_ids.tolist() == ["a", "b"]
@@ -145,7 +134,7 @@ BAD = [  # (file name, content, documents?, the message's place, text and what w
      "expected one JSON object per line"),
     ("c.jsonl", '{"chunk_id": "a#1", "doc_id": "a"}\n{"chunk_id": ' + "[" * 5000 + "\n", False, "c.jsonl, line 2:",
      "expected JSON nested at most 64 levels deep"),
-    ("c.parquet", as_parquet({"chunk_id": ["a#1", "a#2"], "doc_id": ["a", "a"], "start": [0, 9], "end": [5, 3]}),
+    ("c.parquet", parquet_bytes({"chunk_id": ["a#1", "a#2"], "doc_id": ["a", "a"], "start": [0, 9], "end": [5, 3]}),
      False, "c.parquet, row 2:", "expected start at most end (character offsets, end exclusive), got "
      "'chunk_id=a#2, doc_id=a, start=9, end=3'"),
     ("c.csv", as_csv(ROWS + [("c#1", "c", 0, 1, "x")]), True, "c.csv, line 5:",

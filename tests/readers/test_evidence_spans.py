@@ -8,8 +8,6 @@ import json
 from pathlib import Path
 
 import pandas as pd
-import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
 
 import evalcore
@@ -17,6 +15,7 @@ from evalcore import InputError
 from evalcore.metrics.split import scoring_labels
 from evalcore.readers.chunks import read_chunks
 from evalcore.store.workspace import Workspace
+from tests.readers.files import parquet_bytes, write
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "sample_data"
@@ -38,16 +37,8 @@ def jsonl(rows) -> str:
 
 
 def parquet(rows) -> bytes:
-    columns = dict(zip(("query", "doc_id", "grade", "start", "end"), map(list, zip(*rows))))
-    sink = pa.BufferOutputStream()
-    pq.write_table(pa.table(columns), sink)
-    return sink.getvalue().to_pybytes()
+    return parquet_bytes(dict(zip(("query", "doc_id", "grade", "start", "end"), map(list, zip(*rows)))))
 
-
-def write(tmp_path: Path, name: str, content) -> Path:
-    path = tmp_path / name
-    path.write_bytes(content if isinstance(content, bytes) else content.encode("utf-8"))
-    return path
 
 
 @pytest.mark.parametrize("name, content", [

@@ -15,7 +15,8 @@ from evalcore.readers.formats import FORMATS, KINDS, REGISTRY, detect_format, fi
 from evalcore.readers.sources import Source
 
 ROOT = Path(__file__).resolve().parents[2]
-DOC_COLUMNS = {"labels": "labels", "run": "runs", "documents": "documents", "chunks": "chunk maps"}
+DOC_COLUMNS = {"labels": "labels", "run": "runs", "documents": "documents", "chunks": "chunk maps",
+               "queries": "queries"}
 
 
 def _docs_table() -> dict[str, list[str]]:
@@ -58,6 +59,7 @@ def test_every_format_option_of_the_command_line_names_the_formats_of_its_kind()
                     seen.add(option)
     assert seen == set(kinds)
     assert formats_for("documents") == formats_for("chunks") == ("csv", "tsv", "parquet", "jsonl")
+    assert formats_for("queries") == ("csv", "tsv", "parquet", "json", "jsonl")
     assert formats_for("labels") == formats_for("run") == FORMATS
 
 
