@@ -236,8 +236,11 @@ def select_split(labels: LabelSet, split: str, rule: SplitRule = SplitRule(), *,
     wanted = set(chosen.tolist())
     keep = labels.judgments["query"].isin(wanted)
     info = labels.query_info.loc[labels.query_info.index.isin(wanted)]
+    spans = labels.spans
+    if spans is not None:  # the evidence of the side's queries goes with them
+        spans = spans[spans["query"].isin(wanted)].reset_index(drop=True)
     subset = LabelSet(name=side_name(labels.name, split, rule), judgments=labels.judgments[keep].reset_index(drop=True),
-                      query_info=info, warnings=labels.warnings, source=labels.source)
+                      query_info=info, warnings=labels.warnings, source=labels.source, spans=spans)
     other = n_holdout if split == "tune" else n_tune
     return SplitView(subset, split, rule, labels.name, labels.fingerprint, full_queries, len(chosen), other,
                      unassigned, n_holdout, reveal)

@@ -23,11 +23,13 @@ import pyarrow.compute as pc
 
 from ..errors import InputError
 from ..warning_log import EvalWarning, plural
-from .documents import Documents
-from .ids import IdArray, to_arrow_strings
-
-NO_OFFSET = -1
-"""``start`` / ``end`` of a chunk whose place in its document's text is not given."""
+from .arrow_tables import ArrowTable, id_column, text_column
+from .chunk_parsers import CHUNK_ALIASES, CHUNK_DOC_ALIASES, CHUNK_TEXT_ALIASES, END_ALIASES, START_ALIASES
+from .documents import Documents, DocumentsLike, read_documents
+from .formats import file_stem, parse_file
+from .ids import IdArray, first_repeat, to_arrow_strings
+from .offsets import NO_OFFSET, offset_pairs
+from .sources import Source, SourceLike, repair_warnings
 
 
 @dataclass(eq=False)
@@ -138,95 +140,129 @@ def chunk_map(chunk_ids, doc_ids, *, start=None, end=None, text=None, name: str 
     docs = to_arrow_strings(doc_ids)
     if len(chunks) != len(docs):
         raise InputError("chunk_id and doc_id columns of the same length", source=source or name)
+    rows = _Rows(source or name, {"chunk_id": chunks, "doc_id": docs, "start": start, "end": end})
     for column, values in (("chunk_id", chunks), ("doc_id", docs)):
-        nulls = values.null_count
-        if nulls:
+        if values.null_count:
             row = int(np.flatnonzero(values.is_null().to_numpy(zero_copy_only=False))[0])
-            raise InputError(f"a {column} on every row", source=source or name, line=row + 1, where="row")
-    ids = IdArray(chunks)
-    table = pd.Index(ids.hashes())
-    repeated = _first_repeat(ids, table)
-    if repeated is not None:
-        first, again = repeated
-        raise InputError("each chunk listed once (a chunk belongs to one document at one place)",
-                         source=source or name, line=again + 1, where="row",
-                         text=f"{ids[again]} (listed first at row {first + 1})")
-    encoded = pc.dictionary_encode(docs)
-    doc_of_chunk = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+            raise rows.error(row, f"a {column} on every row")
     starts = ends = None
     if start is not None or end is not None:
-        starts, ends = _offsets(start, len(chunks), "start", source or name), _offsets(end, len(chunks), "end",
-                                                                                       source or name)
-        given = (starts >= 0) != (ends >= 0)
-        if given.any():
-            row = int(np.flatnonzero(given)[0])
-            raise InputError("both start and end, or neither, on each row", source=source or name, line=row + 1,
-                             where="row", text=f"start {starts[row]}, end {ends[row]}".replace("-1", "(none)"))
-        backwards = (starts >= 0) & (starts > ends)
-        if backwards.any():
-            row = int(np.flatnonzero(backwards)[0])
-            raise InputError("start at most end (character offsets, end exclusive)", source=source or name,
-                             line=row + 1, where="row", text=f"start {starts[row]}, end {ends[row]}")
+        starts, ends = offset_pairs(_or_blank(start, len(chunks)), _or_blank(end, len(chunks)), rows.error)
     chunk_text = None if text is None else to_arrow_strings(text)
-    made = ChunkMap(name, ids, IdArray(encoded.dictionary), doc_of_chunk, starts, ends, chunk_text, source)
-    made.__dict__["_by_hash"] = table if table.is_unique else None  # the lookup table, built once with the check
+    return _assemble(chunks, docs, starts, ends, chunk_text, name, source, rows)
+
+
+def read_chunks(source: ChunkMap | SourceLike | pd.DataFrame, *, format: str | None = None, name: str | None = None,
+                documents: DocumentsLike | None = None) -> ChunkMap:
+    """Read a chunk map: a CSV / TSV / JSONL / Parquet file (gzip too) with a ``chunk_id`` and a ``doc_id`` column
+    (or their aliases, `evalcore.readers.chunk_parsers`) and optionally ``start``, ``end`` and ``text``.
+
+    Every mistake is an InputError naming the file, the line (the row, for Parquet) and the text there: a missing
+    column, a missing or too long id, a chunk listed twice, an offset that is not a whole number of 0 or more, a
+    start without an end, a start past its end. With ``documents`` (a `Documents` or anything `read_documents`
+    takes) the map is also checked against them (`placed_in`): a chunk of a document they lack, an end past its
+    document's text. The columns stay Arrow arrays: no Python object per chunk is made.
+    """
+    if isinstance(source, ChunkMap):
+        return source if documents is None else placed_in(source, read_documents(documents))
+    if isinstance(source, pd.DataFrame):
+        src = Source(name or "<DataFrame>", b"")
+        found = ArrowTable(pa.Table.from_pandas(source.reset_index(drop=True), preserve_index=False), src,
+                           where="row", header_lines=0)
+    else:
+        src, found = parse_file(source, "chunks", format,
+                                "a chunk map in CSV, TSV, JSONL or Parquet with chunk_id and doc_id columns")
+    chunks = _from_table(found, name or (file_stem(src.name) if src.name != "<DataFrame>" else "chunks"))
+    if src.repairs:
+        chunks = replace(chunks, warnings=repair_warnings(src) + chunks.warnings)
+    return chunks if documents is None else placed_in(chunks, read_documents(documents), rows=found)
+
+
+def _from_table(found: ArrowTable, name: str) -> ChunkMap:
+    """The map from a parsed file: the columns found, ids and offsets checked, every error naming the line."""
+    chunk_col = found.column(CHUNK_ALIASES, "chunk id")
+    doc_col = found.column(CHUNK_DOC_ALIASES, "doc id")
+    start_col = found.column(START_ALIASES, "start", required=False)
+    end_col = found.column(END_ALIASES, "end", required=False)
+    text_col = found.column(CHUNK_TEXT_ALIASES, "text", required=False)
+    if chunk_col == doc_col:
+        raise InputError("a chunk id column and a doc id column (one column cannot be both)", source=found.source.name,
+                         text=chunk_col)
+    if (start_col is None) != (end_col is None):
+        shown = start_col or end_col
+        raise InputError(f"both a start and an end column, or neither (the file has {shown!r} alone)",
+                         source=found.source.name, line=1 if found.where == "line" else None,
+                         text=",".join(found.header or found.table.column_names))
+    chunks = id_column(found, chunk_col, "a chunk id")
+    docs = id_column(found, doc_col, "a doc id")
+    starts = ends = None
+    if start_col is not None:
+        starts, ends = offset_pairs(found.table.column(start_col), found.table.column(end_col), found.error)
+    text = text_column(found, text_col) if text_col is not None else None
+    return _assemble(chunks, docs, starts, ends, text, name, found.source.name, found)
+
+
+def _assemble(chunks: pa.Array | pa.ChunkedArray, docs: pa.Array | pa.ChunkedArray, starts: np.ndarray | None, ends: np.ndarray | None,
+              text: pa.Array | None, name: str, source: str | None, rows) -> ChunkMap:
+    """The map from checked columns; a chunk listed twice is an error naming both places (``rows``: how a row is
+    named, `_Rows` or an `ArrowTable`)."""
+    ids = IdArray(chunks)
+    table = pd.Index(ids.hashes())  # the lookup table every run's chunks go through, built once with the check
+    repeated = None if table.is_unique else first_repeat(ids)
+    if repeated is not None:
+        first, again = repeated
+        raise rows.error(again, "each chunk listed once (a chunk belongs to one document at one place)",
+                         f"{ids[again]} (listed first at {rows.where} {rows.line_of(first)})")
+    encoded = pc.dictionary_encode(docs.combine_chunks() if isinstance(docs, pa.ChunkedArray) else docs)
+    doc_of_chunk = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    made = ChunkMap(name, ids, IdArray(encoded.dictionary), doc_of_chunk, starts, ends, text, source)
+    made.__dict__["_by_hash"] = table if table.is_unique else None
     return made
 
 
-def _offsets(values, n: int, column: str, source: str) -> np.ndarray:
-    """A column of character offsets as int64, `NO_OFFSET` where a row gives none; anything but a whole number of
-    0 or more is an error naming the row."""
-    if values is None:
-        return np.full(n, NO_OFFSET, dtype=np.int64)
-    if isinstance(values, (pa.Array, pa.ChunkedArray)) and pa.types.is_integer(values.type):  # the columnar path
-        nulls = pc.is_null(values).to_numpy(zero_copy_only=False)
-        numbers = pc.fill_null(values, 0).to_numpy(zero_copy_only=False).astype(np.int64)
-        bad = ~nulls & (numbers < 0)
-        if bad.any():
-            row = int(np.flatnonzero(bad)[0])
-            raise InputError(f"a whole number of characters in {column} (0 or more)", source=source, line=row + 1,
-                             where="row", text=str(numbers[row]))
-        numbers[nulls] = NO_OFFSET
-        return numbers
-    if isinstance(values, (pa.Array, pa.ChunkedArray)):
-        values = values.to_pandas()
-    given = pd.Series(values, dtype=object).reset_index(drop=True)
-    numbers = pd.to_numeric(given, errors="coerce").astype(np.float64)
-    blank = given.isna().to_numpy() | given.map(lambda v: isinstance(v, str) and not v.strip()).to_numpy()
-    bad = ~blank & (np.isnan(numbers.to_numpy()) | (numbers.to_numpy() < 0)
-                    | (numbers.to_numpy() != np.floor(numbers.to_numpy())))
-    if bad.any():
-        row = int(np.flatnonzero(bad)[0])
-        raise InputError(f"a whole number of characters in {column} (0 or more)", source=source, line=row + 1,
-                         where="row", text=str(given.iloc[row]))
-    return np.where(blank, NO_OFFSET, np.nan_to_num(numbers.to_numpy(), nan=NO_OFFSET)).astype(np.int64)
+class _Rows:
+    """How `chunk_map` names a row of columns given in Python: ``row N``, with the row's values."""
+
+    where = "row"
+
+    def __init__(self, source: str, columns: dict) -> None:
+        self.source, self.columns = source, columns
+
+    def line_of(self, row: int) -> int:
+        return row + 1
+
+    def error(self, row: int, expected: str, text: str | None = None) -> InputError:
+        if text is None:
+            text = ", ".join(f"{name} {_value(values, row)}" for name, values in self.columns.items()
+                             if values is not None)
+        return InputError(expected, source=self.source, line=row + 1, where="row", text=text)
 
 
-def _first_repeat(ids: IdArray, table: pd.Index) -> tuple[int, int] | None:
-    """(first row, repeating row) of the first chunk id listed twice, in file order; None when all are distinct.
-    ``table`` is the ids' hashes as an index: when they are unique (nearly always) nothing more is done."""
-    if table.is_unique:
-        return None
-    hashes = ids.hashes()
-    repeated = np.flatnonzero(table.duplicated(keep=False))
-    order = repeated[np.argsort(hashes[repeated], kind="stable")]
-    same = np.flatnonzero(hashes[order][1:] == hashes[order][:-1])
-    pairs = [(int(order[i]), int(order[i + 1])) for i in same]
-    exact = [(a, b) for a, b in pairs if ids[a] == ids[b]]  # a hash only proposes
-    return min(exact, key=lambda pair: pair[1]) if exact else None
+def _value(values, row: int) -> str:
+    value = values[row]
+    value = value.as_py() if isinstance(value, pa.Scalar) else value
+    return "(none)" if value is None or (isinstance(value, float) and np.isnan(value)) else str(value)
 
 
-def placed_in(chunks: ChunkMap, documents: Documents) -> ChunkMap:
+def _or_blank(values, n: int):
+    """An offsets column, or one of nothing but blanks when only the other one is given."""
+    return pa.nulls(n) if values is None else values
+
+
+def placed_in(chunks: ChunkMap, documents: Documents, *, rows: ArrowTable | None = None) -> ChunkMap:
     """``chunks`` checked against the documents file, with each chunk's place found where the map gives text but no
-    offsets. A chunk of a document the file lacks, or an end past its document's text, is an error naming the row;
-    a chunk whose text is not found in its document keeps no place (counted in a warning)."""
+    offsets. A chunk of a document the file lacks, or an end past its document's text, is an error naming the row
+    (the line of the file, with ``rows``: the table the map was read from); a chunk whose text is not found in its
+    document keeps no place (counted in a warning)."""
     doc_ids = np.asarray(chunks.doc_ids, dtype=object)
     known = documents.frame.index
     absent = ~pd.Index(doc_ids).isin(known)
     if absent.any():
         first = int(np.flatnonzero(absent[chunks.doc_of_chunk])[0])
-        raise InputError(f"a doc_id the documents file {documents.source or documents.name} has",
-                         source=chunks.source or chunks.name, line=first + 1, where="row",
+        expected = f"a doc_id the documents file {documents.source or documents.name} has"
+        if rows is not None:
+            raise rows.error(first, expected)
+        raise InputError(expected, source=chunks.source or chunks.name, line=first + 1, where="row",
                          text=str(doc_ids[chunks.doc_of_chunk[first]]))
     if not documents.has_text:
         return chunks
@@ -238,8 +274,10 @@ def placed_in(chunks: ChunkMap, documents: Documents) -> ChunkMap:
     past = end > lengths[chunks.doc_of_chunk]
     if past.any():
         row = int(np.flatnonzero(past)[0])
-        raise InputError(f"an end within its document's text ({lengths[chunks.doc_of_chunk[row]]:,} characters)",
-                         source=chunks.source or chunks.name, line=row + 1, where="row",
+        expected = f"an end within its document's text ({lengths[chunks.doc_of_chunk[row]]:,} characters)"
+        if rows is not None:
+            raise rows.error(row, expected)
+        raise InputError(expected, source=chunks.source or chunks.name, line=row + 1, where="row",
                          text=f"end {end[row]} of {chunks.chunk_ids[row]}")
     unplaced = np.flatnonzero(start < 0)
     if chunks.text is None or not len(unplaced):

@@ -11,8 +11,8 @@ import pandas as pd
 from ..errors import InputError
 from ..warning_log import EvalWarning, agree, plural
 from .document_parsers import ID_ALIASES, TEXT_ALIASES, TITLE_ALIASES, TOKEN_ALIASES
-from .formats import detect_format, file_stem, parser_for
-from .sources import Source, SourceLike, open_source
+from .formats import file_stem, parse_file
+from .sources import Source, SourceLike, repair_warnings
 from .id_columns import table_ids
 from .tables import Table, find_column, first_empty, parse_numbers
 
@@ -70,14 +70,10 @@ def read_documents(source: DocumentsLike, *, format: str | None = None, name: st
     if isinstance(source, pd.DataFrame):
         return _build(Table(source.reset_index(drop=True), Source(name or "<DataFrame>", b""), 0, False, "row"),
                       name or "documents")
-    src = open_source(source)
-    fmt = detect_format(src, format)
-    parse = parser_for(fmt, "documents")
-    if parse is None:
-        raise InputError("a documents file in CSV, TSV, JSONL or Parquet with doc_id and text or tokens",
-                         source=src.name, text=f"{fmt} format")
-    docs = _build(parse(src), name or file_stem(src.name))
-    docs.warnings = tuple(EvalWarning("file_repaired", f"{src.name}: {r}", 1) for r in src.repairs) + docs.warnings
+    src, table = parse_file(source, "documents", format,
+                            "a documents file in CSV, TSV, JSONL or Parquet with doc_id and text or tokens")
+    docs = _build(table, name or file_stem(src.name))
+    docs.warnings = repair_warnings(src) + docs.warnings
     docs.source = src.name
     return docs
 

@@ -1,8 +1,9 @@
 """The formats the readers take, declared once: one `Format` record per format, in `REGISTRY`.
 
 A record says how a file is recognised as that format (its endings, its first bytes, the shape of its first line)
-and, for each kind of file (labels, a run, documents), the parser that reads it, or None when that kind cannot come
-in that format. `read_labels`, `read_run` and `read_documents` take their parser from here, the command line's
+and, for each kind of file (labels, a run, documents, a chunk map, a queries file), the parser that reads it, or
+None when that kind cannot come in that format. `read_labels`, `read_run`, `read_documents`, `read_chunks` and
+`read_queries` take their parser from here, the command line's
 ``--*-format`` help lists the names from here, and a test checks that docs/formats.md describes exactly this
 table. Adding a format is adding a record (and its parsers); no reader chooses a parser any other way.
 
@@ -21,12 +22,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from ..errors import invalid_parameter
-from . import document_parsers, label_parsers, run_parsers
-from .sources import Source, first_content_line
+from ..errors import InputError, invalid_parameter
+from . import chunk_parsers, document_parsers, label_parsers, query_parsers, run_parsers
+from .sources import Source, SourceLike, first_content_line, open_source
 from .tables import DOC_ALIASES, QUERY_ALIASES
 
-KINDS = ("labels", "run", "documents")
+KINDS = ("labels", "run", "documents", "chunks", "queries")
 """The kinds of file the readers take in these formats (vectors have their own, `evalcore.readers.vectors`)."""
 
 JSON_DOCUMENT = "a JSON document"
@@ -44,7 +45,8 @@ class Format:
     otherwise; ``magic`` are first bytes no other format starts with; ``shapes`` the `content_shape` values
     that make a file this format. A parser takes a `Source`: ``labels`` returns
     `evalcore.readers.label_parsers.ParsedLabels`, ``run`` the parts of a run
-    (`evalcore.readers.run_parsers`), ``documents`` a `evalcore.readers.tables.Table`.
+    (`evalcore.readers.run_parsers`), ``documents`` a `evalcore.readers.tables.Table`, ``chunks`` and
+    ``queries`` an `evalcore.readers.arrow_tables.ArrowTable`.
     """
 
     name: str
@@ -56,6 +58,8 @@ class Format:
     labels: Callable | None = None
     run: Callable | None = None
     documents: Callable | None = None
+    chunks: Callable | None = None
+    queries: Callable | None = None
 
     def parser(self, kind: str) -> Callable | None:
         """The parser of ``kind`` (one of `KINDS`) in this format; None when that kind cannot come in it."""
@@ -68,15 +72,19 @@ REGISTRY: dict[str, Format] = {f.name: f for f in (
     Format("trec", aliases=("qrels", "run"), endings=(".trec", ".run", ".qrels", ".res"), likely_endings=(".txt",),
            shapes=(TREC_LINE,), labels=label_parsers.from_trec, run=run_parsers.from_trec),
     Format("csv", likely_endings=(".csv",), shapes=(COMMA_HEADER,),
-           labels=label_parsers.from_csv, run=run_parsers.from_csv, documents=document_parsers.from_csv),
+           labels=label_parsers.from_csv, run=run_parsers.from_csv, documents=document_parsers.from_csv,
+           chunks=chunk_parsers.from_csv, queries=query_parsers.from_csv),
     Format("tsv", aliases=("beir",), likely_endings=(".tsv",), shapes=(TAB_HEADER,),
-           labels=label_parsers.from_tsv, run=run_parsers.from_tsv, documents=document_parsers.from_tsv),
+           labels=label_parsers.from_tsv, run=run_parsers.from_tsv, documents=document_parsers.from_tsv,
+           chunks=chunk_parsers.from_tsv, queries=query_parsers.from_tsv),
     Format("parquet", aliases=("pq",), endings=(".parquet", ".pq"), magic=b"PAR1",
-           labels=label_parsers.from_parquet, run=run_parsers.from_parquet, documents=document_parsers.from_parquet),
+           labels=label_parsers.from_parquet, run=run_parsers.from_parquet, documents=document_parsers.from_parquet,
+           chunks=chunk_parsers.from_parquet, queries=query_parsers.from_parquet),
     Format("json", endings=(".json",), shapes=(JSON_DOCUMENT,), labels=label_parsers.from_json,
-           run=run_parsers.from_json),
+           run=run_parsers.from_json, queries=query_parsers.from_json),
     Format("jsonl", aliases=("ndjson",), endings=(".jsonl", ".ndjson"), shapes=(JSON_LINES,),
-           labels=label_parsers.from_jsonl, run=run_parsers.from_jsonl, documents=document_parsers.from_jsonl),
+           labels=label_parsers.from_jsonl, run=run_parsers.from_jsonl, documents=document_parsers.from_jsonl,
+           chunks=chunk_parsers.from_jsonl, queries=query_parsers.from_jsonl),
 )}
 """Every format, by name, in the order they are listed to people."""
 
@@ -90,17 +98,29 @@ DEFAULT_FORMAT = "trec"
 """What a file nothing else identifies is read as: whitespace-separated TREC."""
 
 _ENDINGS = {ending for f in REGISTRY.values() for ending in f.endings + f.likely_endings}
-_ID_COLUMNS = set(QUERY_ALIASES + DOC_ALIASES)
+_ID_COLUMNS = set(QUERY_ALIASES + DOC_ALIASES) | {"chunk_id", "chunkid", "chunk-id"}
 
 
 def formats_for(kind: str) -> tuple[str, ...]:
-    """The names of the formats that can hold ``kind`` (labels, run, documents), in `REGISTRY` order."""
+    """The names of the formats that can hold ``kind`` (one of `KINDS`), in `REGISTRY` order."""
     return tuple(f.name for f in REGISTRY.values() if f.parser(kind) is not None)
 
 
 def parser_for(fmt: str, kind: str) -> Callable | None:
     """The parser of ``kind`` for the format named ``fmt`` (canonical, as `detect_format` returns it)."""
     return REGISTRY[fmt].parser(kind)
+
+
+def parse_file(source: SourceLike, kind: str, format: str | None, expected: str) -> tuple[Source, object]:
+    """``source`` opened, its format detected (or ``format``), and parsed as ``kind``: the `Source` and what the
+    parser returned. A format that cannot hold ``kind`` is an InputError saying ``expected`` (what such a file is)
+    and naming the format found."""
+    src = open_source(source)
+    fmt = detect_format(src, format)
+    parse = parser_for(fmt, kind)
+    if parse is None:
+        raise InputError(expected, source=src.name, text=f"{fmt} format")
+    return src, parse(src)
 
 
 def normalise_format(fmt: str | None) -> str | None:

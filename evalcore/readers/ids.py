@@ -383,6 +383,23 @@ def repeated_rows(groups: np.ndarray, ids: IdArray, codes: np.ndarray | None = N
     return mask if mask.any() else None
 
 
+def first_repeat(ids: IdArray) -> tuple[int, int] | None:
+    """(first row, repeating row) of the first id listed twice, in file order; None when all are distinct.
+
+    The common case, every id distinct, is one sort of the ids' hashes; only a repeated hash (a repeat, or a
+    collision the exact strings rule out) costs a permutation."""
+    hashes = ids.hashes()
+    ordered = np.sort(hashes)
+    if not (ordered[1:] == ordered[:-1]).any():
+        return None
+    del ordered
+    order = np.argsort(hashes, kind="stable")
+    same = np.flatnonzero(hashes[order][1:] == hashes[order][:-1])
+    pairs = [(int(order[i]), int(order[i + 1])) for i in same]
+    exact = [(a, b) for a, b in pairs if ids[a] == ids[b]]  # a hash only proposes
+    return min(exact, key=lambda pair: pair[1]) if exact else None
+
+
 def _first_of_each_pair(groups: np.ndarray, strings: pa.Array) -> np.ndarray:
     """True where (group, string) appears for the first time in the given order."""
     table = pa.table({"g": pa.array(np.asarray(groups, dtype=np.int64)), "s": strings,

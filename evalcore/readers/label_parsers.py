@@ -17,7 +17,9 @@ from ..errors import InputError
 from ..warning_log import EvalWarning, plural
 from .id_columns import table_ids
 from .json_files import is_json_id, json_number, read_json_value, read_jsonl_records
+from .offsets import offset_pairs
 from .sources import Source
+from .spans import Rows
 from .tables import (
     DOC_ALIASES,
     GRADE_ALIASES,
@@ -36,17 +38,22 @@ _TRUE = {"true", "1", "yes", "y", "t"}
 _FALSE = {"false", "0", "no", "n", "f"}
 SPLITS = ("tune", "holdout")
 
-TABLE_COLUMNS = QUERY_ALIASES + DOC_ALIASES + GRADE_ALIASES + QUERY_FIELDS
+SPAN_FIELDS = ("start", "end")
+"""The evidence span of a row: character offsets in the document's text (`evalcore.readers.spans`)."""
+TABLE_COLUMNS = QUERY_ALIASES + DOC_ALIASES + GRADE_ALIASES + QUERY_FIELDS + SPAN_FIELDS
 """Every column a labels table may use: a CSV/TSV/Parquet labels file reads only these."""
 
 
 class ParsedLabels(NamedTuple):
-    """What a labels parser found: one row per judgment (query, doc_id, grade), the per-query fields (indexed by
-    query; None when the file has none) and the warnings about rows of one query that disagree."""
+    """What a labels parser found: one row per file row (query, doc_id, grade, and ``start``/``end`` when the file
+    carries evidence spans, `NO_OFFSET` where a row has none), the per-query fields (indexed by query; None when the
+    file has none), the warnings about rows of one query that disagree, and how a row's place is named (``rows``,
+    for the messages about spans; None when the file has no spans)."""
 
     judgments: pd.DataFrame
     info: pd.DataFrame | None
     conflicts: list[EvalWarning]
+    rows: Rows | None = None
 
 
 # ----------------------------------------------------------------------------- one parser per format
@@ -107,8 +114,25 @@ def from_table(table: Table) -> ParsedLabels:
         "doc_id": table_ids(table, d_col, "a doc id").to_numpy(),
         "grade": grades,
     })
+    spans = _span_columns(table)
+    if spans is not None:
+        judgments["start"], judgments["end"] = spans
     info, conflicts = _query_fields(table, judgments["query"])
-    return ParsedLabels(judgments, info, conflicts)
+    return ParsedLabels(judgments, info, conflicts, table if spans is not None else None)
+
+
+def _span_columns(table: Table) -> tuple[np.ndarray, np.ndarray] | None:
+    """The ``start`` and ``end`` columns as offsets (checked: whole numbers, both or neither, start <= end), or None
+    when the table has neither."""
+    s_col = find_column(table, ("start",), "start", required=False)
+    e_col = find_column(table, ("end",), "end", required=False)
+    if s_col is None and e_col is None:
+        return None
+    if s_col is None or e_col is None:
+        raise InputError(f"both a start and an end column, or neither (the file has {s_col or e_col!r} alone)",
+                         source=table.source.name, line=1 if table.where == "line" else None,
+                         text=",".join(table.column_names), where="line")
+    return offset_pairs(table.frame[s_col], table.frame[e_col], table.error)
 
 
 def _query_fields(table: Table, queries: pd.Series) -> tuple[pd.DataFrame, list[EvalWarning]]:
@@ -235,6 +259,7 @@ def from_mapping(value: Mapping, where: str) -> ParsedLabels:
 def from_jsonl(src: Source) -> ParsedLabels:
     """Labels from JSONL: ``{"query", "relevant": [...]}`` or ``{"query", "doc_id", "grade"}`` per line."""
     rows_q, rows_d, rows_g, field_rows, field_lines = [], [], [], [], []
+    rows_s, rows_e, row_lines = [], [], []
     for number, record in read_jsonl_records(src):
         query = _alias(record, QUERY_ALIASES)
         if not is_json_id(query) or str(query) == "":
@@ -245,8 +270,12 @@ def from_jsonl(src: Source) -> ParsedLabels:
             if not isinstance(relevant, list) or not all(is_json_id(doc) for doc in relevant):
                 raise InputError('"relevant" as a list of doc ids', source=src.name, line=number,
                                  text=_line(src, number))
+            if any(f in record for f in SPAN_FIELDS):
+                raise InputError('"start" and "end" with a "doc_id" (a "relevant" list has no place for spans)',
+                                 source=src.name, line=number, text=_line(src, number))
             for doc in relevant:
                 rows_q.append(query); rows_d.append(str(doc)); rows_g.append(1.0)
+                rows_s.append(None); rows_e.append(None); row_lines.append(number)
         elif _alias(record, DOC_ALIASES) is not None:
             doc = _alias(record, DOC_ALIASES)
             raw_grade = _alias(record, GRADE_ALIASES)
@@ -255,6 +284,7 @@ def from_jsonl(src: Source) -> ParsedLabels:
                 raise InputError('a "doc_id" string and a finite numeric "grade"', source=src.name, line=number,
                                  text=_line(src, number))
             rows_q.append(query); rows_d.append(str(doc)); rows_g.append(grade)
+            rows_s.append(record.get("start")); rows_e.append(record.get("end")); row_lines.append(number)
         else:
             raise InputError('a "relevant" list or a "doc_id" field', source=src.name, line=number,
                              text=_line(src, number))
@@ -264,13 +294,33 @@ def from_jsonl(src: Source) -> ParsedLabels:
             field_lines.append(number)
     judgments = pd.DataFrame({"query": pd.Series(rows_q, dtype=str), "doc_id": pd.Series(rows_d, dtype=str),
                               "grade": np.asarray(rows_g, dtype=np.float64)})
+    rows = None
+    if any(v is not None for v in rows_s + rows_e):
+        rows = _LineRows(src, row_lines)
+        judgments["start"], judgments["end"] = offset_pairs(rows_s, rows_e, rows.error)
     if not field_rows:
-        return ParsedLabels(judgments, None, [])
+        return ParsedLabels(judgments, None, [], rows)
     rows = pd.DataFrame(field_rows).set_index("query")
     columns = [f for f in QUERY_FIELDS if f in rows.columns]
     info, conflicts = _one_per_query(rows[columns].astype(object).where(rows[columns].notna(), None),
                                      lambda row: field_lines[row], lambda row: _line(src, field_lines[row]), src.name)
-    return ParsedLabels(judgments, info.reindex(pd.unique(judgments["query"].to_numpy())), conflicts)
+    return ParsedLabels(judgments, info.reindex(pd.unique(judgments["query"].to_numpy())), conflicts, rows)
+
+
+class _LineRows:
+    """How a JSONL judgment row is named: the line it came from (several rows may share a line)."""
+
+    where = "line"
+
+    def __init__(self, src: Source, lines: list[int]) -> None:
+        self.src, self.lines = src, lines
+
+    def line_of(self, row: int) -> int:
+        return self.lines[row]
+
+    def error(self, row: int, expected: str, text: str | None = None) -> InputError:
+        return InputError(expected, source=self.src.name, line=self.lines[row],
+                          text=_line(self.src, self.lines[row]) if text is None else text)
 
 
 def _alias(record: Mapping, aliases: tuple[str, ...]) -> object:

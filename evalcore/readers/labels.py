@@ -23,7 +23,8 @@ from ..warning_log import EvalWarning, plural
 from .formats import detect_format, file_stem, parser_for
 from .ids import first_long_id, long_id_error
 from .label_parsers import ParsedLabels, from_mapping, from_table
-from .sources import Source, SourceLike, open_source
+from .sources import Source, SourceLike, open_source, repair_warnings
+from .spans import span_lines, split_spans
 from .tables import Table
 
 
@@ -41,7 +42,7 @@ class LabelSet:
     query_info: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(index=pd.Index([], name="query")))
     warnings: tuple[EvalWarning, ...] = ()
     source: str | None = None
-    spans: pd.DataFrame | None = None  # evidence: query, doc_id, start, end (character offsets of the doc's text)
+    spans: pd.DataFrame | None = None  # evidence: query, doc_id, start, end (`evalcore.readers.spans`)
 
     @cached_property
     def queries(self) -> np.ndarray:
@@ -50,11 +51,14 @@ class LabelSet:
 
     @cached_property
     def fingerprint(self) -> str:
-        """A short hash of the normalised judgments: same pairs and grades -> same fingerprint.
+        """A short hash of the normalised judgments (and evidence spans): same pairs, grades and spans -> same
+        fingerprint.
 
         Row order, file format and per-query fields do not change it. The hashed text is one
         line per judgment, sorted by (query, doc id): ``<len>:<query><len>:<doc>=<grade>``
-        (length-prefixed ids cannot run into each other; grades at full float precision).
+        (length-prefixed ids cannot run into each other; grades at full float precision). Labels with evidence
+        spans add, after a newline, one line per distinct span (`evalcore.readers.spans.span_lines`); labels
+        without spans hash the judgments alone, so their fingerprints are what they always were.
         """
 
         query = pa.array(self.judgments["query"].astype(str).to_numpy(dtype=object), pa.string())
@@ -76,7 +80,10 @@ class LabelSet:
                                             "\n", "")
         offsets = np.frombuffer(lines.buffers()[1], dtype=np.int32, count=len(lines) + 1, offset=lines.offset * 4)
         text = memoryview(lines.buffers()[2])[int(offsets[0]):int(offsets[-1]) - 1]  # without the last "\n"
-        return hashlib.sha256(text).hexdigest()[:12]
+        digest = hashlib.sha256(text)
+        if self.spans is not None and len(self.spans):
+            digest.update(b"\n" + span_lines(self.spans))
+        return digest.hexdigest()[:12]
 
     @property
     def n_queries(self) -> int:
@@ -118,18 +125,21 @@ def read_labels(source: LabelsLike, *, format: str | None = None, name: str | No
     src = open_source(source, name=None)
     parse = parser_for(detect_format(src, format), "labels")
     result = _finish(name or file_stem(src.name), parse(src), src.name)
-    repairs = tuple(EvalWarning("file_repaired", f"{src.name}: {r}", 1) for r in src.repairs)
-    result.warnings = repairs + result.warnings
+    result.warnings = repair_warnings(src) + result.warnings
     result.source = src.name
     return result
 
 
 def _finish(name: str, parsed: ParsedLabels, source: str) -> LabelSet:
-    """Drop duplicate judgments (keeping the highest grade, with a warning) and build the set."""
+    """One judgment per (query, doc) with its evidence spans (`evalcore.readers.spans`); other duplicate judgments
+    dropped (keeping the highest grade, with a warning); the set built."""
     judgments, info = parsed.judgments, parsed.info
     warnings: list[EvalWarning] = list(parsed.conflicts)
     if judgments.empty:
         raise InputError("at least one judgment (query, doc, grade)", source=source or name)
+    spans = None
+    if "start" in judgments.columns:
+        judgments, spans = split_spans(judgments, parsed.rows)
     for column, role in (("query", "a query id"), ("doc_id", "a doc id")):
         values = pa.array(judgments[column].to_numpy(dtype=object), pa.string(), from_pandas=True)
         row = first_long_id(values)  # the table readers name the line; this catches JSON and Python values
@@ -154,7 +164,7 @@ def _finish(name: str, parsed: ParsedLabels, source: str) -> LabelSet:
     info.index = info.index.astype(str)
     info.index.name = "query"
     return LabelSet(name=name, judgments=judgments.reset_index(drop=True), query_info=info,
-                    warnings=tuple(warnings))
+                    warnings=tuple(warnings), spans=spans)
 
 
 def check_min_grade(min_grade: float) -> float:

@@ -27,6 +27,8 @@ _KIND[ord("\\")] = _BACKSLASH
 _KIND[ord("\n")] = _NEWLINE
 _TABLE = _KIND.astype(np.uint8).tobytes()
 """`_KIND` as a `bytes.translate` table."""
+_OPENS_TABLE = np.where((_KIND == _OPEN) | (_KIND == _NEWLINE), _KIND, 0).astype(np.uint8).tobytes()
+"""Only the opening brackets and braces and the newlines, for `_few_opens`."""
 
 
 def deepest_line(data: bytes | memoryview, limit: int = MAX_NESTING,
@@ -34,6 +36,8 @@ def deepest_line(data: bytes | memoryview, limit: int = MAX_NESTING,
     """The first line (1-based) whose nesting goes past ``limit``: (line, the depth reached there, the byte offset
     where it went past; the scan of a line stops at the first level past the limit). None when every line is within
     it."""
+    if _few_opens(data, limit, block_bytes):
+        return None
     line, depth, in_string, backslashes = 1, 0, False, 0  # the state where the block starts
     for start in range(0, len(data), block_bytes):
         block = bytes(data[start:start + block_bytes])
@@ -45,6 +49,27 @@ def deepest_line(data: bytes | memoryview, limit: int = MAX_NESTING,
         if found is not None:
             return found[0], found[1], start + found[2]
     return None
+
+
+def _few_opens(data: bytes | memoryview, limit: int, block_bytes: int) -> bool:
+    """True when no line holds more than ``limit`` opening brackets and braces, in strings or not: a line starts at
+    depth 0, so none can then nest past ``limit``. The common case, and it needs only those bytes and the newlines
+    looked at (a tenth of the full scan's work on lines of short strings)."""
+    carried = 0  # the opens of the line the block before ended in
+    for start in range(0, len(data), block_bytes):
+        block = bytes(data[start:start + block_bytes])
+        kinds = np.frombuffer(block.translate(_OPENS_TABLE), dtype=np.int8)
+        kinds = kinds[np.flatnonzero(kinds.view(np.bool_))]
+        if not len(kinds):
+            continue
+        newline = kinds == _NEWLINE
+        segment = np.cumsum(newline)  # the line (0: the carried one) of each byte; a newline starts the next
+        counts = np.bincount(segment[~newline], minlength=int(segment[-1]) + 1)
+        counts[0] += carried
+        if counts.max() > limit:
+            return False
+        carried = int(counts[-1])
+    return True
 
 
 def _scan(pos: np.ndarray, kinds: np.ndarray, size: int, line: int, depth: int, in_string: bool, backslashes: int,

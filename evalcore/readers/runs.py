@@ -23,7 +23,7 @@ from ..warning_log import EvalWarning, agree, plural
 from .formats import detect_format, file_stem, parser_for
 from .ids import IdArray, first_long_id, long_id_error, repeated_rows
 from .run_parsers import from_mapping, from_table
-from .sources import Source, SourceLike, open_source
+from .sources import Source, SourceLike, open_source, repair_warnings
 from .tables import Table
 
 META_FIELDS = ("model", "price_per_mtok", "dims", "index_bytes")
@@ -146,7 +146,7 @@ def read_run(
     found = {"model": parts.pop("tag", None) or stem}
     if sidecar and isinstance(source, (str, os.PathLike)):
         found.update(_sidecar_beside(Path(source)))
-    repairs = tuple(EvalWarning("file_repaired", f"{src.name}: {r}", 1) for r in src.repairs)
+    repairs = repair_warnings(src)
     display = src.name
     del src  # the file's bytes are not needed past parsing
     return _assemble(parts, name or stem, found, explicit, display, repairs)

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import BinaryIO, Iterable, Iterator, Union
 
 from ..errors import InputError, invalid_parameter
+from ..warning_log import EvalWarning
 
 DEFAULT_MAX_FILE_MB = 2048
 """Largest size of one input file, after decompression, in MB (``EVALCORE_MAX_FILE_MB`` overrides)."""
@@ -150,6 +151,11 @@ def open_source(source: SourceLike, name: str | None = None) -> Source:
             raise InputError("a readable file (permission denied)", source=display)
         return Source(display, path=path)
     raise invalid_parameter("source", "a path, bytes or a binary file object", type(source).__name__)
+
+
+def repair_warnings(src: Source) -> tuple[EvalWarning, ...]:
+    """One ``file_repaired`` warning for each repair opening ``src`` made (a byte-order mark, CRLF line ends)."""
+    return tuple(EvalWarning("file_repaired", f"{src.name}: {r}", 1) for r in src.repairs)
 
 
 def max_file_bytes() -> int:

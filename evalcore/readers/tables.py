@@ -18,10 +18,10 @@ from typing import Iterable
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from ..errors import InputError
-from .sources import Source, first_content_line, max_file_bytes, too_large
+from .parquet_files import read_parquet_columns
+from .sources import Source, first_content_line
 
 QUERY_ALIASES = ("query", "query_id", "qid", "query-id")
 DOC_ALIASES = ("doc_id", "docid", "doc", "corpus-id")
@@ -100,8 +100,10 @@ class Table:
         )
 
 
-def read_delimited(source: Source, delimiter: str, describe: str, columns: Iterable[str] | None = None) -> Table:
-    """Read a CSV or TSV file with a header row; every cell is kept as a string.
+def read_delimited(source: Source, delimiter: str, describe: str, columns: Iterable[str] | None = None,
+                   names: tuple[str, ...] | None = None) -> Table:
+    """Read a CSV or TSV file with a header row (or, given ``names``, a file without one); every cell is kept as a
+    string.
 
     ``columns`` are the names (lower case) a caller may use: only those are read, so a wide
     file's other columns (a text column in a run file, say) cost nothing. The whole header is
@@ -110,11 +112,13 @@ def read_delimited(source: Source, delimiter: str, describe: str, columns: Itera
     wanted = None if columns is None else {c.lower() for c in columns}
     options = dict(sep=delimiter, dtype=str, keep_default_na=False, na_values=[], skip_blank_lines=True,
                    quoting=csv.QUOTE_NONE if delimiter == "\t" else csv.QUOTE_MINIMAL, engine="c")
+    if names is not None:
+        options.update(header=None, names=list(names))
     try:
-        header = None
-        if wanted is not None:
-            names = pd.read_csv(io.BytesIO(source.data), nrows=0, **options).columns
-            header = tuple(str(c).strip() for c in names)
+        header = names
+        if wanted is not None and names is None:
+            found = pd.read_csv(io.BytesIO(source.data), nrows=0, **options).columns
+            header = tuple(str(c).strip() for c in found)
         frame = pd.read_csv(
             io.BytesIO(source.data),
             usecols=None if wanted is None else (lambda name: str(name).strip().lower() in wanted),
@@ -133,7 +137,7 @@ def read_delimited(source: Source, delimiter: str, describe: str, columns: Itera
         source.text()
         raise
     frame.columns = [str(c).strip() for c in frame.columns]
-    return Table(frame, source, header_lines=1, skip_comments=False,
+    return Table(frame, source, header_lines=0 if names is not None else 1, skip_comments=False,
                  quoted_delimiter=None if delimiter == "\t" else delimiter, header=header)
 
 
@@ -142,44 +146,16 @@ def read_parquet(source: Source, columns: Iterable[str] | None = None) -> Table:
 
     ``columns`` are the names (lower case) a caller may use: only those are read and
     decompressed, so a wide file's other columns cost nothing; the whole header is kept for
-    messages. The columns read may not take more than `max_file_bytes` in memory. Binary
-    columns must hold UTF-8 text.
+    messages. The columns read are held to the memory budget (`evalcore.readers.parquet_files`).
+    Binary columns must hold UTF-8 text.
     """
-    wanted = None if columns is None else {c.lower() for c in columns}
-    try:
-        parquet = pq.ParquetFile(source.binary_path or pa.BufferReader(source.data))
-        names = tuple(parquet.schema_arrow.names)
-        chosen = [n for n in names if wanted is None or str(n).strip().lower() in wanted]
-        table = _read_parquet_columns(parquet, chosen, source.name)
-    except InputError:
-        raise
-    except Exception as exc:  # pyarrow raises many types for a damaged file
-        raise InputError(f"a readable Parquet file ({type(exc).__name__}: {exc})", source=source.name) from None
+    table, names = read_parquet_columns(source, columns)
     for i, name in enumerate(table.column_names):
         if pa.types.is_binary(table.schema.field(i).type) or pa.types.is_large_binary(table.schema.field(i).type):
             table = table.set_column(i, name, _utf8_column(table.column(i), name, source.name))
     frame = table.to_pandas()
     frame.columns = [str(c).strip() for c in frame.columns]
-    return Table(frame, source, header_lines=0, skip_comments=False, where="row",
-                 header=tuple(str(n).strip() for n in names))
-
-
-def _read_parquet_columns(parquet: pq.ParquetFile, columns: list[str], display: str) -> pa.Table:
-    """The chosen columns, batch by batch, stopping as soon as they pass `max_file_bytes`."""
-    limit, meta, chosen = max_file_bytes(), parquet.metadata, set(columns)
-    groups = (meta.row_group(i) for i in range(meta.num_row_groups))
-    if sum(group.column(j).total_uncompressed_size for group in groups for j in range(group.num_columns)
-           if group.column(j).path_in_schema in chosen) > limit:
-        raise too_large(display, "Parquet columns that decompress to")
-    batches, held = [], 0
-    for batch in parquet.iter_batches(batch_size=1 << 16, columns=columns, use_pandas_metadata=False):
-        held += batch.nbytes
-        if held > limit:
-            raise too_large(display, "Parquet columns that decompress to")
-        batches.append(batch)
-    if not batches:
-        return parquet.schema_arrow.empty_table().select(columns)
-    return pa.Table.from_batches(batches)
+    return Table(frame, source, header_lines=0, skip_comments=False, where="row", header=names)
 
 
 def _utf8_column(values: pa.ChunkedArray, name: str, display: str) -> pa.ChunkedArray:

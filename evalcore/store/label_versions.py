@@ -245,19 +245,36 @@ class _LabelsPayload:
         queries = judgments["query"].astype(str).tolist()
         docs = judgments["doc_id"].astype(str).tolist()
         grades = judgments["grade"].astype(float).tolist()
+        spans = _spans_by_pair(labels.spans)
         lines, seen = [], set()
         for query, doc, grade in zip(queries, docs, grades):
-            record: dict[str, object] = {"query": query, "doc_id": doc, "grade": grade}
-            if query not in seen:
-                seen.add(query)
-                record.update(fields.get(query, {}))
-            lines.append(json.dumps(record, ensure_ascii=False))
+            for span in spans.get((query, doc), [None]):  # a judgment with evidence: one line per span
+                record: dict[str, object] = {"query": query, "doc_id": doc, "grade": grade}
+                if span is not None:
+                    record["start"], record["end"] = span
+                if query not in seen:
+                    seen.add(query)
+                    record.update(fields.get(query, {}))
+                lines.append(json.dumps(record, ensure_ascii=False))
         content = ("\n".join(lines) + "\n").encode("utf-8")
         pairs = sorted(f"{q}\t{d}\t{g:g}" for q, d, g in zip(queries, docs, grades))
-        identity = json.dumps({"judgments": pairs, "fields": sorted(fields.items())}, ensure_ascii=False,
-                              sort_keys=True, default=str)
+        key = {"judgments": pairs, "fields": sorted(fields.items())}
+        if spans:  # labels without spans keep the identity they always had
+            key["spans"] = sorted(f"{q}\t{d}\t{a}\t{b}" for (q, d), found in spans.items() for a, b in found)
+        identity = json.dumps(key, ensure_ascii=False, sort_keys=True, default=str)
         return cls(content, _sha256(content), _sha256(identity.encode("utf-8")), labels.fingerprint,
                    labels.n_queries, len(judgments))
+
+
+def _spans_by_pair(spans: pd.DataFrame | None) -> dict[tuple[str, str], list[tuple[int, int]]]:
+    """The evidence spans of each (query, doc), in the labels' order ({} without spans)."""
+    found: dict[tuple[str, str], list[tuple[int, int]]] = {}
+    if spans is None:
+        return found
+    for query, doc, start, end in zip(spans["query"].astype(str), spans["doc_id"].astype(str),
+                                      spans["start"].tolist(), spans["end"].tolist()):
+        found.setdefault((query, doc), []).append((int(start), int(end)))
+    return found
 
 
 def _set_id(conn: sqlite3.Connection, name: str, location: Path) -> int:
@@ -405,4 +422,9 @@ def _merge_cases(base: LabelSet, judgments: pd.DataFrame, fields: dict[str, dict
         parts.append(f"changed {plural(n_regraded, 'grade')}")
     if n_fields:
         parts.append(f"changed {plural(n_fields, 'query field')}")
-    return LabelSet(name=name, judgments=merged, query_info=frame), "; ".join(parts)
+    spans = base.spans
+    if spans is not None:  # evidence stays with the judgments the cases left as they were
+        regraded = pd.Index(old_key[updated["grade"].to_numpy() != old["grade"].to_numpy()])
+        spans = spans[~pd.Index((spans["query"] + "\x00" + spans["doc_id"]).to_numpy(dtype=object)).isin(regraded)]
+        spans = spans.reset_index(drop=True) if len(spans) else None
+    return LabelSet(name=name, judgments=merged, query_info=frame, spans=spans), "; ".join(parts)

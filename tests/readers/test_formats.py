@@ -15,7 +15,8 @@ from evalcore.readers.formats import FORMATS, KINDS, REGISTRY, detect_format, fi
 from evalcore.readers.sources import Source
 
 ROOT = Path(__file__).resolve().parents[2]
-DOC_COLUMNS = {"labels": "labels", "run": "runs", "documents": "documents"}
+DOC_COLUMNS = {"labels": "labels", "run": "runs", "documents": "documents", "chunks": "chunk maps",
+               "queries": "queries"}
 
 
 def _docs_table() -> dict[str, list[str]]:
@@ -29,7 +30,7 @@ def _docs_table() -> dict[str, list[str]]:
 def test_the_docs_table_lists_exactly_the_formats_and_what_each_holds() -> None:
     table = _docs_table()
     assert list(table) == list(FORMATS), "docs/formats.md's format table must list the formats of the registry"
-    header = ["format", "also called", "endings", "labels", "runs", "documents"]
+    header = ["format", "also called", "endings", *DOC_COLUMNS.values()]
     for name, cells in table.items():
         found = REGISTRY[name]
         assert re.findall(r"`(\w+)`", cells[1]) == list(found.aliases), f"aliases of {name}"
@@ -57,7 +58,8 @@ def test_every_format_option_of_the_command_line_names_the_formats_of_its_kind()
                     assert action.help.endswith(f"{', '.join(names[:-1])} or {names[-1]}"), (option, action.help)
                     seen.add(option)
     assert seen == set(kinds)
-    assert formats_for("documents") == ("csv", "tsv", "parquet", "jsonl")
+    assert formats_for("documents") == formats_for("chunks") == ("csv", "tsv", "parquet", "jsonl")
+    assert formats_for("queries") == ("csv", "tsv", "parquet", "json", "jsonl")
     assert formats_for("labels") == formats_for("run") == FORMATS
 
 

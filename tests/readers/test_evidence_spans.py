@@ -1,0 +1,152 @@
+"""Evidence spans in labels: several rows of one (query, doc) are one judgment with several spans, every format says
+the same, a bad span gets one line naming the file and the line, and the fingerprint follows the spans (while labels
+without spans keep theirs)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import evalcore
+from evalcore import InputError
+from evalcore.metrics.split import scoring_labels
+from evalcore.readers.chunks import read_chunks
+from evalcore.store.workspace import Workspace
+from tests.readers.files import parquet_bytes, write
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE = ROOT / "sample_data"
+ROWS = [("q1", "d1", 1, 0, 10), ("q1", "d1", 1, 40, 55), ("q1", "d2", 0, None, None), ("q2", "d3", 2, 5, 9)]
+
+
+def tsv(rows, header="query\tdoc_id\tgrade\tstart\tend") -> str:
+    return header + "\n" + "".join("\t".join("" if v is None else str(v) for v in row) + "\n" for row in rows)
+
+
+def jsonl(rows) -> str:
+    out = []
+    for query, doc, grade, start, end in rows:
+        record = {"query": query, "doc_id": doc, "grade": grade}
+        if start is not None:
+            record.update(start=start, end=end)
+        out.append(json.dumps(record) + "\n")
+    return "".join(out)
+
+
+def parquet(rows) -> bytes:
+    return parquet_bytes(dict(zip(("query", "doc_id", "grade", "start", "end"), map(list, zip(*rows)))))
+
+
+
+@pytest.mark.parametrize("name, content", [
+    ("labels.tsv", tsv(ROWS)),
+    ("labels.csv", tsv(ROWS).replace("\t", ",")),
+    ("labels.jsonl", jsonl(ROWS)),
+    ("labels.parquet", parquet(ROWS)),
+    ("shuffled.tsv", tsv([ROWS[3], ROWS[1], ROWS[2], ROWS[0]])),
+])
+def test_rows_of_one_judgment_are_one_judgment_with_every_span(tmp_path, name, content) -> None:
+    labels = evalcore.read_labels(write(tmp_path, name, content))
+    judgments = labels.judgments.sort_values(["query", "doc_id"]).values.tolist()
+    assert judgments == [["q1", "d1", 1.0], ["q1", "d2", 0.0], ["q2", "d3", 2.0]]
+    spans = labels.spans.sort_values(["query", "doc_id", "start"]).values.tolist()
+    assert spans == [["q1", "d1", 0, 10], ["q1", "d1", 40, 55], ["q2", "d3", 5, 9]]
+    assert not labels.warnings  # one judgment, not a duplicate
+    assert labels.fingerprint == evalcore.read_labels(write(tmp_path, "a.tsv", tsv(ROWS))).fingerprint
+    assert list(labels.spans.columns) == ["query", "doc_id", "start", "end"]
+
+
+def test_a_data_frame_carries_spans_and_a_file_without_any_has_none(tmp_path) -> None:
+    frame = pd.DataFrame(ROWS, columns=["query", "doc_id", "grade", "start", "end"])
+    assert len(evalcore.read_labels(frame).spans) == 3
+    blank = evalcore.read_labels(write(tmp_path, "b.tsv", tsv([r[:3] + (None, None) for r in ROWS])))
+    assert blank.spans is None and len(blank.judgments) == 3
+    assert [w.code for w in blank.warnings] == ["duplicate_judgment"]  # without spans: the old rule
+
+
+def test_the_fingerprint_follows_the_spans_and_labels_without_spans_keep_theirs(tmp_path) -> None:
+    plain = evalcore.read_labels(write(tmp_path, "p.tsv", tsv([r[:3] + (None, None) for r in ROWS])))
+    without = evalcore.read_labels(write(tmp_path, "w.tsv", "query\tdoc_id\tgrade\nq1\td1\t1\nq1\td2\t0\nq2\td3\t2\n"))
+    assert plain.fingerprint == without.fingerprint
+    spanned = evalcore.read_labels(write(tmp_path, "s.tsv", tsv(ROWS)))
+    assert spanned.fingerprint != without.fingerprint
+    moved = [ROWS[0], ("q1", "d1", 1, 40, 56)] + ROWS[2:]
+    assert evalcore.read_labels(write(tmp_path, "m.tsv", tsv(moved))).fingerprint != spanned.fingerprint
+    repeated = ROWS + [ROWS[1]]  # the same span twice is the same evidence
+    assert evalcore.read_labels(write(tmp_path, "r.tsv", tsv(repeated))).fingerprint == spanned.fingerprint
+    assert evalcore.read_labels(SAMPLE / "labels.tsv").fingerprint == "109ae50aeaba"  # quoted in tests and docs
+
+
+BAD = [  # (file name, content, the place, what the message says)
+    ("l.tsv", tsv([ROWS[0], ("q1", "d1", 2, 40, 55)]), "l.tsv, line 3:",
+     "expected the same grade on every row of one judgment with evidence spans (query 'q1', doc 'd1' has grade 1 "
+     "at line 2), got 'q1\\td1\\t2\\t40\\t55'"),
+    ("l.tsv", tsv([ROWS[0], ("q1", "d1", 0, None, None)]), "l.tsv, line 3:",
+     "(query 'q1', doc 'd1' has grade 1 at line 2)"),
+    ("l.tsv", tsv([ROWS[0], ("q1", "d2", 1, 30, 20)]), "l.tsv, line 3:",
+     "expected start at most end (character offsets, end exclusive), got 'q1\\td2\\t1\\t30\\t20'"),
+    ("l.csv", "query,doc_id,start,end\nq1,d1,0,5\nq1,d2,-4,5\n", "l.csv, line 3:",
+     "expected a whole number of characters in start (0 or more), got 'q1,d2,-4,5'"),
+    ("l.csv", "query,doc_id,start,end\nq1,d1,0,5\n\nq1,d2,0,2.5\n", "l.csv, line 4:",
+     "expected a whole number of characters in end (0 or more), got 'q1,d2,0,2.5'"),
+    ("l.csv", "query,doc_id,start,end\nq1,d1,0,5\nq1,d2,,7\n", "l.csv, line 3:",
+     "expected both start and end, or neither, on each row, got 'q1,d2,,7'"),
+    ("l.csv", "query,doc_id,grade,start\nq1,d1,1,0\n", "l.csv, line 1:",
+     "expected both a start and an end column, or neither (the file has 'start' alone)"),
+    ("l.jsonl", '{"query": "q1", "doc_id": "d1", "start": 0, "end": 5}\n\n'
+                '{"query": "q1", "doc_id": "d2", "start": "x", "end": 5}\n', "l.jsonl, line 3:",
+     "expected a whole number of characters in start (0 or more), got '{\"query\": \"q1\", \"doc_id\": \"d2\""),
+    ("l.jsonl", '{"query": "q1", "relevant": ["d1"], "start": 0, "end": 5}\n', "l.jsonl, line 1:",
+     'expected "start" and "end" with a "doc_id" (a "relevant" list has no place for spans)'),
+    ("l.parquet", parquet([ROWS[0], ("q1", "d1", 3, 1, 2)]), "l.parquet, row 2:",
+     "expected the same grade on every row of one judgment with evidence spans (query 'q1', doc 'd1' has grade 1 "
+     "at row 1)"),
+]
+
+
+@pytest.mark.parametrize("name, content, place, expected", BAD, ids=[f"{i}-{b[0]}" for i, b in enumerate(BAD)])
+def test_every_bad_span_gets_one_line_naming_file_and_line(tmp_path, name, content, place, expected) -> None:
+    path = write(tmp_path, name, content)
+    with pytest.raises(InputError) as info:
+        evalcore.read_labels(path)
+    message = str(info.value)
+    assert "\n" not in message
+    assert message.startswith(f"{path}{place[len(name):]} ") and expected in message, message
+
+
+def test_the_sample_chunkings_score_as_the_independent_check_says() -> None:
+    """sample_data/README.md's figures (plain pandas and sets over the written files) from the files read here."""
+    labels = evalcore.read_labels(SAMPLE / "chunking" / "labels.tsv")
+    docs = evalcore.read_documents(SAMPLE / "docs.jsonl")
+    expected = {"sent1": (0.6495, 0.4458), "sent3": (0.7021, 0.6585), "char400": (0.7292, 0.7174)}
+    for name, (recall, evidence) in expected.items():
+        chunks = read_chunks(SAMPLE / "chunking" / f"{name}.chunks.csv", documents=docs)
+        result = evalcore.evaluate(evalcore.read_run(SAMPLE / "chunking" / f"{name}.trec"), labels, k=5,
+                                   chunks=chunks)
+        assert (round(result["recall@5"], 4), round(result["evidence_recall@5"], 4)) == (recall, evidence), name
+
+
+def test_each_side_of_the_split_keeps_the_evidence_of_its_queries() -> None:
+    labels = evalcore.read_labels(SAMPLE / "chunking" / "labels.tsv")
+    tune = scoring_labels(labels).labels
+    assert set(tune.spans["query"]) <= set(tune.queries) and 0 < len(tune.spans) < len(labels.spans)
+
+
+def test_a_workspace_keeps_the_spans_of_a_label_set(tmp_path) -> None:
+    ws = Workspace(tmp_path / "ws")
+    labels = evalcore.read_labels(SAMPLE / "chunking" / "labels.tsv")
+    version = ws.save_labels(labels, name="chunking")
+    loaded = ws.load_labels("chunking")
+    assert loaded.fingerprint == labels.fingerprint == version.fingerprint
+    pd.testing.assert_frame_equal(loaded.spans, labels.spans)
+    assert not ws.save_labels(labels, name="chunking").created
+    ws.add_cases("chunking", [{"query": "q001", "relevant": ["billing-invoices-02"]}])  # a new judgment
+    pd.testing.assert_frame_equal(ws.load_labels("chunking").spans, labels.spans)
+    ws.add_cases("chunking", [{"query": "q001", "relevant": ["data-retention-06"], "grade": 2}])  # regraded
+    kept = ws.load_labels("chunking").spans
+    assert len(kept) == len(labels.spans) - 2 and "data-retention-06" not in set(kept[kept["query"] == "q001"].doc_id)
+    plain = evalcore.read_labels(SAMPLE / "labels.tsv")
+    assert ws.save_labels(plain, name="plain").fingerprint == plain.fingerprint
