@@ -19,15 +19,14 @@ TEXT_WIDTH = 110
 
 
 def run(args: argparse.Namespace, recording: Recording) -> int:
-    labels, runs = load(args)
+    labels, runs, chunks = load(args)
     scoped = scope(args, labels, runs, recording)
     docs = read_documents(args.docs, format=args.docs_format) if args.docs else None
-    if scoped.split is None:
-        scored = runs
-    else:  # scored here on the split's queries, to the depth the table needs
-        scored = scoped.evaluate(runs, check_k(args.max_k, name="max_k"), min_grade=args.min_grade,
-                                 zero_relevant=args.zero_relevant, level=args.level, seed=args.seed)
-        labels = None
+    # scored here on the queries the labels let it score (the tune split by default), to the depth the table needs
+    scored = scoped.evaluate(runs, check_k(args.max_k, name="max_k"), min_grade=args.min_grade,
+                             zero_relevant=args.zero_relevant, level=args.level, seed=args.seed,
+                             chunks=chunks or None)
+    labels = None
     settings = BudgetSettings(max_k=args.max_k, price_per_mtok=args.price_per_mtok,
                               requests_per_month=args.requests_per_month, overhead_tokens=args.overhead_tokens,
                               chunk_tokens=args.chunk_tokens, tokenizer=args.tokenizer, lam=args.lam,

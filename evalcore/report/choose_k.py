@@ -7,6 +7,7 @@ from __future__ import annotations
 from ..analyses.budget_report import BudgetReport
 from ..analyses.k_decision import BASIS_ELBOW, KDecision, k_decision
 from ..analyses.token_budget import AtTokens
+from ..safe_text import md_table, text_table
 from .amounts import format_p, money
 
 MAX_RUNS_IN_HEADLINE = 3
@@ -75,3 +76,38 @@ def at_tokens_sentence(found: AtTokens) -> str:
     if behind:
         text += "; " + "; ".join(behind)
     return text + f" (n = {found.n:,} queries)."
+
+
+def at_tokens_dict(found: AtTokens) -> dict:
+    """``evalcore compare --at-tokens N --format json``: the budget, each run at its k, the comparisons and the
+    sentence."""
+    return {
+        "at_tokens": found.tokens, "metric": found.metric, "n": found.n, "sentence": at_tokens_sentence(found),
+        "runs": [{"name": r.name, "model": r.model, "k": r.k, "tokens_mean": r.tokens_mean, "mean": r.value,
+                  "ci_low": r.ci_low, "ci_high": r.ci_high, "reaches_k": r.reaches_k,
+                  "vs_best": None if r.name not in found.comparisons else {
+                      "diff": found.comparisons[r.name].diff, "ci_low": found.comparisons[r.name].ci_low,
+                      "ci_high": found.comparisons[r.name].ci_high,
+                      "p_adjusted": found.comparisons[r.name].p_adjusted,
+                      "significant": found.comparisons[r.name].significant}}
+                 for r in found.runs],
+    }
+
+
+def at_tokens_text(found: AtTokens, markdown: bool = False) -> str:
+    """``evalcore compare --at-tokens N`` for people: the sentence, then a row per run."""
+    label = "recall" if found.metric == "recall" else "evidence recall"
+    header = ["run", "k", "tokens", label, "95% CI", "vs best", "p (Holm)", "model"]
+    body = []
+    for r in found.runs:
+        vs = found.comparisons.get(r.name)
+        body.append([r.name, "-" if r.k is None else str(r.k),
+                     "-" if r.tokens_mean is None else f"{r.tokens_mean:,.0f}",
+                     "-" if r.value is None else f"{r.value:.3f}",
+                     "-" if r.ci_low is None else f"{r.ci_low:.3f}-{r.ci_high:.3f}",
+                     "best" if r is found.best else ("-" if vs is None else f"{vs.diff:+.3f}"),
+                     "-" if vs is None else format_p(vs.p_adjusted).removeprefix("p ").removeprefix("= "),
+                     r.model])
+    title = f"at {found.tokens:,.0f} mean prompt tokens, n = {found.n:,} queries"
+    table = md_table(title, header, body) if markdown else text_table(header, body, right={1, 2, 3, 5}, title=title)
+    return f"{at_tokens_sentence(found)}\n\n{table}\n"
