@@ -1,8 +1,10 @@
 """``evalcore vectors``: from query and doc vectors to the index-size decision.
 
 Exact search for every labeled query in every variant (full float32, first-d truncations, int8, binary), each
-variant's run scored with intervals and compared with the full vectors, one sentence per variant. ``--save-runs``
-writes each variant's run as a TREC file (``DIR/NAME.trec``), ready for ``evaluate``, ``budget`` or the dashboard.
+variant's run scored with intervals and compared with the full vectors, one sentence per variant. ``--index SPEC``
+adds approximate indexes (HNSW, IVF, IVF-PQ through faiss), each measured against exact search of its dims:
+neighbour recall, lost queries, build time, queries per second and latency on one thread. ``--save-runs`` writes
+each variant's run as a TREC file (``DIR/NAME.trec``), ready for ``evaluate``, ``budget`` or the dashboard.
 """
 
 from __future__ import annotations
@@ -15,18 +17,22 @@ from types import SimpleNamespace
 
 from ..analyses.index_size import IndexSizeReport, human_bytes
 from ..analyses.index_study import IndexSizeSettings, check_ks_within_depth, index_size_study, planned_names
-from ..errors import InputError
+from ..errors import InputError, invalid_parameter
 from ..readers.labels import read_labels
 from ..readers.vectors import Vectors, check_dimensions, read_vectors
 from ..report.render import titled_table
 from ..vectors.runs import trec_text
+from ..warning_log import plural
 from .common import Recording, add_split, note, scope, split_notice, warn, write
 from .parser import EXIT_OK
 
 def run(args: argparse.Namespace, recording: Recording) -> int:
+    if args.build_threads is not None and args.build_threads < 1:
+        raise invalid_parameter("build-threads", "a whole number of threads, at least 1", args.build_threads)
     settings = IndexSizeSettings(
         dims=None if args.dims is None else tuple(d.strip() for d in str(args.dims).split(",")),
-        precisions=tuple(p.strip() for p in str(args.precision).split(",")), similarity=args.similarity,
+        precisions=None if args.precision is None else tuple(p.strip() for p in str(args.precision).split(",")),
+        indexes=tuple(args.index), build_threads=args.build_threads, similarity=args.similarity,
         depth=args.depth, rescore=args.rescore, k=args.k, metric=args.metric, min_grade=args.min_grade,
         zero_relevant=args.zero_relevant, level=args.level, seed=args.seed, alpha=args.alpha)
     if isinstance(args.depth, int) and args.depth >= 1:
@@ -62,13 +68,50 @@ def report_text(report: IndexSizeReport, model: str, docs: Vectors, args: argpar
     lines = [titled_table(title, header, body), ""]
     for item in report.variants[1:]:
         lines.append(report.verdict(item))
+        if report.index_verdict(item):
+            lines.append(report.index_verdict(item))
     footnote = (f"Index size = docs x bytes per vector (float32 4 x dims, int8 dims, binary dims / 8) + the doc ids "
                 f"({human_bytes(report.reference.index_bytes - docs.n * docs.dims * 4)}: their UTF-8 bytes + 8 per "
                 "doc) + for int8 8 bytes per dim. Intervals: "
                 f"{report.evaluation.level * 100:g}% (Wilson or BCa bootstrap); paired tests Holm-adjusted across "
                 f"the {len(report.variants) - 1} variants; seed {report.evaluation.seed}.")
     lines += ["", footnote]
+    if any(v.speed is not None for v in report.variants):
+        lines += ["", index_table(report), "", speed_footnote(report)]
     return "\n".join(lines) + "\n"
+
+
+def index_table(report: IndexSizeReport) -> str:
+    """Neighbour recall, lost queries and speed of every variant measured against exact search of its dims."""
+    k = report.evaluation.ks[-1]
+    header = ["variant", f"neighbour recall@{k}", "5th percentile", "lost queries", "queries/s", "p50 ms", "p99 ms",
+              "build s", "index"]
+    body = []
+    for item in report.variants:
+        loss, speed = report.losses.get(item.name), item.speed
+        if loss is None:
+            continue
+        body.append([item.name, f"{loss.mean:.4f}", f"{loss.p5:.4f}", f"{len(loss.lost):,} of {loss.n:,}",
+                     f"{speed.queries_per_second:,.0f}" if speed else "", f"{speed.latency_p50_ms:.3f}" if speed else "",
+                     f"{speed.latency_p99_ms:.3f}" if speed else "", f"{speed.build_seconds:.2f}" if speed else "",
+                     human_bytes(item.index_bytes)])
+    lost = [(item.name, report.losses[item.name].lost) for item in report.variants
+            if item.name in report.losses and report.losses[item.name].lost and not item.variant.is_exact]
+    listed = [f"lost by {name}: {', '.join(queries[:20])}" + (f" and {len(queries) - 20:,} more (--format json "
+              "lists them all)" if len(queries) > 20 else "") for name, queries in lost]
+    title = (f"against exact search of the same dims, at k = {k}: neighbour recall (share of the exact top {k} "
+             f"returned) and lost queries (a relevant doc exact search had in its top {k} is missing)")
+    return "\n".join([titled_table(title, header, body), *([""] + listed if listed else [])])
+
+
+def speed_footnote(report: IndexSizeReport) -> str:
+    speeds = [v.speed for v in report.variants if v.speed is not None]
+    threads = next((v.speed.build_threads for v in report.variants if v.speed is not None and not v.variant.is_exact),
+                   None)
+    return (f"Speed: {speeds[0].engine}; every search on one thread (queries/s over the whole batch, latency one "
+            f"query at a time); indexes built on {'every core' if threads is None else plural(threads, 'thread')}, "
+            f"trained with seed {report.evaluation.seed}; exact search timed in the engine's flat index. Index "
+            "size of an approximate index = its size written to a file + the doc ids.")
 
 
 def save_runs(report: IndexSizeReport, folder: Path) -> None:

@@ -13,6 +13,7 @@ import pandas as pd
 from ..errors import VectorFileError, invalid_parameter
 from ..readers.runs import Run, read_run
 from ..readers.vectors import Vectors, check_dimensions
+from .ann_runs import DEFAULT_ENGINE, Speed, exact_speeds, search_indexes
 from .search import Hits, ScoreOverflow, check_similarity, tie_ranks, unit_rows
 from .variants import Variant, id_bytes, search_variant
 
@@ -30,6 +31,8 @@ class VariantRun:
     run: Run
     index_bytes: int
     n_docs: int
+    speed: Speed | None = None
+    """Build and search times: approximate indexes, and the exact float32 search they are compared with."""
 
     @property
     def name(self) -> str:
@@ -38,12 +41,15 @@ class VariantRun:
 
 def search_runs(queries: Vectors, docs: Vectors, variants: Sequence[Variant], *, similarity: str = "cosine",
                 depth: int = DEFAULT_DEPTH, model: str | None = None, prefix: str = "",
-                progress: Step | None = None) -> list[VariantRun]:
+                progress: Step | None = None, build_threads: int | None = None, seed: int = 0,
+                engine: str = DEFAULT_ENGINE) -> list[VariantRun]:
     """Search ``queries`` against ``docs`` in every variant: one `VariantRun` each, in the order given.
 
     Run names are ``prefix + variant.name``; the model string ``MODEL-VARIANT`` (``MODEL`` defaults to the doc
     file's stem). For cosine, vectors not already of unit length are normalised once (a copy shared by every
-    variant; the files' own matrices are never changed).
+    variant; the files' own matrices are never changed). Approximate indexes (`Variant.index`) are built by
+    ``engine`` on ``build_threads`` threads (None: all), trained from ``seed``, and timed on one thread
+    (`evalcore.vectors.ann_runs`).
     """
     check_similarity(similarity)
     check_dimensions(queries, docs)
@@ -55,22 +61,34 @@ def search_runs(queries: Vectors, docs: Vectors, variants: Sequence[Variant], *,
     ranks = tie_ranks(docs.ids)
     ids_size = id_bytes(docs.ids)
     base_model = model or _stem(docs.name)
-    out = []
+
+    def step(number: int, share: float) -> None:
+        if progress is not None:
+            progress((number + share) / len(variants), variants[number].name)
+
+    found: dict[Variant, Hits] = {}
     for number, variant in enumerate(variants):
-        def step(share: float, number: int = number, variant: Variant = variant) -> None:
-            if progress is not None:
-                progress((number + share) / len(variants), variant.name)
-        step(0.0)
+        if not variant.is_exact:
+            continue
+        step(number, 0.0)
         try:
-            hits = search_variant(variant, q_matrix, d_matrix, similarity, depth, ranks, progress=step)
+            found[variant] = search_variant(variant, q_matrix, d_matrix, similarity, depth, ranks,
+                                            progress=lambda share, number=number: step(number, share))
         except ScoreOverflow:  # dot products past float32's range: no order to trust
             raise VectorFileError(f"vectors whose {similarity} scores stay within float32's range (about 3.4e38); "
                                   f"the {variant.name} search overflowed: scale the vectors down or use cosine",
                                   source=f"{queries.name} and {docs.name}") from None
-        size = variant.index_bytes(docs.n, ids_size)
+    approximate = search_indexes(variants, q_matrix, d_matrix, similarity, depth, docs_unit=True,
+                                 build_threads=build_threads, seed=seed, engine_name=engine, progress=step)
+    speeds = exact_speeds(variants, q_matrix, d_matrix, similarity, depth, docs_unit=True, engine_name=engine)
+    out = []
+    for variant in variants:
+        speed = approximate[variant].speed if variant in approximate else speeds.get(variant)
+        hits = approximate[variant].hits if variant in approximate else found[variant]
+        size = speed.serialized_bytes + ids_size if variant in approximate else variant.index_bytes(docs.n, ids_size)
         run = hits_run(hits, queries.ids, docs.ids, name=prefix + variant.name, model=f"{base_model}-{variant.name}",
                        dims=variant.dims, index_bytes=size)
-        out.append(VariantRun(variant, run, size, docs.n))
+        out.append(VariantRun(variant, run, size, docs.n, speed))
     if progress is not None:
         progress(1.0, "done")
     return out
@@ -78,12 +96,15 @@ def search_runs(queries: Vectors, docs: Vectors, variants: Sequence[Variant], *,
 
 def hits_run(hits: Hits, query_ids: np.ndarray, doc_ids: np.ndarray, *, name: str, model: str, dims: int | None = None,
              index_bytes: int | None = None) -> Run:
-    """The hits as a run, read through `read_run` like an uploaded table (query, doc_id, score)."""
+    """The hits as a run, read through `read_run` like an uploaded table (query, doc_id, score); a doc row of -1
+    (an approximate index that returned fewer docs than asked) is no row of the run."""
     depth = hits.docs.shape[1]
+    rows = hits.docs.ravel()
+    kept = rows >= 0
     frame = pd.DataFrame({
-        "query": np.repeat(np.asarray(query_ids, dtype=object), depth),
-        "doc_id": np.asarray(doc_ids, dtype=object)[hits.docs.ravel()],
-        "score": hits.scores.ravel().astype(np.float64),
+        "query": np.repeat(np.asarray(query_ids, dtype=object), depth)[kept],
+        "doc_id": np.asarray(doc_ids, dtype=object)[rows[kept]],
+        "score": hits.scores.ravel()[kept].astype(np.float64),
     })
     return read_run(frame, name=name, model=model, dims=dims, index_bytes=index_bytes)
 

@@ -24,11 +24,13 @@ How each variant scores (the doc matrix is only read; each variant holds only it
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..errors import UsageError, invalid_parameter
+from .index_spec import IndexSpec
 from .search import BLOCK_BYTES, Hits, Progress, float_scores, normalise_rows, select, top_n
 
 PRECISIONS = ("float32", "int8", "binary")
@@ -38,31 +40,44 @@ _ROWS = 16384  # rows converted at a time when building a representation
 
 @dataclass(frozen=True)
 class Variant:
-    """One index: ``dims`` kept (of ``full_dims``), a ``precision``, and for binary the candidates ``rescore``d."""
+    """One index: ``dims`` kept (of ``full_dims``), a ``precision``, and for binary the candidates ``rescore``d; or
+    an approximate ``index`` (`evalcore.vectors.index_spec`) over the float32 vectors of those dims."""
 
     dims: int
     precision: str
     full_dims: int
     rescore: int = 0
+    index: IndexSpec | None = None
 
     @property
     def is_full(self) -> bool:
         return self.dims == self.full_dims
 
     @property
+    def is_exact(self) -> bool:
+        """Searched exactly (every doc scored), not through an approximate index."""
+        return self.index is None
+
+    @property
     def is_reference(self) -> bool:
         """The full-precision, full-dimension vectors every other variant is measured against."""
-        return self.is_full and self.precision == "float32"
+        return self.is_full and self.precision == "float32" and self.is_exact
 
     @property
     def name(self) -> str:
-        """``float32-full``, ``int8-256``, ``binary-256``, ``binary-256-rescored-400``: safe in files and URLs."""
+        """``float32-full``, ``int8-256``, ``binary-256``, ``binary-256-rescored-400``, ``hnsw-m16-ef32``: safe in
+        files and URLs."""
+        if self.index is not None:
+            return self.index.name
         name = f"{self.precision}-{'full' if self.is_full else self.dims}"
         return name + (f"-rescored-{self.rescore}" if self.rescore else "")
 
     @property
     def words(self) -> str:
-        """The name for a sentence: ``binary 256``, ``int8 full``, ``binary 256 rescored (top 400)``."""
+        """The name for a sentence: ``binary 256``, ``int8 full``, ``binary 256 rescored (top 400)``,
+        ``HNSW m = 16, ef = 32``."""
+        if self.index is not None:
+            return self.index.words
         name = f"{self.precision} {'full' if self.is_full else self.dims}"
         return name + (f" rescored (top {self.rescore})" if self.rescore else "")
 
@@ -128,9 +143,11 @@ def parse_precisions(text: str | list) -> list[str]:
 
 
 def plan_variants(full_dims: int, dims: str | list = "full", precisions: str | list = "float32", *,
-                  rescore: int = 0, depth: int = 100) -> list[Variant]:
+                  rescore: int = 0, depth: int = 100, indexes: Sequence[IndexSpec] = ()) -> list[Variant]:
     """Every (dims, precision) pair asked for, the full float32 reference first; with ``rescore`` each binary
-    variant also rescored (the top ``rescore`` candidates, at least ``depth``)."""
+    variant also rescored (the top ``rescore`` candidates, at least ``depth``); then each approximate index of
+    ``indexes``, after the exact float32 vectors of its dims (added when not asked for: every index is measured
+    against exact search of the same dims)."""
     if rescore and rescore < depth:
         raise UsageError(f"The 'rescore' parameter must be at least the depth ({depth}): the rescored candidates "
                          f"are where the top {depth} come from. Got {rescore}.")
@@ -143,7 +160,17 @@ def plan_variants(full_dims: int, dims: str | list = "full", precisions: str | l
                 out.append(variant)
             if precision == "binary" and rescore:
                 out.append(Variant(d, precision, full_dims, rescore))
-    return out
+    for spec in indexes:
+        exact = Variant(spec.dims or full_dims, "float32", full_dims)
+        if exact not in out:
+            out.append(exact)
+    return out + [approximate(spec, full_dims) for spec in indexes]
+
+
+def approximate(spec: IndexSpec, full_dims: int) -> Variant:
+    """The variant of an approximate index: its dims (all when the SPEC keeps them all) and how it stores a
+    vector (float32, int8 for SQ8, pq codes)."""
+    return Variant(spec.dims or full_dims, spec.info.storage, full_dims, index=spec)
 
 
 # ----------------------------------------------------------------------------- searching one variant
@@ -157,10 +184,10 @@ def search_variant(variant: Variant, queries: np.ndarray, docs: np.ndarray, simi
     neither is changed.
     """
     cosine = similarity == "cosine"
-    q = _kept(queries, variant.dims, cosine)
+    q = first_dims(queries, variant.dims, cosine)
     n_docs = docs.shape[0]
     if variant.precision == "float32":
-        d = docs if variant.is_full else _kept(docs, variant.dims, cosine)
+        d = docs if variant.is_full else first_dims(docs, variant.dims, cosine)
         return top_n(float_scores(q, d), len(q), n_docs, depth, tie_rank, progress=progress)
     if variant.precision == "int8":
         codes, lo, step = quantize_int8(docs, variant.dims, cosine)
@@ -177,7 +204,7 @@ def search_variant(variant: Variant, queries: np.ndarray, docs: np.ndarray, simi
     return rescore_with_floats(found, q, docs, variant.dims, cosine, depth, tie_rank)
 
 
-def _kept(matrix: np.ndarray, dims: int, cosine: bool) -> np.ndarray:
+def first_dims(matrix: np.ndarray, dims: int, cosine: bool) -> np.ndarray:
     """The first ``dims`` numbers of each row: a view for dot (or all dims), renormalised copies for cosine."""
     if dims == matrix.shape[1]:
         return matrix
@@ -191,14 +218,14 @@ def quantize_int8(docs: np.ndarray, dims: int, cosine: bool) -> tuple[np.ndarray
     lo = np.full(dims, np.inf, dtype=np.float32)
     hi = np.full(dims, -np.inf, dtype=np.float32)
     for start in range(0, docs.shape[0], _ROWS):
-        block = _kept(docs[start:start + _ROWS], dims, cosine)
+        block = first_dims(docs[start:start + _ROWS], dims, cosine)
         np.minimum(lo, block.min(axis=0), out=lo)
         np.maximum(hi, block.max(axis=0), out=hi)
     step = ((hi - lo) / np.float32(255)).astype(np.float32)
     step[step == 0] = 1  # a constant dimension: every code 0 reads back as lo exactly
     codes = np.empty((docs.shape[0], dims), dtype=np.int8)
     for start in range(0, docs.shape[0], _ROWS):
-        block = _kept(docs[start:start + _ROWS], dims, cosine)
+        block = first_dims(docs[start:start + _ROWS], dims, cosine)
         levels = np.rint((block - lo) / step)
         np.clip(levels, 0, 255, out=levels)
         codes[start:start + _ROWS] = (levels - 128).astype(np.int8)
