@@ -52,10 +52,10 @@ class IndexLoss:
         return wilson_interval(len(self.lost), max(self.n, 1), self.level)
 
     def to_dict(self) -> tuple[dict, dict]:
-        """(``neighbor_recall``, ``lost_queries``) as the JSON output holds them."""
+        """(``neighbor_recall``, ``lost_queries``) as the JSON output holds them, each with its k."""
         interval = self.lost_interval
-        return ({"mean": self.mean, "p5": self.p5},
-                {"count": len(self.lost), "n": self.n, "share": len(self.lost) / max(self.n, 1),
+        return ({"k": self.k, "mean": self.mean, "p5": self.p5},
+                {"k": self.k, "count": len(self.lost), "n": self.n, "share": len(self.lost) / max(self.n, 1),
                  "ci_low": float(interval.low), "ci_high": float(interval.high), "queries": list(self.lost)})
 
 
