@@ -21,6 +21,7 @@ from ..errors import InputError, invalid_parameter
 from ..readers.labels import read_labels
 from ..readers.vectors import Vectors, check_dimensions, read_vectors
 from ..report.render import titled_table
+from ..vectors.on_disk import open_doc_vectors
 from ..vectors.runs import trec_text
 from ..warning_log import plural
 from .common import Recording, add_split, note, scope, split_notice, warn, write
@@ -38,7 +39,7 @@ def run(args: argparse.Namespace, recording: Recording) -> int:
     if isinstance(args.depth, int) and args.depth >= 1:
         check_ks_within_depth(settings)
     labels = read_labels(args.labels, format=args.labels_format)
-    docs = read_vectors(args.doc_vectors, ids=args.doc_ids, format=args.vectors_format)
+    docs = open_doc_vectors(args.doc_vectors, ids=args.doc_ids, format=args.vectors_format)
     queries = read_vectors(args.query_vectors, ids=args.query_ids, format=args.vectors_format)
     check_dimensions(queries, docs)
     model = args.model or _stem(args.doc_vectors)

@@ -19,12 +19,12 @@ from typing import Protocol
 import numpy as np
 
 from .index_spec import IndexSpec
-from .search import normalise_rows
+from .search import doc_rows, prepared_rows
 
-BLOCK_ROWS = 65536
-"""Doc rows handed to an engine at a time."""
 TRAIN_ROWS = 262_144
-"""Most docs an index trains on (IVF's lists, PQ's and SQ8's codes): a seeded sample when there are more."""
+TRAIN_BYTES = 256 << 20
+"""Most docs an index trains on (IVF's lists, PQ's and SQ8's codes), and at most `TRAIN_BYTES` of them: a seeded
+sample when there are more."""
 LATENCY_QUERIES = 1000
 """Most queries timed one at a time for the latency percentiles (evenly spread over the queries searched)."""
 BATCH_SECONDS = 0.2
@@ -35,33 +35,37 @@ fastest time kept: a few milliseconds measured once are mostly the timer and the
 
 @dataclass(frozen=True)
 class DocSource:
-    """The docs as a variant's search sees them: the first ``dims`` numbers of each row of ``matrix`` (an array or
-    a memory-mapped matrix), scaled to unit length when ``normalise`` (cosine on vectors not already unit length,
-    or truncated)."""
+    """The docs as a variant's search sees them (`evalcore.vectors.search.prepared_rows`): the first ``dims``
+    numbers of each row of ``matrix`` (an array or a matrix on disk), renormalised for ``cosine`` when truncated,
+    and scaled to unit length first when ``scale`` (rows on disk not yet unit length)."""
 
     matrix: object
     dims: int
-    normalise: bool
+    cosine: bool
+    scale: bool
 
     @property
     def n(self) -> int:
         return int(self.matrix.shape[0])
 
     def rows(self, start: int, stop: int) -> np.ndarray:
-        block = np.asarray(self.matrix[start:stop, :self.dims], dtype=np.float32)
-        return normalise_rows(block) if self.normalise else np.ascontiguousarray(block)
+        return prepared_rows(np.asarray(self.matrix[start:stop], dtype=np.float32), self.dims, self.cosine,
+                             self.scale)
 
-    def blocks(self, rows: int = BLOCK_ROWS) -> Iterator[np.ndarray]:
+    def blocks(self, rows: int | None = None) -> Iterator[np.ndarray]:
+        """The prepared rows, `evalcore.vectors.search.doc_rows` at a time."""
+        rows = rows or doc_rows(self.matrix)
         for start in range(0, self.n, rows):
             yield self.rows(start, min(self.n, start + rows))
 
-    def sample(self, most: int = TRAIN_ROWS, seed: int = 0) -> np.ndarray:
-        """Every row when there are at most ``most``, else ``most`` rows drawn with ``seed`` (in row order)."""
+    def sample(self, most: int | None = None, seed: int = 0) -> np.ndarray:
+        """Every row when there are at most ``most`` (default `TRAIN_ROWS`, within `TRAIN_BYTES`), else ``most``
+        rows drawn with ``seed`` (in row order)."""
+        most = most or min(TRAIN_ROWS, max(1, TRAIN_BYTES // (4 * self.dims)))
         if self.n <= most:
             return self.rows(0, self.n)
         picked = np.sort(np.random.default_rng(seed).choice(self.n, most, replace=False))
-        block = np.asarray(self.matrix[picked, :self.dims], dtype=np.float32)
-        return normalise_rows(block) if self.normalise else np.ascontiguousarray(block)
+        return prepared_rows(np.asarray(self.matrix[picked], dtype=np.float32), self.dims, self.cosine, self.scale)
 
 
 class BuiltIndex(Protocol):

@@ -123,7 +123,7 @@ def exact_speeds(variants: Sequence[Variant], queries: np.ndarray, docs, similar
 
 def _source(docs, dims: int, cosine: bool, docs_unit: bool) -> DocSource:
     """The docs as the exact search of ``dims`` sees them: truncated rows renormalised for cosine."""
-    return DocSource(docs, dims, cosine and (dims != docs.shape[1] or not docs_unit))
+    return DocSource(docs, dims, cosine, cosine and not docs_unit)
 
 
 def _shares_build(key: tuple, later: Sequence[Variant]) -> bool:

@@ -93,6 +93,15 @@ class IndexSpec:
         """Every parameter with its value (``dims`` only when the vectors are truncated)."""
         return dict(self.params) | ({"dims": self.dims} if self.dims is not None else {})
 
+    def memory_bytes(self, n_docs: int, dims: int) -> int:
+        """About what the built index holds: each vector as stored (float32, int8 or PQ codes) and its links (HNSW:
+        2 m neighbours of 4 bytes at the lowest level, a little more above) or its list entries (an 8-byte id)."""
+        if self.kind.startswith("hnsw"):
+            vector = 4 * dims if self.kind == "hnsw" else dims
+            return n_docs * (vector + 8 * self.value("m") + 16)
+        vector = 4 * dims if self.kind == "ivf" else math.ceil(self.value("m") * self.value("nbits") / 8)
+        return n_docs * (vector + 8)
+
     def check(self, n_docs: int, full_dims: int) -> None:
         """What needs the vectors: the dims within theirs, PQ's m dividing them and enough docs to train its codes,
         nlist within the docs and nprobe within nlist."""

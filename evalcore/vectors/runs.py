@@ -14,7 +14,8 @@ from ..errors import VectorFileError, invalid_parameter
 from ..readers.runs import Run, read_run
 from ..readers.vectors import Vectors, check_dimensions
 from .ann_runs import DEFAULT_ENGINE, Speed, exact_speeds, search_indexes
-from .search import Hits, ScoreOverflow, check_similarity, tie_ranks, unit_rows
+from .on_disk import check_budget, on_disk
+from .search import Hits, ScoreOverflow, check_similarity, is_unit, tie_ranks, unit_rows
 from .variants import Variant, id_bytes, search_variant
 
 DEFAULT_DEPTH = 100
@@ -56,7 +57,13 @@ def search_runs(queries: Vectors, docs: Vectors, variants: Sequence[Variant], *,
     if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1:
         raise invalid_parameter("depth", "a whole number of docs per query, at least 1", depth)
     q_matrix, d_matrix = queries.matrix, docs.matrix
-    if similarity == "cosine":  # unit-length vectors are used as they are; others are normalised once, shared
+    docs_unit = True
+    if on_disk(d_matrix):  # searched a block at a time: nothing of the doc matrix is copied whole
+        check_budget({v.name: v.held_bytes(docs.n) for v in variants}, docs.n)
+        docs_unit = similarity != "cosine" or is_unit(d_matrix)
+        if similarity == "cosine":
+            q_matrix = unit_rows(q_matrix)
+    elif similarity == "cosine":  # unit-length vectors are used as they are; others are normalised once, shared
         q_matrix, d_matrix = unit_rows(q_matrix), unit_rows(d_matrix)
     ranks = tie_ranks(docs.ids)
     ids_size = id_bytes(docs.ids)
@@ -73,14 +80,15 @@ def search_runs(queries: Vectors, docs: Vectors, variants: Sequence[Variant], *,
         step(number, 0.0)
         try:
             found[variant] = search_variant(variant, q_matrix, d_matrix, similarity, depth, ranks,
-                                            progress=lambda share, number=number: step(number, share))
+                                            progress=lambda share, number=number: step(number, share),
+                                            docs_unit=docs_unit)
         except ScoreOverflow:  # dot products past float32's range: no order to trust
             raise VectorFileError(f"vectors whose {similarity} scores stay within float32's range (about 3.4e38); "
                                   f"the {variant.name} search overflowed: scale the vectors down or use cosine",
                                   source=f"{queries.name} and {docs.name}") from None
-    approximate = search_indexes(variants, q_matrix, d_matrix, similarity, depth, docs_unit=True,
+    approximate = search_indexes(variants, q_matrix, d_matrix, similarity, depth, docs_unit=docs_unit,
                                  build_threads=build_threads, seed=seed, engine_name=engine, progress=step)
-    speeds = exact_speeds(variants, q_matrix, d_matrix, similarity, depth, docs_unit=True, engine_name=engine)
+    speeds = exact_speeds(variants, q_matrix, d_matrix, similarity, depth, docs_unit=docs_unit, engine_name=engine)
     out = []
     for variant in variants:
         speed = approximate[variant].speed if variant in approximate else speeds.get(variant)

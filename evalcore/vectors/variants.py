@@ -31,11 +31,11 @@ import numpy as np
 
 from ..errors import UsageError, invalid_parameter
 from .index_spec import IndexSpec
-from .search import BLOCK_BYTES, Hits, Progress, float_scores, normalise_rows, select, top_n
+from .search import (BLOCK_BYTES, Hits, Progress, doc_rows, float_scores, normalise_rows, prepared_rows, select,
+                     top_n)
 
 PRECISIONS = ("float32", "int8", "binary")
 BYTES_PER_ID_OFFSET = 8
-_ROWS = 16384  # rows converted at a time when building a representation
 
 
 @dataclass(frozen=True)
@@ -88,6 +88,13 @@ class Variant:
         if self.precision == "int8":
             return self.dims
         return math.ceil(self.dims / 8)
+
+    def held_bytes(self, n_docs: int) -> int:
+        """What searching this variant holds in memory beyond blocks of the doc vectors: its codes, bits or index
+        (a float32 variant streams the doc vectors and holds nothing of its own)."""
+        if self.index is not None:
+            return self.index.memory_bytes(n_docs, self.dims)
+        return 0 if self.precision == "float32" else n_docs * self.vector_bytes()
 
     def index_bytes(self, n_docs: int, ids_bytes: int) -> int:
         """The exact size of this index over ``n_docs`` docs whose ids take ``ids_bytes`` (see `id_bytes`)."""
@@ -177,20 +184,27 @@ def approximate(spec: IndexSpec, full_dims: int) -> Variant:
 
 
 def search_variant(variant: Variant, queries: np.ndarray, docs: np.ndarray, similarity: str, depth: int,
-                   tie_rank: np.ndarray, *, progress: Progress | None = None) -> Hits:
+                   tie_rank: np.ndarray, *, progress: Progress | None = None, docs_unit: bool = True) -> Hits:
     """The top ``depth`` docs of every query in this variant's index.
 
-    ``queries`` and ``docs`` are the full float32 vectors, already unit length for cosine (`normalise_rows`);
-    neither is changed.
+    ``queries`` and ``docs`` are the full float32 vectors, queries unit length for cosine (`normalise_rows`), and
+    docs too unless ``docs_unit`` is False (doc vectors on disk, scaled a block at a time as they are read);
+    neither is changed. Docs that are not an array in memory (`evalcore.vectors.on_disk`) are read a block at a
+    time: the float32 variants never hold a copy of them.
     """
     cosine = similarity == "cosine"
+    scale = cosine and not docs_unit
     q = first_dims(queries, variant.dims, cosine)
     n_docs = docs.shape[0]
     if variant.precision == "float32":
+        row_bytes = 4 * docs.shape[1]  # the same blocks whether the docs are held or read from disk
+        if not isinstance(docs, np.ndarray):
+            scores = float_scores(q, docs, prepare=lambda block: prepared_rows(block, variant.dims, cosine, scale))
+            return top_n(scores, len(q), n_docs, depth, tie_rank, progress=progress, row_bytes=row_bytes)
         d = docs if variant.is_full else first_dims(docs, variant.dims, cosine)
-        return top_n(float_scores(q, d), len(q), n_docs, depth, tie_rank, progress=progress)
+        return top_n(float_scores(q, d), len(q), n_docs, depth, tie_rank, progress=progress, row_bytes=row_bytes)
     if variant.precision == "int8":
-        codes, lo, step = quantize_int8(docs, variant.dims, cosine)
+        codes, lo, step = quantize_int8(docs, variant.dims, cosine, scale=scale)
         return top_n(int8_scores(q, codes, lo, step), len(q), n_docs, depth, tie_rank, progress=progress)
     bits = sign_bits(docs, variant.dims)
     query_signs = np.where(q > 0, np.float32(1), np.float32(-1))
@@ -201,7 +215,7 @@ def search_variant(variant: Variant, queries: np.ndarray, docs: np.ndarray, simi
     found = top_n(binary_scores(query_signs, bits, variant.dims), len(q), n_docs, wanted, tie_rank,
                   progress=None if progress is None else (lambda share: progress(0.9 * share)))
     del bits
-    return rescore_with_floats(found, q, docs, variant.dims, cosine, depth, tie_rank)
+    return rescore_with_floats(found, q, docs, variant.dims, cosine, depth, tie_rank, scale=scale)
 
 
 def first_dims(matrix: np.ndarray, dims: int, cosine: bool) -> np.ndarray:
@@ -213,22 +227,25 @@ def first_dims(matrix: np.ndarray, dims: int, cosine: bool) -> np.ndarray:
     return normalise_rows(matrix[:, :dims])
 
 
-def quantize_int8(docs: np.ndarray, dims: int, cosine: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(codes, lo, step) of the first ``dims`` numbers (renormalised for cosine), built a block of rows at a time."""
+def quantize_int8(docs: np.ndarray, dims: int, cosine: bool, *,
+                  scale: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(codes, lo, step) of the first ``dims`` numbers (renormalised for cosine; ``scale``: rows not yet unit
+    length), built a block of rows at a time."""
     lo = np.full(dims, np.inf, dtype=np.float32)
     hi = np.full(dims, -np.inf, dtype=np.float32)
-    for start in range(0, docs.shape[0], _ROWS):
-        block = first_dims(docs[start:start + _ROWS], dims, cosine)
+    rows = doc_rows(docs)
+    for start in range(0, docs.shape[0], rows):
+        block = prepared_rows(docs[start:start + rows], dims, cosine, scale)
         np.minimum(lo, block.min(axis=0), out=lo)
         np.maximum(hi, block.max(axis=0), out=hi)
     step = ((hi - lo) / np.float32(255)).astype(np.float32)
     step[step == 0] = 1  # a constant dimension: every code 0 reads back as lo exactly
     codes = np.empty((docs.shape[0], dims), dtype=np.int8)
-    for start in range(0, docs.shape[0], _ROWS):
-        block = first_dims(docs[start:start + _ROWS], dims, cosine)
+    for start in range(0, docs.shape[0], rows):
+        block = prepared_rows(docs[start:start + rows], dims, cosine, scale)
         levels = np.rint((block - lo) / step)
         np.clip(levels, 0, 255, out=levels)
-        codes[start:start + _ROWS] = (levels - 128).astype(np.int8)
+        codes[start:start + rows] = (levels - 128).astype(np.int8)
     return codes, lo, step
 
 
@@ -253,8 +270,9 @@ def int8_scores(queries: np.ndarray, codes: np.ndarray, lo: np.ndarray, step: np
 def sign_bits(docs: np.ndarray, dims: int) -> np.ndarray:
     """One bit per kept dimension (set when above zero), packed eight to a byte: (n, ceil(dims / 8)) uint8."""
     out = np.empty((docs.shape[0], math.ceil(dims / 8)), dtype=np.uint8)
-    for start in range(0, docs.shape[0], _ROWS):
-        out[start:start + _ROWS] = np.packbits(docs[start:start + _ROWS, :dims] > 0, axis=1)
+    rows = doc_rows(docs)
+    for start in range(0, docs.shape[0], rows):
+        out[start:start + rows] = np.packbits(docs[start:start + rows, :dims] > 0, axis=1)
     return out
 
 
@@ -269,19 +287,18 @@ def binary_scores(query_signs: np.ndarray, bits: np.ndarray, dims: int):
 
 
 def rescore_with_floats(found: Hits, queries: np.ndarray, docs: np.ndarray, dims: int, cosine: bool, depth: int,
-                        tie_rank: np.ndarray, rows: int = 64) -> Hits:
-    """The ``depth`` best of each query's candidates, scored with the float32 vectors of the same dims."""
+                        tie_rank: np.ndarray, rows: int = 64, *, scale: bool = False) -> Hits:
+    """The ``depth`` best of each query's candidates, scored with the float32 vectors of the same dims
+    (``scale``: doc rows not yet unit length)."""
     n_queries, wanted = found.docs.shape
     keep = min(depth, wanted)
     out_scores = np.empty((n_queries, keep), dtype=np.float32)
     out_docs = np.empty((n_queries, keep), dtype=np.int64)
-    rows = max(1, min(rows, BLOCK_BYTES // max(1, 4 * wanted * dims)))  # candidates' vectors within one block
+    rows = max(1, min(rows, BLOCK_BYTES // max(1, 4 * wanted * docs.shape[1])))  # candidates' rows in one block
     for q0 in range(0, n_queries, rows):
         q1 = min(n_queries, q0 + rows)
         candidates = found.docs[q0:q1]
-        vectors = docs[candidates.ravel(), :dims]
-        if cosine and dims != docs.shape[1]:
-            vectors = normalise_rows(vectors)
+        vectors = prepared_rows(docs[candidates.ravel()], dims, cosine, scale)
         vectors = vectors.reshape(q1 - q0, wanted, dims)
         values = np.einsum("qd,qrd->qr", queries[q0:q1], vectors, dtype=np.float32)
         row_ids = np.repeat(np.arange(q1 - q0), wanted)

@@ -171,3 +171,13 @@ def test_a_bad_index_spec_is_one_line_and_exit_2(spec: str, said: str) -> None:
     assert done.returncode == 2
     assert done.stderr.strip() == f"evalcore: error: {said}"
     assert done.stdout == ""
+
+
+def test_doc_vectors_over_the_memory_budget_are_searched_from_disk_with_the_same_numbers() -> None:
+    args = [*TUNED, "--dims", "full,64", "--precision", "float32,int8", "--format", "json"]
+    held = json.loads(run_cli("vectors", *args).stdout)
+    from_disk = run_cli("vectors", *args, env={"EVALCORE_MAX_VECTOR_MB": "0.2"})  # the 515 kB matrix is over it
+    assert from_disk.returncode == 0, from_disk.stderr
+    assert [v["metrics"] for v in json.loads(from_disk.stdout)["variants"]] == [v["metrics"] for v in held["variants"]]
+    tight = run_cli("vectors", *args, env={"EVALCORE_MAX_VECTOR_MB": "0.1"})  # int8 codes (129 kB) do not fit
+    assert tight.returncode == 2 and "int8-full would hold 0.12 MB of its own" in tight.stderr, tight.stderr
