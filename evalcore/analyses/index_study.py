@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from ..metrics.measures import check_k, parse_ks
 from ..readers.labels import LabelSet
 from ..readers.vectors import Vectors, check_dimensions
-from ..vectors.ann_runs import DEFAULT_ENGINE
+from ..vectors.ann_runs import DEFAULT_ENGINE, BuildStore
 from ..vectors.index_spec import IndexSpec, parse_index_specs
 from ..vectors.runs import DEFAULT_DEPTH, search_runs
 from ..vectors.search import SIMILARITIES
@@ -85,10 +85,11 @@ Progress = Callable[[float, str], None]
 
 def index_size_study(labels: LabelSet, scope, queries: Vectors, docs: Vectors,
                      settings: IndexSizeSettings = IndexSizeSettings(), *, model: str, prefix: str = "",
-                     progress: Progress | None = None) -> IndexSizeStudy:
+                     progress: Progress | None = None, builds: BuildStore | None = None) -> IndexSizeStudy:
     """Search every variant ``settings`` asks for, for each query ``scope`` scores (a
     `evalcore.metrics.split.SplitView`: the tune side when the labels carry a split), and report each against the
-    full float32 vectors. Runs are named ``prefix + variant`` and their model ``MODEL-VARIANT``."""
+    full float32 vectors. Runs are named ``prefix + variant`` and their model ``MODEL-VARIANT``; ``builds`` keeps
+    the approximate indexes built, for the next study of the same doc vectors."""
     check_dimensions(queries, docs)
     variants = settings.variants(docs.dims)
     for variant in variants:
@@ -97,7 +98,7 @@ def index_size_study(labels: LabelSet, scope, queries: Vectors, docs: Vectors,
     chosen, warnings = scoped_queries(queries, labels, scope)
     found = search_runs(chosen, docs, variants, similarity=settings.similarity, depth=settings.depth, model=model,
                         prefix=prefix, progress=progress, build_threads=settings.build_threads, seed=settings.seed,
-                        engine=settings.engine)
+                        engine=settings.engine, builds=builds)
     report = index_size_report(found, scope, settings.k, metric=settings.metric, min_grade=settings.min_grade,
                                zero_relevant=settings.zero_relevant, level=settings.level, seed=settings.seed,
                                alpha=settings.alpha)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
@@ -54,6 +55,15 @@ class Searched:
 Step = Callable[[float], None]
 
 
+class BuildStore(Protocol):
+    """Where built indexes are kept between studies of the same doc vectors (the caller keys it by their content):
+    a sweep that adds an ef or nprobe searches the index already built."""
+
+    def get(self, key: tuple) -> tuple | None: ...
+
+    def __setitem__(self, key: tuple, value: tuple) -> None: ...
+
+
 def engine(name: str = DEFAULT_ENGINE) -> Engine:
     """The engine ``name``: a `UsageError` when it is unknown or its package is missing."""
     if name not in ENGINES:
@@ -63,13 +73,14 @@ def engine(name: str = DEFAULT_ENGINE) -> Engine:
 
 def search_indexes(variants: Sequence[Variant], queries: np.ndarray, docs, similarity: str, depth: int, *,
                    docs_unit: bool, build_threads: int | None = None, seed: int = 0,
-                   engine_name: str = DEFAULT_ENGINE, progress: Callable[[int, float], None] | None = None
-                   ) -> dict[Variant, Searched]:
+                   engine_name: str = DEFAULT_ENGINE, progress: Callable[[int, float], None] | None = None,
+                   builds: BuildStore | None = None) -> dict[Variant, Searched]:
     """Build and search every approximate variant of ``variants`` (one build per `IndexSpec.build_key`).
 
     ``queries`` and ``docs`` are the full vectors as the exact search holds them: unit length for cosine when
     ``docs_unit`` (else the docs are scaled block by block as an index reads them); ``progress(i, share)`` is
-    told how far variant ``i`` of ``variants`` is.
+    told how far variant ``i`` of ``variants`` is; ``builds`` keeps built indexes for later studies of the same
+    docs (the build's parameters, the similarity, seed, threads and engine are its key).
     """
     chosen = [(i, v) for i, v in enumerate(variants) if v.index is not None]
     if not chosen:
@@ -84,9 +95,15 @@ def search_indexes(variants: Sequence[Variant], queries: np.ndarray, docs, simil
         spec = variant.index
         source = _source(docs, variant.dims, cosine, docs_unit)
         if spec.build_key not in built:
-            with runner.threads(build_threads):
-                index, seconds = timed_build(lambda: runner.build(spec, source, similarity, seed=seed))
-            built = {spec.build_key: (index, seconds, index.serialized_bytes())} | \
+            key = (spec.build_key, similarity, docs_unit, seed, build_threads, engine_name)
+            kept = builds.get(key) if builds is not None else None
+            if kept is None:
+                with runner.threads(build_threads):
+                    index, seconds = timed_build(lambda: runner.build(spec, source, similarity, seed=seed))
+                kept = (index, seconds, index.serialized_bytes())
+                if builds is not None:
+                    builds[key] = kept
+            built = {spec.build_key: kept} | \
                 {k: v for k, v in built.items() if _shares_build(k, variants[number + 1:])}
         if progress is not None:
             progress(number, 0.5)

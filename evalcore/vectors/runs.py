@@ -13,7 +13,7 @@ import pandas as pd
 from ..errors import VectorFileError, invalid_parameter
 from ..readers.runs import Run, read_run
 from ..readers.vectors import Vectors, check_dimensions
-from .ann_runs import DEFAULT_ENGINE, Speed, exact_speeds, search_indexes
+from .ann_runs import DEFAULT_ENGINE, BuildStore, Speed, exact_speeds, search_indexes
 from .on_disk import check_budget, on_disk
 from .search import Hits, ScoreOverflow, check_similarity, is_unit, tie_ranks, unit_rows
 from .variants import Variant, id_bytes, search_variant
@@ -43,14 +43,14 @@ class VariantRun:
 def search_runs(queries: Vectors, docs: Vectors, variants: Sequence[Variant], *, similarity: str = "cosine",
                 depth: int = DEFAULT_DEPTH, model: str | None = None, prefix: str = "",
                 progress: Step | None = None, build_threads: int | None = None, seed: int = 0,
-                engine: str = DEFAULT_ENGINE) -> list[VariantRun]:
+                engine: str = DEFAULT_ENGINE, builds: BuildStore | None = None) -> list[VariantRun]:
     """Search ``queries`` against ``docs`` in every variant: one `VariantRun` each, in the order given.
 
     Run names are ``prefix + variant.name``; the model string ``MODEL-VARIANT`` (``MODEL`` defaults to the doc
     file's stem). For cosine, vectors not already of unit length are normalised once (a copy shared by every
     variant; the files' own matrices are never changed). Approximate indexes (`Variant.index`) are built by
     ``engine`` on ``build_threads`` threads (None: all), trained from ``seed``, and timed on one thread
-    (`evalcore.vectors.ann_runs`).
+    (`evalcore.vectors.ann_runs`); ``builds`` keeps them for the next search of the same docs.
     """
     check_similarity(similarity)
     check_dimensions(queries, docs)
@@ -87,7 +87,8 @@ def search_runs(queries: Vectors, docs: Vectors, variants: Sequence[Variant], *,
                                   f"the {variant.name} search overflowed: scale the vectors down or use cosine",
                                   source=f"{queries.name} and {docs.name}") from None
     approximate = search_indexes(variants, q_matrix, d_matrix, similarity, depth, docs_unit=docs_unit,
-                                 build_threads=build_threads, seed=seed, engine_name=engine, progress=step)
+                                 build_threads=build_threads, seed=seed, engine_name=engine, progress=step,
+                                 builds=builds)
     speeds = exact_speeds(variants, q_matrix, d_matrix, similarity, depth, docs_unit=docs_unit, engine_name=engine)
     out = []
     for variant in variants:

@@ -95,3 +95,20 @@ def test_without_faiss_the_message_says_how_to_install_it(monkeypatch) -> None:
         engine("faiss")
     found, _ = _search([])  # exact search alone never needs it
     assert list(found) == ["float32-full"]
+
+
+def test_a_build_store_keeps_an_index_for_the_next_sweep_of_the_same_docs(monkeypatch) -> None:
+    built = []
+    original = ann_faiss.FaissEngine.build
+
+    def counting(self, spec, docs, similarity, *, seed):
+        built.append(spec.name)
+        return original(self, spec, docs, similarity, seed=seed)
+    monkeypatch.setattr(ann_faiss.FaissEngine, "build", counting)
+    store: dict = {}
+    first, _ = _search(["ivf:nlist=16:nprobe=1", "ivf:nlist=16:nprobe=2"], builds=store)
+    again, _ = _search(["ivf:nlist=16:nprobe=2", "ivf:nlist=16:nprobe=4"], builds=store)  # a value added
+    assert built == ["ivf-nlist16-nprobe1"] and len(store) == 1
+    assert again["ivf-nlist16-nprobe2"].run.to_frame().equals(first["ivf-nlist16-nprobe2"].run.to_frame())
+    _search(["ivf:nlist=16:nprobe=2"], similarity="dot", builds=store)  # another similarity: another index
+    assert len(built) == 2 and len(store) == 2
