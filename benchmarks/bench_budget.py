@@ -28,6 +28,7 @@ from evalcore.analyses.budget import k_budget
 from evalcore.readers.documents import read_documents
 from evalcore.metrics.evaluation import evaluate_runs
 from evalcore.analyses.tokens import get_tokenizer
+from evalcore.report.budget import budget_summary
 
 
 def make_data(n_queries: int, depth: int, n_docs: int, seed: int = 0):
@@ -106,7 +107,7 @@ def main() -> None:
     timed("k_budget(evaluation), text docs (counts cached)",
           lambda: k_budget(evaluation, docs=text_documents, max_k=args.depth, lam=2.0), args.repeat)
     one = report.runs[0]
-    print(f"recommended k = {one.recommended_k}; {one.summary()}")
+    print(f"recommended k = {one.recommended_k}; {budget_summary(one)}")
 
 
 if __name__ == "__main__":

@@ -25,10 +25,13 @@ from evalcore.access import (
     Actor,
     Membership,
     Role,
+    auth_problem,
     local_actor,
     parse_access,
+    secrets_problem,
+    signed_in_address,
 )
-from evalcore.errors import EvalcoreError
+from evalcore.errors import EvalcoreError, NotPermitted
 from evalcore.safe_text import md_text
 from evalcore.store.workspace import default_location
 
@@ -49,17 +52,25 @@ OPEN_OVERRIDE = "EVALCORE_OPEN_TO_NETWORK_WITHOUT_SIGN_IN"
 too)."""
 
 
-def _unreadable_secrets() -> str | None:
-    """A secrets file that exists but cannot be read (Streamlit then reads none of them: sign-in would silently be
-    off), named; None when every existing one loads."""
+def _secrets_problem() -> str | None:
+    """Why the server's secrets cannot be used, in one sentence naming the file (by name, never its folder): a file
+    Streamlit cannot read (it then reads none of them: sign-in would silently be off), not UTF-8, not TOML, or a
+    wrongly typed ``[auth]`` (`evalcore.access.auth_problem`). None when they can, or there are none."""
     try:
-        if st.secrets.load_if_toml_exists():
-            return None
-        files = st.get_option("secrets.files") or []
-    except Exception as exc:  # noqa: BLE001 - a secrets file Streamlit cannot parse
-        return type(exc).__name__
-    existing = [Path(f).name for f in files if Path(f).is_file()]
-    return ", ".join(existing) or None
+        loaded = st.secrets.load_if_toml_exists()
+    except Exception:  # noqa: BLE001 - Streamlit lets its file reading's errors through (a UnicodeDecodeError)
+        loaded = False
+    if loaded:
+        return auth_problem(_secrets_section("auth"), "secrets.toml")
+    existing = [Path(f) for f in (st.get_option("secrets.files") or []) if Path(f).is_file()]
+    for path in existing:
+        try:
+            problem = secrets_problem(path.read_bytes(), path.name)
+        except OSError as exc:
+            problem = f"{path.name}: cannot be read ({exc.strerror})."
+        if problem is not None:
+            return problem
+    return f"{', '.join(p.name for p in existing)}: Streamlit cannot read it." if existing else None
 
 
 def _served_beyond_this_machine() -> bool:
@@ -74,12 +85,12 @@ def _served_beyond_this_machine() -> bool:
 
 
 def misconfigured() -> str | None:
-    """Why this server must not show any page (a secrets file that cannot be read, or the network served without
-    sign-in and without the operator's override), or None."""
-    unreadable = _unreadable_secrets()
-    if unreadable:
-        return (f"The server's secrets file ({unreadable}) cannot be read, so sign-in and the roles are off. The "
-                "operator fixes the file (TOML syntax) and restarts the server.")
+    """Why this server must not show any page (a secrets file that cannot be used, or the network served without
+    sign-in and without the operator's override), or None; Markdown, the file's own text escaped."""
+    problem = _secrets_problem()
+    if problem:
+        return (f"The server's secrets cannot be used, so sign-in and the roles are off: {md_text(problem)} The "
+                "operator fixes the file and restarts the server.")  # the problem quotes the file: shown as written
     if not sign_in_configured() and _served_beyond_this_machine() and os.environ.get(OPEN_OVERRIDE, "") != "1":
         return ("This server listens on the network but has no sign-in configured. The operator configures sign-in "
                 f"(README, Team server), serves on 127.0.0.1, or sets {OPEN_OVERRIDE}=1 to serve it open.")
@@ -110,8 +121,8 @@ def _signed_in_email() -> str | None:
         return None
     if user.get("email_verified") is not True:  # an address the provider has not vouched for names no one (a
         return None                              # provider that leaves the claim out may let people choose it)
-    email = user.get("email")
-    return str(email).strip().lower() if email else None
+    email = user.get("email")  # compared and recorded as written, ASCII case aside: a look-alike is refused
+    return signed_in_address(str(email)) if email else None
 
 
 def membership() -> Membership | None:
@@ -160,10 +171,17 @@ def gate() -> None:
         return
     try:
         config = roles()
-        email = _signed_in_email()
-        found = config.membership(email) if email else None
     except EvalcoreError as exc:
         st.error(md_text(f"This server's sign-in is misconfigured: {exc}"), icon=":material/error:")
+        st.stop()
+    try:
+        email = _signed_in_email()
+        found = config.membership(email) if email else None
+    except NotPermitted as exc:  # an ambiguous (look-alike) address, or one listed in two teams
+        st.title("evalcore")
+        st.warning(md_text(str(exc)), icon=":material/block:")
+        if st.button("Sign out", key="access.sign_out"):
+            st.logout()
         st.stop()
     if not st.user.get("is_logged_in"):
         st.title("evalcore")

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import pandas as pd
 
-from evalcore.stats.paired import format_amount
+from evalcore.report.amounts import format_amount
 
 from dashboard.index_charts import index_frontier, index_speed  # noqa: F401 - the Index size page's charts
 

@@ -40,7 +40,8 @@ from evalcore.analyses.curves import warnings_at
 from evalcore.errors import EvalcoreError, InputError
 from evalcore.metrics.split import scoring_labels
 from evalcore.readers.runs import META_FIELDS, sidecar_path
-from evalcore.readers.sources import FORMATS, Source, open_source
+from evalcore.readers.formats import FORMATS, file_stem
+from evalcore.readers.sources import Source, open_source
 from evalcore.store.datasets import Dataset, FileRef, RunSpec
 from evalcore.store.workspace import Workspace, default_location
 
@@ -165,7 +166,7 @@ def _sample_dataset(location: str) -> Dataset:
         if sidecar.is_file():
             raw = json.loads(sidecar.read_text(encoding="utf-8-sig"))
             meta = {k: raw[k] for k in META_FIELDS if k in raw}
-        runs.append(RunSpec(file=put(name), name=Source(name, b"").stem, **meta))
+        runs.append(RunSpec(file=put(name), name=file_stem(name), **meta))
     dataset = Dataset(labels=put(SAMPLE_FILES["labels"]), runs=tuple(runs),
                       documents=put(SAMPLE_FILES["documents"]), sample=True)
     _uploads(location).put_dataset(dataset)

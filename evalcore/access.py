@@ -11,14 +11,18 @@ workspace per team, so no team sees another's data.
 from __future__ import annotations
 
 import getpass
+import re
+import string
 import tomllib
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import IntEnum
 from pathlib import Path
 from typing import Any
 
-from .errors import AccessConfigError, NotPermitted
+from .errors import AccessConfigError, NotPermitted, UsageError
+from .safe_text import has_control, one_line
 
 
 class Role(IntEnum):
@@ -98,19 +102,65 @@ def require(actor: Actor, action: str) -> None:
 
 
 def login_name() -> str:
-    """The operating system's login name ("unknown" where there is none, as in some containers)."""
+    """The operating system's login name ("unknown" where there is none, as in some containers), its control
+    characters escaped (`one_line`: it comes from LOGNAME or USER, which anyone can set)."""
     try:
-        return getpass.getuser()
+        return one_line(getpass.getuser())
     except Exception:  # no login name: still record that someone acted
         return "unknown"
 
 
 def local_actor(who: str | None = None) -> Actor:
     """The person at this machine (the command line, or a dashboard on 127.0.0.1 without sign-in): the owner of the
-    workspace they can write anyway, named ``who`` when given, else by the login name."""
+    workspace they can write anyway, named by the login name. A name given with ``--who`` (``who``) is a claim
+    nobody checked, so it is recorded beside the login name: ``ana (--who; login lee)`` (just ``lee`` when it is the
+    login name); one holding a control
+    character is refused (`UsageError`): a newline would show a made-up line wherever the record is listed."""
     if who is not None and str(who).strip():
-        return Actor(str(who).strip(), Role.OWNER, "--who")
+        claim = str(who).strip()
+        if has_control(claim):
+            raise UsageError(f"--who: expected a name without control characters (a newline, tab or escape would "
+                             f"forge a line where the record is shown), got {ascii(claim)}.")
+        login = login_name()
+        if claim != login:
+            return Actor(f"{claim} (--who; login {login})", Role.OWNER, "--who")
     return Actor(login_name(), Role.OWNER, "the login name")
+
+
+# ----------------------------------------------------------------------------- email addresses
+
+_ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
+_CONTROL_OR_SPACE = re.compile(r"[\x00-\x20\x7f-\x9f\s]")
+
+
+def ascii_folded(text: str) -> str:
+    """``text`` with the ASCII letters A-Z lower-cased and nothing else changed: Unicode case folding would turn
+    look-alikes into letters (KELVIN SIGN into ``k``), so other letters are compared exactly as written."""
+    return text.translate(_ASCII_LOWER)
+
+
+def address_problem(text: str) -> str | None:
+    """Why ``text`` (an email address or ``@domain``) cannot name one person exactly, as the end of a sentence; None
+    when it can. An address that Unicode normalisation (NFKC) changes is ambiguous: it looks like another address
+    (``\u212aim@`` with a KELVIN SIGN looks like ``kim@``), so it names no one."""
+    if _CONTROL_OR_SPACE.search(text):
+        return "holds a space or a control character, which no address has"
+    normal = unicodedata.normalize("NFKC", text)
+    if normal != text:
+        return (f"is ambiguous: Unicode normalisation (NFKC) turns it into {normal!r}, a different address that looks "
+                "alike")
+    return None
+
+
+def signed_in_address(email: str) -> str:
+    """The form a signed-in person's address is compared and recorded in (`ascii_folded`); `NotPermitted` when the
+    address is ambiguous (`address_problem`), so a look-alike never takes another person's place."""
+    text = str(email).strip()
+    problem = address_problem(text)
+    if problem is not None:
+        raise NotPermitted(f"The email address {ascii(text)} {problem}, so it names no one here; sign in with an "
+                           "address written in plain characters, or ask the server's owner.")
+    return ascii_folded(text)
 
 
 # ----------------------------------------------------------------------------- the roles configuration
@@ -131,8 +181,8 @@ class Team:
     rules: tuple[tuple[str, Role], ...]
 
     def role_of(self, email: str) -> Role | None:
-        """The highest role any rule gives ``email`` (None: not in this team)."""
-        address = email.strip().lower()
+        """The highest role any rule gives ``email`` (None: not in this team; `NotPermitted` when ambiguous)."""
+        address = signed_in_address(email)
         domain = "@" + address.rsplit("@", 1)[1] if "@" in address else None
         roles = [role for entry, role in self.rules if entry == address or (domain is not None and entry == domain)]
         return max(roles) if roles else None
@@ -171,7 +221,8 @@ class AccessConfig:
 
     def membership(self, email: str) -> Membership | None:
         """Where ``email`` belongs (None: on no list). Listed in two teams: refused, since each person works in one
-        team's workspace on a server."""
+        team's workspace on a server. An ambiguous address (`address_problem`) is refused (`NotPermitted`)."""
+        email = signed_in_address(email)
         found = [(team, role) for team in self.teams if (role := team.role_of(email)) is not None]
         if not found:
             return None
@@ -226,13 +277,71 @@ def parse_access(section: Mapping[str, Any] | None, source: str = f"[{SECTION}]"
 def read_access(path: str | Path) -> AccessConfig:
     """The ``[evalcore]`` section of a TOML file (the dashboard's ``secrets.toml``) as an `AccessConfig`."""
     try:
-        with open(path, "rb") as handle:
-            parsed = tomllib.load(handle)
+        data = Path(path).read_bytes()
     except FileNotFoundError:
         raise AccessConfigError(f"{path}: no such file (expected a TOML file with an [{SECTION}] section).") from None
+    return parse_access(_toml(data, str(path)).get(SECTION), f"{path} [{SECTION}]")
+
+
+def _toml(data: bytes, source: str) -> dict:
+    """The TOML file ``source`` (its bytes) parsed; `AccessConfigError` in one sentence when it is not UTF-8 text or
+    not valid TOML."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        why = ("it starts with bytes FF FE or FE FF: saved as UTF-16" if data[:2] in (b"\xff\xfe", b"\xfe\xff")
+               else f"byte {exc.start + 1:,} is not UTF-8")
+        raise AccessConfigError(f"{source}: not UTF-8 text ({why}); save it as UTF-8.") from None
+    try:
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise AccessConfigError(f"{path}: not valid TOML ({exc}).") from None
-    return parse_access(parsed.get(SECTION), f"{path} [{SECTION}]")
+        raise AccessConfigError(f"{source}: not valid TOML ({exc}).") from None
+
+
+# ----------------------------------------------------------------------------- the secrets file as a whole
+
+AUTH_TEXT_KEYS = ("redirect_uri", "cookie_secret", "client_id", "client_secret", "server_metadata_url")
+"""Keys of Streamlit's ``[auth]`` section (and of each ``[auth.PROVIDER]``) whose value must be text."""
+
+
+def auth_problem(section: object, file: str | None = None) -> str | None:
+    """What is wrongly typed in Streamlit's ``[auth]`` section (of ``file`` when named), in one sentence; None when
+    nothing is, or there is no section.
+
+    Streamlit itself fails with a traceback on these (``auth = "yes"`` stops the server as it starts). A value is
+    never shown, only its kind: the section holds secrets."""
+    where = f"{file} " if file else ""
+    if section is None:
+        return None
+    if not isinstance(section, Mapping):
+        return (f"{where}[auth]: expected a table (redirect_uri, cookie_secret and a provider's client_id, "
+                f"client_secret and server_metadata_url), got {_kind(section)}.")
+    for key, value in section.items():
+        if key in AUTH_TEXT_KEYS and not isinstance(value, str):
+            return f"{where}[auth].{key}: expected text in quotes, got {_kind(value)}."
+        if isinstance(value, Mapping):
+            for inner, setting in value.items():
+                if inner in AUTH_TEXT_KEYS and not isinstance(setting, str):
+                    return f"{where}[auth.{key}].{inner}: expected text in quotes, got {_kind(setting)}."
+    return None
+
+
+def secrets_problem(data: bytes, source: str) -> str | None:
+    """Why the secrets file ``source`` (its bytes ``data``) cannot be used, in one sentence; None when it can: not
+    UTF-8 text, not valid TOML, a wrongly typed ``[auth]`` (`auth_problem`) or ``[evalcore]`` (`parse_access`)."""
+    try:
+        parsed = _toml(data, source)
+        parse_access(parsed.get(SECTION), f"{source} [{SECTION}]")
+    except AccessConfigError as exc:
+        return str(exc)
+    return auth_problem(parsed.get("auth"), source)
+
+
+def _kind(value: object) -> str:
+    """What a TOML value is, in words (``a number``, ``a list``), without the value itself."""
+    kinds = ((bool, "true or false"), (int, "a number"), (float, "a number"), (str, "text"), (list, "a list"),
+             (Mapping, "a table"))
+    return next((word for kind, word in kinds if isinstance(value, kind)), "a date or time")
 
 
 def _team(name: str, body: Mapping[str, Any], where: str) -> Team:
@@ -244,9 +353,16 @@ def _team(name: str, body: Mapping[str, Any], where: str) -> Team:
         if not isinstance(entries, (list, tuple)):
             raise AccessConfigError(f"{where}.{key}: expected a list of email addresses or @domains, got {entries!r}.")
         for entry in entries:
-            text = str(entry).strip().lower()
+            if not isinstance(entry, str):
+                raise AccessConfigError(f"{where}.{key}: expected each entry to be an email address or @domain in "
+                                        f"quotes (\"ana@example.com\"), got {entry!r}.")
+            text = ascii_folded(entry.strip())
+            problem = None if _CONTROL_OR_SPACE.search(text) else address_problem(text)
+            if problem is not None:
+                raise AccessConfigError(f"{where}.{key}: the entry {ascii(entry.strip())} {problem}; write the "
+                                        "address in plain characters.")
             local, at, domain = text.rpartition("@")
-            if not at or not domain or "." not in domain or " " in text or (local and "@" in local):
+            if not at or not domain or "." not in domain or _CONTROL_OR_SPACE.search(text) or (local and "@" in local):
                 raise AccessConfigError(f"{where}.{key}: expected an email address (ana@example.com) or a domain "
                                         f"(@example.com), got {entry!r}.")
             rules.append((text, role))

@@ -1,18 +1,25 @@
 """Text out: spreadsheet-formula neutralising, Markdown escaping of user text, and plain and Markdown tables.
 
-Every layer that renders a result as text uses these, so user text is made inert in one place."""
+Every layer that renders a result as text uses these, so user text is made inert in one place. Standard library
+only (pandas frames are passed in, never imported): `evalcore.access` uses it, and scripts/serving_check.py loads
+that before the virtual environment exists."""
 
 from __future__ import annotations
 
 import csv
 import io
 import re
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
 
-import pandas as pd
+if TYPE_CHECKING:  # type hints only: this module runs without pandas
+    import pandas as pd
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_ANY_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+"""Every character that moves the cursor, starts a line or reorders what is shown: C0 and C1 controls (newline and
+tab too), the Unicode line and paragraph separators, and the bidirectional overrides and isolates."""
+_SHORT_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _MARKDOWN_SPECIAL = re.compile(r"[\\`*_{}\[\]<>()#+\-.!|~$&]|:|(?<=:material)/")
 """What Markdown (CommonMark, GFM, Streamlit's) may read as markup; `md_text` writes it backslash-escaped, which every
 one of them shows as the character itself. ``$`` opens LaTeX in Streamlit. A colon is escaped only where it opens or
@@ -35,7 +42,7 @@ def safe_frame(frame: pd.DataFrame) -> pd.DataFrame:
     """A copy of ``frame`` with every text cell (and column name) passed through `safe_cell`."""
     out = frame.copy()
     for column in out.columns:
-        if not pd.api.types.is_numeric_dtype(out[column].dtype):
+        if out[column].dtype.kind not in "biufc":  # numbers (and true/false) are data, never formulas
             out[column] = out[column].map(safe_cell)
     out.columns = [safe_cell(str(c)) for c in out.columns]
     return out
@@ -59,6 +66,21 @@ def terminal_safe(text: str) -> str:
     """Text that a terminal shows as written: control characters (an ESC colour or clipboard sequence, a carriage
     return that overwrites the line) appear escaped as ``\\xNN``; newlines and tabs are kept."""
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def has_control(text: str) -> bool:
+    """Whether ``text`` holds a character that could forge or hide text where it is shown (`_ANY_CONTROL`): a name
+    recorded with a change must not (a newline in ``--who`` would show a second, made-up line in the record)."""
+    return _ANY_CONTROL.search(text) is not None
+
+
+def one_line(text: str) -> str:
+    """``text`` on one line, shown as written: every character `has_control` finds escaped (``\\n``, ``\\t``,
+    ``\\x1b``, ``\\u202e``), so a table cell is one line and a record shows no line it does not hold."""
+    def escaped(match: re.Match) -> str:
+        char = match.group()
+        return _SHORT_ESCAPES.get(char) or (f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}")
+    return _ANY_CONTROL.sub(escaped, text)
 
 
 def md_text(value: object) -> str:
@@ -86,7 +108,10 @@ def md_text(value: object) -> str:
 
 def text_table(header: list[str], body: list[list[str]], *, right: set[int] = frozenset(),
                title: str | None = None) -> str:
-    """A plain-text table: columns padded to width, those in ``right`` right-aligned."""
+    """A plain-text table: columns padded to width, those in ``right`` right-aligned, each cell on one line
+    (`one_line`: a newline in a name or note never starts a row of its own)."""
+    header = [one_line(h) for h in header]
+    body = [[one_line(c) for c in row] for row in body]
     widths = [max([len(h)] + [len(r[i]) for r in body]) for i, h in enumerate(header)]
 
     def fmt(cells: list[str]) -> str:

@@ -9,7 +9,11 @@ The data describes "Kestrel", a fictional team-chat SaaS product:
 * ``base.trec``, ``tuned.trec``, ``tuned-256d.trec`` -- three ranked runs (top 100
                          per query) plus ``*.meta.json`` sidecars;
 * ``seed_example/``   -- the seed example from the docs (the README's Python example)
-                         as JSON files.
+                         as JSON files;
+* ``vectors/``        -- the three models' dense vectors (see make_vectors);
+* ``chunking/``       -- the same docs chunked three ways, a run per chunking and the
+                         labels with evidence spans (written by sample_chunking.py beside
+                         this script, which describes them).
 
 The runs come from a real (if tiny) retrieval mechanism, not from random numbers.
 Every text becomes a hashed, IDF-weighted bag of features (stemmed words, word
@@ -54,6 +58,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+from sample_chunking import TunedModel, summarize_chunking, write_chunking
 
 SEED = 20240611
 N_QUERIES = 320
@@ -184,6 +190,11 @@ PARAMS = dict(
 SYNONYM_COVERAGE = 0.6  # share of the product-jargon entries the tuned model "learned"
 SYN_MAX_DF = 8         # synonym tables only cover words found in fewer chunks than this
 
+# The topic's own facts: a lead or detail sentence containing one of them is evidence for the chunking sample
+# (sample_chunking.py); the sentences around them are context.
+FACT_SLOTS = ("purpose", "path", "button", "role", "plan", "endpoint", "scope", "event", "limit", "error", "mobile",
+              "notify_when", "notify_who", "off_effect")
+
 # Query mix.
 N_FACET_TEAM = 36      # team-written queries taken from the hand-written facet lists
 N_FACET_CUST = 40      # customer queries taken from the hand-written facet lists
@@ -220,7 +231,9 @@ def _words(s):
 
 
 def build_corpus(rng):
-    """Return a list of chunk dicts: doc_id, title, text, topic index, kind, key."""
+    """Return a list of chunk dicts: doc_id, title, text, topic index, kind, key, and parts: the text's pieces in
+    order as (role, text), role "lead" / "detail" (of a generic aspect), "facet" (a hand-written paragraph) or
+    "context" (topic-wide and product-wide sentences); the text is the pieces joined by single spaces."""
     chunks = []
     for ti, t in enumerate(T):
         slots = _slots(t)
@@ -242,10 +255,12 @@ def build_corpus(rng):
                 n_det = int(rng.integers(DETAIL_RANGE[0], DETAIL_RANGE[1] + 1))
                 det_idx = sorted(rng.choice(len(spec["detail"]), size=min(n_det, len(spec["detail"])), replace=False))
                 body = [lead] + [spec["detail"][i].format(**slots) for i in det_idx]
+                roles = ["lead"] + ["detail"] * len(det_idx)
                 title = f"{t['title']}: {spec['title'].lower()}"
             else:
                 f = facets[key]
                 body = [f[1][0]]
+                roles = ["facet"]
                 title = f"{t['title']}: {f[2][0]}"
             n_gen = int(rng.integers(GENERAL_RANGE[0], GENERAL_RANGE[1] + 1))
             body += general[:n_gen]
@@ -260,9 +275,10 @@ def build_corpus(rng):
                 k += 1
             while _words(" ".join(body)) > 200 and len(body) > 2:
                 body.pop()
-            text = " ".join(_cap(s) for s in body)
-            chunks.append(dict(doc_id=f"{prefix}-{n:02d}", title=_cap(title), text=text,
-                               topic=ti, kind=kind, key=key))
+            parts = [_cap(s) for s in body]
+            roles = (roles + ["context"] * len(body))[:len(body)]
+            chunks.append(dict(doc_id=f"{prefix}-{n:02d}", title=_cap(title), text=" ".join(parts),
+                               topic=ti, kind=kind, key=key, parts=list(zip(roles, parts))))
     return chunks
 
 
@@ -545,7 +561,7 @@ def embed(doc_titles, doc_texts, query_texts, cfg, synonyms=None):
     default_idf = float(np.log(n + 1) + 1.0)
     D = _vectorize(doc_feats, idf, default_idf, HASH_DIMS, sublinear=True)
     Q = _vectorize(q_feats, idf, default_idf, HASH_DIMS, sublinear=False)
-    return D, Q
+    return D, Q, q_feats
 
 
 def truncated_scores(G, S, dims, rng):
@@ -653,14 +669,16 @@ RUNS = [
 
 
 def make_runs(chunks, queries):
+    """The three runs, the synonym tables' sizes, the dense vectors, and the tuned model's query x doc
+    similarities and query features (which the chunked runs reuse)."""
     doc_titles = [c["title"] for c in chunks]
     doc_texts = [c["text"] for c in chunks]
     q_texts = [q["text"] for q in queries]
     pb, pt, pp = PARAMS["base"], PARAMS["tuned"], PARAMS["tuned_256"]
     syn_b = synonym_table(pb["synonyms"], doc_texts, np.random.default_rng([SEED, 3]))
     syn_t = synonym_table(pt["synonyms"], doc_texts, np.random.default_rng([SEED, 3]))
-    D_b, Q_b = embed(doc_titles, doc_texts, q_texts, pb, synonyms=syn_b)
-    D_t, Q_t = embed(doc_titles, doc_texts, q_texts, pt, synonyms=syn_t)
+    D_b, Q_b, _ = embed(doc_titles, doc_texts, q_texts, pb, synonyms=syn_b)
+    D_t, Q_t, q_feats_t = embed(doc_titles, doc_texts, q_texts, pt, synonyms=syn_t)
     S_t = cosine_scores(D_t, Q_t)
     S_p = truncated_scores(cosine_scores(D_t, D_t), S_t, pp["dims"], np.random.default_rng([SEED, 4]))
     S_b = cosine_scores(D_b, Q_b)
@@ -670,7 +688,7 @@ def make_runs(chunks, queries):
         "tuned-256d": rank_top(S_p, pp["noise"], np.random.default_rng([SEED, 7])),
     }
     vectors = make_vectors(cosine_scores(D_b, D_b), S_b, cosine_scores(D_t, D_t), S_t)
-    return runs, (len(syn_b), len(syn_t)), vectors
+    return runs, (len(syn_b), len(syn_t)), vectors, (S_t, q_feats_t)
 
 
 # ----------------------------------------------------------------------------------------
@@ -883,7 +901,7 @@ def main(argv=None):
     chunks = build_corpus(np.random.default_rng([SEED, 1]))
     queries = build_queries(chunks, np.random.default_rng([SEED, 2]))
     assert len(queries) == N_QUERIES, len(queries)
-    runs, n_syn, vectors = make_runs(chunks, queries)
+    runs, n_syn, vectors, (tuned_scores, tuned_query_features) = make_runs(chunks, queries)
     base = list(runs["base"])
     # reorder queries (and every run) by the same permutation
     perm_rng = np.random.default_rng([SEED, 8])
@@ -895,6 +913,10 @@ def main(argv=None):
     vectors = {k: (docs, qs[new_order]) for k, (docs, qs) in vectors.items()}
     write_all(out, chunks, tagged, runs)
     write_vectors(out, chunks, tagged, vectors)
+    doc_facts = {c["doc_id"]: [T[c["topic"]][slot] for slot in FACT_SLOTS] for c in chunks}
+    tuned = TunedModel(tuned_scores[new_order], [tuned_query_features[i] for i in new_order],
+                       lambda text: _features(text, PARAMS["tuned"]))
+    write_chunking(out, chunks, tagged, doc_facts, tuned, rank_top, SEED)
     text, _ = summarize(out)
     n_multi = sum(len(q["relevant"]) > 1 for q in tagged)
     n_g2 = sum(2 in q["relevant"].values() for q in tagged)
@@ -906,6 +928,8 @@ def main(argv=None):
           f"synonym tables: base {n_syn[0]}, tuned {n_syn[1]} entries")
     print()
     print(text)
+    print()
+    print(summarize_chunking(out))
 
 
 if __name__ == "__main__":

@@ -1,22 +1,27 @@
-"""Refuse to serve the dashboard to the network without sign-in: run by scripts/start.sh before anything else.
+"""Refuse to serve the dashboard to the network without sign-in, or at all with a broken secrets file: run by
+scripts/start.sh before anything else.
 
     python3 scripts/serving_check.py HOST [streamlit run arguments ...]
 
 HOST is where the server will listen (EVALCORE_HOST; a ``--server.address`` among the arguments wins, as it does
-for Streamlit). A loopback address (127.0.0.1, ::1, localhost) passes: one person on this machine. Any other
-address passes only when sign-in is configured: an ``[auth]`` section with ``redirect_uri``, ``cookie_secret`` and a
-provider's ``client_id``, ``client_secret`` and ``server_metadata_url`` in a secrets file Streamlit reads
-(``--secrets.files``, else ~/.streamlit/secrets.toml, .streamlit/secrets.toml, dashboard/.streamlit/secrets.toml),
-or when the operator sets EVALCORE_OPEN_TO_NETWORK_WITHOUT_SIGN_IN=1. Exit 0 to go on, 3 refused (the reason on
-stderr). Standard library only: it runs before the virtual environment is set up.
+for Streamlit). Every secrets file Streamlit reads (``--secrets.files``, else ~/.streamlit/secrets.toml,
+.streamlit/secrets.toml, dashboard/.streamlit/secrets.toml) must be UTF-8 TOML with a well-typed ``[auth]`` and
+``[evalcore]`` (Streamlit stops with a traceback as it starts on ``auth = "yes"``, and reads no file at all when
+one cannot be parsed). Then a loopback address (127.0.0.1, ::1, localhost) passes: one person on this machine. Any
+other address passes only when sign-in is configured: an ``[auth]`` section with ``redirect_uri``,
+``cookie_secret`` and a provider's ``client_id``, ``client_secret`` and ``server_metadata_url``, or when the
+operator sets EVALCORE_OPEN_TO_NETWORK_WITHOUT_SIGN_IN=1. Exit 0 to go on, 3 refused (the reason on stderr, one
+line). Standard library only: it runs before the virtual environment is set up.
 """
 
 from __future__ import annotations
 
+import importlib
 import ipaddress
 import os
 import sys
 import tomllib
+import types
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -54,19 +59,40 @@ def secrets_files(args: list[str]) -> list[Path]:
             ROOT / "dashboard" / ".streamlit" / "secrets.toml"]
 
 
-def auth_section(files: list[Path]) -> tuple[dict, list[str]]:
-    """The ``[auth]`` tables of ``files`` merged (later files win, as in Streamlit), and problems reading them."""
-    merged: dict = {}
-    problems = []
+def access_checks() -> types.ModuleType:
+    """evalcore/access.py, whose checks of a secrets file the app uses too, loaded without the evalcore package (its
+    __init__ needs numpy and pandas, installed only after this check); access.py and the errors module it imports
+    use the standard library alone (tests/test_start_script.py runs this check without site-packages)."""
+    package = types.ModuleType("_evalcore_access")
+    package.__path__ = [str(ROOT / "evalcore")]
+    sys.modules.setdefault("_evalcore_access", package)
+    return importlib.import_module("_evalcore_access.access")
+
+
+def secrets_problem(files: list[Path]) -> str | None:
+    """The first secrets file that cannot be used, and why, in one sentence (None: every existing one can)."""
+    check = access_checks().secrets_problem
     for path in files:
-        if not path.is_file():
+        if not path.exists():
             continue
         try:
-            with open(path, "rb") as handle:
-                merged.update(tomllib.load(handle).get("auth") or {})
-        except (OSError, tomllib.TOMLDecodeError) as exc:
-            problems.append(f"{path}: {exc}")
-    return merged, problems
+            data = path.read_bytes()
+        except OSError as exc:
+            return f"{path}: cannot be read ({exc.strerror})."
+        problem = check(data, str(path))
+        if problem is not None:
+            return problem
+    return None
+
+
+def auth_section(files: list[Path]) -> dict:
+    """The ``[auth]`` tables of ``files`` merged (later files win, as in Streamlit); every file already checked by
+    `secrets_problem`."""
+    merged: dict = {}
+    for path in files:
+        if path.is_file():
+            merged.update(tomllib.loads(path.read_text(encoding="utf-8")).get("auth") or {})
+    return merged
 
 
 def sign_in_missing(auth: dict) -> str | None:
@@ -82,15 +108,16 @@ def sign_in_missing(auth: dict) -> str | None:
 
 def main(argv: list[str]) -> int:
     host = (option(argv[1:], "--server.address") or [argv[0] if argv else "127.0.0.1"])[-1]
+    files = secrets_files(argv[1:])
+    problem = secrets_problem(files)
+    if problem is not None:  # Streamlit would stop with a traceback, or read none of the files (sign-in off)
+        print(f"evalcore: refusing to start the dashboard on {host}: a secrets file cannot be read: {problem} Fix the "
+              "file and start again (Streamlit would stop as it starts, or read none of the secrets files and leave "
+              "sign-in off).", file=sys.stderr)
+        return REFUSED
     if is_loopback(host):
         return 0
-    files = secrets_files(argv[1:])
-    auth, problems = auth_section(files)
-    if problems:  # Streamlit reads none of the files when one cannot be parsed: sign-in would be off
-        print(f"evalcore: refusing to serve the dashboard on {host}: a secrets file cannot be read "
-              f"({'; '.join(problems)}), and with it Streamlit would read none of them, leaving sign-in off. Fix the "
-              "file (TOML syntax) and start again.", file=sys.stderr)
-        return REFUSED
+    auth = auth_section(files)
     missing = sign_in_missing(auth)
     if missing is None:
         redirect = str(auth.get("redirect_uri", ""))
@@ -104,9 +131,8 @@ def main(argv: list[str]) -> int:
               file=sys.stderr)
         return 0
     read = ", ".join(str(p) for p in files)
-    extra = f" ({'; '.join(problems)})" if problems else ""
     print(f"evalcore: refusing to serve the dashboard on {host} without sign-in: {missing} in the secrets files "
-          f"read ({read}){extra}. Anyone on the network could see every saved label set, run and evaluation, delete "
+          f"read ({read}). Anyone on the network could see every saved label set, run and evaluation, delete "
           f"them and reveal the holdout. Configure sign-in (README, Team server: [auth] and [evalcore] in "
           f".streamlit/secrets.toml), or serve on 127.0.0.1; to serve the network open anyway, set {OVERRIDE}=1.",
           file=sys.stderr)

@@ -52,3 +52,44 @@ def mean_scores(
         for name, value in scores.items():
             totals[name] = totals.get(name, 0.0) + value
     return {name: value / len(evaluated) for name, value in totals.items()}
+
+
+def chunk_query_scores(ranking: list[str], doc_of: dict[str, str], grades: dict[str, float], k: int,
+                       min_grade: float = 1) -> dict[str, float]:
+    """Every metric at cutoff k for one query whose ranking lists chunks (in order, without repeats): k counts
+    chunks, relevance is the chunk's document's, and a document found by several chunks counts once (for recall,
+    hit, nDCG and the reciprocal rank; precision counts each chunk of a relevant document, judged each chunk of a
+    judged one)."""
+    relevant = {d for d, g in grades.items() if g >= min_grade}
+    top = ranking[:k]
+    docs_found = {doc_of[c] for c in top if doc_of[c] in relevant}
+    recall = len(docs_found) / len(relevant) if relevant else 0.0
+    hit = 1.0 if docs_found else 0.0
+    precision = sum(1 for c in top if doc_of[c] in relevant) / k
+    seen: set[str] = set()
+    dcg = 0.0
+    for i, chunk in enumerate(top):
+        doc = doc_of[chunk]
+        if doc not in seen:
+            dcg += max(grades.get(doc, 0.0), 0.0) / math.log2(i + 2)
+            seen.add(doc)
+    ideal = sorted((g for g in grades.values() if g > 0), reverse=True)[:k]
+    idcg = sum(g / math.log2(i + 2) for i, g in enumerate(ideal))
+    ndcg = dcg / idcg if idcg > 0 else 0.0
+    judged = sum(1 for c in top if doc_of[c] in grades) / len(top) if top else 0.0
+    rr = 0.0
+    for i, chunk in enumerate(ranking):
+        if doc_of[chunk] in relevant:
+            rr = 1.0 / (i + 1)
+            break
+    return {"recall": recall, "hit": hit, "precision": precision, "ndcg": ndcg, "judged": judged, "rr": rr}
+
+
+def evidence_query_scores(ranking: list[str], place: dict[str, tuple[str, int, int]],
+                          spans: list[tuple[str, int, int]], k: int) -> tuple[float, float]:
+    """Evidence recall and precision at k for one query, with sets of characters: ``place`` gives each chunk's
+    (document, start, end), ``spans`` the query's evidence as (document, start, end)."""
+    evidence = {(doc, c) for doc, start, end in spans for c in range(start, end)}
+    covered = {(place[chunk][0], c) for chunk in ranking[:k] for c in range(place[chunk][1], place[chunk][2])}
+    found = len(evidence & covered)
+    return (found / len(evidence) if evidence else 0.0), (found / len(covered) if covered else 0.0)

@@ -45,7 +45,7 @@ def test_a_refusal_is_a_plain_sentence_naming_person_role_and_what_it_needs() ->
 
 def test_the_command_line_acts_as_owner_named_by_who_or_the_login_name() -> None:
     assert local_actor() == Actor(login_name(), Role.OWNER, "the login name")
-    assert local_actor("  ana ") == Actor("ana", Role.OWNER, "--who")
+    assert local_actor("  ana ") == Actor(f"ana (--who; login {login_name()})", Role.OWNER, "--who")  # a claim
 
 
 def test_roles_come_from_addresses_and_domains_the_highest_role_wins(tmp_path: Path) -> None:
@@ -99,3 +99,52 @@ def test_the_server_default_workspace_counts_as_a_team_folder() -> None:
     assert config.with_default(Path("/srv/a")).membership("x@example.com").workspace == Path("/srv/a")
     with pytest.raises(AccessConfigError, match="two teams would use the workspace /srv/b"):
         config.with_default(Path("/srv/b"))
+
+
+# ----------------------------------------------------------------------------- look-alike addresses (issue 24)
+
+KELVIN_KIM = "\u212aim@example.test"  # KELVIN SIGN, not the letter K: another address that looks like kim's
+
+
+def test_a_look_alike_address_does_not_take_another_persons_role() -> None:
+    config = parse_access({"owners": ["kim@example.test"], "viewers": ["@example.test"]})
+    with pytest.raises(NotPermitted) as refused:
+        config.membership(KELVIN_KIM)
+    message = str(refused.value)
+    assert "ambiguous" in message and "\\u212aim@example.test" in message and "kim@example.test" in message.lower()
+    assert "\n" not in message
+    assert config.membership("Kim@EXAMPLE.test").role == Role.OWNER  # ASCII case still does not matter
+
+
+@pytest.mark.parametrize("address", [
+    "kim\uff20example.test",  # FULLWIDTH COMMERCIAL AT
+    "kim@exa\u2163mple.test",  # ROMAN NUMERAL FOUR
+    "ki\u0301m@example.test",  # i + COMBINING ACUTE ACCENT: NFKC composes them into one letter
+])
+def test_an_address_that_unicode_normalisation_changes_is_refused_as_ambiguous(address) -> None:
+    config = parse_access({"viewers": ["@example.test"]})
+    with pytest.raises(NotPermitted, match="ambiguous"):
+        config.membership(address)
+
+
+def test_non_ascii_letters_are_compared_exactly_not_case_folded() -> None:
+    config = parse_access({"owners": ["kim@example.test"]})
+    assert config.membership("k\u0131m@example.test") is None  # dotless i: a different address, on no list
+    assert parse_access({"owners": ["\u00fcnal@example.test"]}).membership("\u00dcnal@example.test") is None
+
+
+def test_a_look_alike_address_in_the_roles_is_a_configuration_error() -> None:
+    with pytest.raises(AccessConfigError) as bad:
+        parse_access({"owners": [KELVIN_KIM]}, "secrets.toml [evalcore]")
+    message = str(bad.value)
+    assert message.startswith("secrets.toml [evalcore].owners: ") and "ambiguous" in message and "\n" not in message
+
+
+@pytest.mark.parametrize("entry", [["a@x.com"], 7, True, {"email": "a@x.com"}])
+def test_a_roles_entry_that_is_not_text_is_a_configuration_error_not_a_rule_matching_nobody(entry) -> None:
+    with pytest.raises(AccessConfigError) as bad:
+        parse_access({"owners": [entry]}, "secrets.toml [evalcore]")
+    assert str(bad.value) == ("secrets.toml [evalcore].owners: expected each entry to be an email address or @domain "
+                              f"in quotes (\"ana@example.com\"), got {entry!r}.")
+    with pytest.raises(AccessConfigError, match=r"teams\.a\.viewers: expected each entry"):
+        parse_access({"teams": {"a": {"workspace": "/srv/a", "viewers": [entry]}}}, "secrets.toml [evalcore]")

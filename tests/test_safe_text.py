@@ -78,3 +78,12 @@ def test_what_streamlit_rewrites_after_escapes_is_kept_apart(text: str) -> None:
 
 def test_html_entities_show_as_written() -> None:
     assert md_text("R&amp;D") == "R\\&amp;D"
+
+
+def test_one_line_escapes_everything_that_could_start_a_line_or_reorder_text() -> None:
+    from evalcore.safe_text import has_control, one_line, text_table
+
+    assert one_line("ana\nlee\r\tx\x1b[2K\u2028\u202eabc") == "ana\\nlee\\r\\tx\\x1b[2K\\u2028\\u202eabc"
+    assert not has_control("ana@example.com (--who; login lee)") and has_control("ana\u2066")
+    table = text_table(["who", "what"], [["ana\nlee reveal holdout", "x"]])
+    assert len(table.splitlines()) == 3 and "ana\\nlee reveal holdout" in table

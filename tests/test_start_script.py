@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 CHECK = ROOT / "scripts" / "serving_check.py"
 AUTH = """[auth]
@@ -27,7 +29,8 @@ def clean_env(tmp_path: Path, **extra: str) -> dict[str, str]:
 
 
 def check(tmp_path: Path, *args: str, **extra: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(CHECK), *args], capture_output=True, text=True, timeout=60,
+    # -S: no site-packages, as when start.sh runs the check before the virtual environment exists
+    return subprocess.run([sys.executable, "-S", str(CHECK), *args], capture_output=True, text=True, timeout=60,
                           env=clean_env(tmp_path, **extra), cwd=tmp_path)
 
 
@@ -73,3 +76,28 @@ def test_a_secrets_file_that_cannot_be_read_is_refused_even_beside_a_good_one(tm
     done = check(tmp_path, "0.0.0.0", "--secrets.files", f"{broken},{good}")
     assert done.returncode == 3 and "a secrets file cannot be read" in done.stderr, done.stderr
     assert "broken.toml" in done.stderr
+
+
+BROKEN_SECRETS = [  # issue 24, item 8: each was a Python traceback (and `streamlit run` died at start)
+    ("auth-text.toml", b'auth = "yes"\n', "[auth]: expected a table"),
+    ("auth-list.toml", b"auth = [1, 2]\n", "[auth]: expected a table"),
+    ("utf16.toml", "[auth]\nredirect_uri = 'x'\n".encode("utf-16"), "not UTF-8 text"),  # starts with FF FE
+    ("typed-auth.toml", AUTH.replace('client_secret = "s3cret"', "client_secret = 12345").encode(),
+     "[auth.keycloak].client_secret: expected text in quotes, got a number"),
+    ("typed-evalcore.toml", (AUTH + '\n[evalcore]\nowners = [["lee@example.com"]]\n').encode(),
+     "[evalcore].owners: expected each entry to be an email address"),
+    ("evalcore-text.toml", b'evalcore = "yes"\n' + AUTH.encode(), "expected a table of roles"),
+]
+
+
+@pytest.mark.parametrize(("name", "content", "expected"), BROKEN_SECRETS, ids=[b[0] for b in BROKEN_SECRETS])
+@pytest.mark.parametrize("host", ["127.0.0.1", "0.0.0.0"])
+def test_a_broken_secrets_file_is_one_sentence_and_exit_3_never_a_traceback(tmp_path, host, name, content,
+                                                                            expected) -> None:
+    secrets = tmp_path / name
+    secrets.write_bytes(content)
+    done = check(tmp_path, host, "--secrets.files", str(secrets))
+    assert done.returncode == 3, done.stderr
+    assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert expected in done.stderr and name in done.stderr
+    assert "12345" not in done.stderr  # a secret's value is never printed

@@ -15,6 +15,7 @@ import streamlit as st
 
 from evalcore.analyses.budget_report import BudgetReport, RunBudget
 from evalcore.analyses.k_settings import BudgetSettings
+from evalcore.report.budget import budget_summary
 from evalcore.store.datasets import Dataset
 
 from dashboard import charts, computed, loading
@@ -154,7 +155,7 @@ def recommendation(dataset: Dataset, settings: BudgetSettings, runs: tuple[str, 
     text = (f"Rule: {rule['description']}, with λ = {rule['lambda']:g} {rule['lambda_unit']} "
             f"({rule['lambda_source']}), read on {curve}. Stability: the same rule on bootstrap resamples of the "
             f"queries. The elbow (Kneedle) ignores cost and is shown as a landmark.")
-    lines = [(r.name, r.model, r.summary() + (f" · elbow of the curve (Kneedle): k = {r.kneedle_k}"
-                                               if r.kneedle_k else "")) for r in shown]
+    lines = [(r.name, r.model, budget_summary(r) + (f" · elbow of the curve (Kneedle): k = {r.kneedle_k}"
+                                                  if r.kneedle_k else "")) for r in shown]
     _, price_text = describe(report, settings, n, labels_ref, runs[0])
     return Recommendation(text, lines, report.to_csv(), price_text, [str(w) for w in report.warnings])

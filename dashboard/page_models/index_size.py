@@ -24,6 +24,7 @@ from evalcore.analyses.index_size import IndexSizeReport
 from evalcore.analyses.index_study import IndexSizeSettings, IndexSizeStudy, index_size_study
 from evalcore.errors import EvalcoreError, WorkspaceError
 from evalcore.readers.vectors import check_dimensions, read_vectors
+from evalcore.report.index_size import index_size_points
 from evalcore.store.datasets import Dataset, FileRef, RunSpec, VectorModel, content_key, models_manifest, unique_name
 from evalcore.vectors.index_spec import KINDS
 from evalcore.vectors.runs import trec_text
@@ -172,9 +173,10 @@ def _compute(dataset: Dataset, model: VectorModel, settings: IndexSizeSettings, 
 
 
 def points(reports: dict[str, IndexSizeReport]) -> pd.DataFrame:
-    """Every model's variants for the frontier chart and the table (`IndexSizeReport.points`), ``name`` the model
-    on the page."""
-    return pd.concat([report.points().assign(name=name) for name, report in reports.items()], ignore_index=True)
+    """Every model's variants for the frontier chart and the table (`evalcore.report.index_size.index_size_points`),
+    ``name`` the model on the page."""
+    return pd.concat([index_size_points(report).assign(name=name) for name, report in reports.items()],
+                     ignore_index=True)
 
 
 def variant_dataset(dataset: Dataset, report: IndexSizeReport, run_name: str) -> Dataset:

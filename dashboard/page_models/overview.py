@@ -15,6 +15,7 @@ import streamlit as st
 
 from evalcore.analyses.coverage import number_caveats
 from evalcore.metrics.measures import DESCRIPTIONS
+from evalcore.report.compare import comparison_verdict, plan_summary
 from evalcore.store.datasets import Dataset
 
 from dashboard import charts, computed, loading
@@ -179,7 +180,8 @@ def comparison(dataset: Dataset, k: int, baseline: str, runs: tuple[str, ...]) -
                f"bootstrap interval of the difference, sign-flip test, Holm-corrected across all "
                f"{len(report.comparisons) if report else 0} comparisons · k = {k} · labels "
                f"{labels.name}#{labels.fingerprint}")
-    verdicts = [Verdict(("better" if c.diff > 0 else "worse") if c.significant else "no clear difference", c.verdict)
+    verdicts = [Verdict(("better" if c.diff > 0 else "worse") if c.significant else "no clear difference",
+                        comparison_verdict(c))
                 for c in shown]
     counts = pd.DataFrame([{
         "run": c.run, "baseline": c.baseline, "metric": c.metric, "difference": c.diff,
@@ -190,7 +192,7 @@ def comparison(dataset: Dataset, k: int, baseline: str, runs: tuple[str, ...]) -
     planner = None
     if report is not None and report.planner is not None:
         planner = (f"Planning more labels ({report.planner_pair[0]} vs {report.planner_pair[1]}): "
-                   f"{report.planner.summary}")
+                   f"{plan_summary(report.planner)}")
     return Comparison(caption, verdicts, counts, planner)
 
 

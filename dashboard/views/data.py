@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from evalcore.safe_text import md_text
-from evalcore.readers.sources import Source
+from evalcore.readers.formats import file_stem
 
 from dashboard import access_ui, layout, saved, state
 from dashboard.page_models import data as page
@@ -130,7 +130,7 @@ with right:
                 run_files.append(f)
         good = []
         for f in run_files:
-            stem = unique_name(Source(f.name, b"").stem, [s.name for s in good])
+            stem = unique_name(file_stem(f.name), [s.name for s in good])
             spec = candidate.spec_for_upload(page.upload_ref(f, runs_format), stem, sidecars.get(stem))
             loaded = page.run(spec)
             if loaded.ok:

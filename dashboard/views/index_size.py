@@ -8,6 +8,7 @@
 
 import streamlit as st
 
+from evalcore.report.index_size import index_verdict, variant_verdict
 from evalcore.safe_text import md_text
 
 from dashboard import access_ui, charts, layout, state
@@ -110,7 +111,7 @@ if part == PARTS[0] and models:
                         f"{report.metrics(report.reference)[metric]['mean']:.3f}, n = {n:,}, labels "
                         f"{layout.safe(v.labels_ref)}")
             for item in report.variants[1:]:
-                st.text(report.verdict(item))
+                st.text(variant_verdict(report, item))
         table = points[["name", "variant", "dims", "precision", "index_mb", "ratio", "metric", "mean", "ci_low",
                         "ci_high", "n", "model", "frontier"]].rename(columns={"name": "model name",
                                                                               "index_mb": "index MB",
@@ -207,7 +208,7 @@ if part == PARTS[1] and models:
                 subtitle=[context, "dashed line and band: exact search, the most an index can find; bars: 95% "
                                    "intervals; every search on one thread"]), width="content")
             for item in report.variants:
-                sentence = report.index_verdict(item)
+                sentence = index_verdict(report, item)
                 if sentence:
                     st.markdown(md_text(sentence))
             st.caption(md_text(context))

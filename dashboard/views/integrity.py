@@ -10,6 +10,7 @@ a link with ``split=holdout`` opens on the sealed notice and the button, so ever
 
 import streamlit as st
 
+from evalcore.report.segments import gap_sentence
 from evalcore.safe_text import md_text, to_csv
 
 from dashboard import access_ui, layout, saved, state
@@ -50,8 +51,8 @@ with gap_tab:
     else:
         shown = gaps.value.gaps
         shown = shown[shown["run"].isin(v.runs) & (shown["metric"] == f"recall@{k}")]
-        for sentence in shown["sentence"]:
-            st.text(sentence)
+        for row in shown.itertuples():
+            st.text(gap_sentence(row, gaps.value.min_n))
         layout.context(v, k=k, extra="gap between two groups of different queries: Newcombe interval for 0/1 "
                                      "scores, else Welch")
         st.page_link("views/sources.py", label="Every metric by source, with the chart", icon=":material/arrow_forward:")

@@ -8,6 +8,7 @@ import streamlit as st
 from evalcore.safe_text import md_text, to_csv
 from evalcore.metrics.measures import DESCRIPTIONS
 from evalcore.analyses.slices import DEFAULT_MIN_SLICE_N, MISSING_VALUE
+from evalcore.report.segments import gap_sentence
 
 from dashboard import charts, layout, state
 from dashboard.page_models import sources as page
@@ -72,7 +73,7 @@ else:
     for row in gaps[gaps["metric"] == metric].itertuples():
         badge = {"lower": ":red-badge[lower]", "higher": ":green-badge[higher]",
                  "too few": ":gray-badge[too few to compare]"}.get(row.verdict, ":gray-badge[no clear difference]")
-        st.markdown(f"{badge} {md_text(row.sentence)}")
+        st.markdown(f"{badge} {md_text(gap_sentence(row, report.min_n))}")
 METHODS = {"newcombe": "Newcombe (two Wilson intervals; every score 0 or 1)", "welch": "Welch (unequal spreads)",
            "constant": "none (every score the same)", "undefined": "none (under 2 queries on a side)"}
 methods = sorted(set(gaps[gaps["metric"] == metric]["method"]))

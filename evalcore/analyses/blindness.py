@@ -106,7 +106,7 @@ def pooling(evaluation: Evaluation, depth: int = DEFAULT_POOL_DEPTH) -> pd.DataF
         codes = ranked.doc_codes[:, :d]
         q_idx = np.broadcast_to(np.arange(codes.shape[0])[:, None], codes.shape)
         ok = codes >= 0
-        label_code = index.doc_ids.get_indexer(result.run.doc_ids[codes[ok]])  # only the top-d ids
+        label_code = ranked.label_docs(codes[ok])  # a chunk stands for its document
         keys = q_idx[ok].astype(np.int64) * n_docs + label_code
         keys = keys[label_code >= 0]
         hit = index.keys.get_indexer(keys)

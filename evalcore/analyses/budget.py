@@ -73,10 +73,11 @@ import pandas as pd
 from ..errors import UsageError, invalid_parameter
 from ..metrics.evaluation import Evaluation, RunResult, evaluate_runs
 from ..metrics.measures import check_k
+from ..readers.chunks import ChunkMap
 from ..readers.documents import Documents, DocumentsLike, read_documents
 from ..readers.runs import Run
 from ..stats.bootstrap import resample_deviations
-from ..stats.intervals import check_level, check_resamples, resolve_rng
+from ..stats.intervals import check_level, check_resamples, mean_intervals, resolve_rng
 from ..stats.shared_draw import shared_draw_intervals
 from ..warning_log import EvalWarning
 from .budget_report import BudgetReport, RunBudget
@@ -117,6 +118,14 @@ TABLE_COLUMNS = [
 
 
 # --------------------------------------------------------------------------- the public function
+
+def _sizes_known(chunks: ChunkMap | None, documents: Documents | None) -> bool:
+    """Whether a run's chunks can be sized: from its chunk map's text, from the documents' text at the map's
+    offsets, or (a run of docs) from the documents file."""
+    if chunks is None:
+        return not needs_chunk_size(documents)
+    return chunks.has_text or (chunks.has_offsets and documents is not None and documents.has_text)
+
 
 def needs_chunk_size(documents: Documents | None) -> bool:
     """Whether chunks cannot be sized from ``documents`` (none, or neither text nor token counts): the budget then
@@ -162,7 +171,8 @@ def k_budget(
         seed = int(generator.integers(0, 2**62))
     documents = None if docs is None else read_documents(docs)
     chunk = None if given.chunk_tokens is None else _positive_int(given.chunk_tokens, "chunk_tokens")
-    assumed = chunk is None and needs_chunk_size(documents)
+    evaluation = _evaluation(evaluation_or_runs, labels, checked_max_k, min_grade, zero_relevant)
+    assumed = chunk is None and not all(_sizes_known(r.chunks, documents) for r in evaluation.results)
     cfg = _Checked(
         max_k=checked_max_k, price=price, price_source=price_source, rpm=rpm,
         overhead=_non_negative_int(given.overhead_tokens, "overhead_tokens"),
@@ -172,16 +182,15 @@ def k_budget(
         level=check_level(given.level), n_resamples=check_resamples(given.n_resamples), seed=seed,
     )
 
-    evaluation = _evaluation(evaluation_or_runs, labels, cfg.max_k, min_grade, zero_relevant)
     # Token counts: each doc any run returns in its top K, counted once.
     results = evaluation.results
     prepared, token_notes = prompt_tokens(results, documents, max_k=cfg.max_k, overhead=cfg.overhead,
                                           chunk=cfg.chunk, tokenizer=cfg.tokenizer)
     warnings = list(evaluation.warnings) + list(documents.warnings if documents is not None else ()) + token_notes
     if assumed:
-        warnings.append(EvalWarning("chunk_size_assumed", f"no documents file with text or token counts: every chunk "
-                                    f"is counted as {DEFAULT_CHUNK_TOKENS} tokens (give one, or your chunk size, for "
-                                    "real costs)", 1))
+        warnings.append(EvalWarning("chunk_size_assumed", f"no text or token counts for the chunks of every run "
+                                    f"(a documents file, or a chunk map with text): each chunk without is counted as "
+                                    f"{DEFAULT_CHUNK_TOKENS} tokens (give them, or your chunk size, for real costs)", 1))
 
     # One resample draw for every run and everything random: intervals, stability, stop cost.
     # Runs share the evaluated queries (same order), so each resample picks the same queries for all.
@@ -293,6 +302,8 @@ def _finish_run(result: RunResult, evaluation: Evaluation, run_tokens: RunTokens
         "max_k": max_k, "n": n, "kneedle": "plain Kneedle on the raw recall@k curve (elbow; ignores cost)",
     }
     table = _table(recall_mean, hit_mean, recall_iv, hit_iv, fit, rule_curve, tokens, tokens_mean, cfg)
+    if result.scores.has_evidence:
+        table = pd.concat([table, _evidence_columns(result.scores.evidence_recall[:, :max_k], cfg)], axis=1)
     run = result.run
     return RunBudget(
         name=run.name, model=run.model, n_queries=n, labels_name=evaluation.labels.name,
@@ -302,6 +313,16 @@ def _finish_run(result: RunResult, evaluation: Evaluation, run_tokens: RunTokens
         price_per_mtok=cfg.price, price_source=cfg.price_source, requests_per_month=cfg.rpm,
         overhead_tokens=cfg.overhead, embedding_price_per_mtok=run.price_per_mtok, warnings=run_tokens.warnings,
     )
+
+
+def _evidence_columns(evidence: np.ndarray, cfg: _Checked) -> pd.DataFrame:
+    """Evidence recall at each k with its interval, over the queries with evidence spans (their own draw, the same
+    seed, as `Evaluation.summary` draws them)."""
+    kept = evidence[~np.isnan(evidence[:, 0])]
+    intervals = mean_intervals(kept, level=cfg.level, n_resamples=cfg.n_resamples, rng=cfg.seed)
+    return pd.DataFrame({"evidence_recall": kept.mean(axis=0),
+                         "evidence_recall_ci_low": [i.low for i in intervals],
+                         "evidence_recall_ci_high": [i.high for i in intervals]})
 
 
 def _table(recall_mean, hit_mean, recall_iv, hit_iv, fit, rule_curve, tokens, tokens_mean, cfg: _Checked):
@@ -344,7 +365,8 @@ def _evaluation(evaluation_or_runs, labels, max_k: int, min_grade: float, zero_r
             raise UsageError("The labels come with the Evaluation; call k_budget(evaluation) with labels=None.")
         if all(r.depth >= max_k for r in given.results):
             return given
-        return evaluate_runs([r.run for r in given.results], given.labels, max_k, min_grade=given.min_grade,
+        return evaluate_runs([r.run for r in given.results], given.labels, max_k, chunks=given.chunk_maps or None,
+                             min_grade=given.min_grade,
                              zero_relevant=given.zero_relevant)
     if labels is None:
         raise UsageError("Labels are needed to score the runs: k_budget(runs, labels, docs, ...).")

@@ -1,13 +1,12 @@
-"""The k budget's answer: `RunBudget` per run and `BudgetReport` for several, with their renderings.
+"""The k budget's answer: `RunBudget` per run and `BudgetReport` for several, as numbers.
 
-`evalcore.analyses.budget.k_budget` computes them; here they read as plain dicts and JSON (NaN -> null),
-a long frame and CSV with every row's context (run, model, labels, fingerprint, n, tokenizer, price),
-and the text tables the CLI prints.
+`evalcore.analyses.budget.k_budget` computes them; here they read as plain dicts (NaN -> None) and as a long
+frame and CSV with every row's context (run, model, labels, fingerprint, n, tokenizer, price). The recommendation
+in words and the text tables the CLI prints are `evalcore.report.budget`'s.
 """
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field
 
@@ -16,10 +15,8 @@ import pandas as pd
 
 from ..errors import UsageError
 from ..metrics.measures import check_k
-from ..safe_text import text_table, to_csv
-from ..stats.intervals import MIN_RELIABLE_QUERIES
+from ..safe_text import to_csv
 from ..warning_log import EvalWarning
-from .k_choice import FIT_BELOW_QUERIES
 
 
 @dataclass(frozen=True)
@@ -54,27 +51,9 @@ class RunBudget:
         """The table row at ``k``."""
         return self.table.iloc[check_k(k, self.max_k) - 1]
 
-    def summary(self) -> str:
-        """The recommendation in one plain sentence, with its stability and what stopping costs."""
-        s, stop = self.stability, self.stop_cost
-        spread = (f"{s['share']:.0%} of resamples pick {s['low_k']}" if s["low_k"] == s["high_k"] else
-                  f"{s['share']:.0%} of resamples between {s['low_k']} and {s['high_k']}")
-        text = f"k = {self.recommended_k}; {spread}"
-        if stop["k"] == stop["max_k"]:
-            text += (". That is the largest k in the table: recall is still gaining more than lambda points per "
-                     "1,000 tokens there, so a larger max k (or a larger lambda) may move the pick")
-        elif stop["k"] < stop["reference_k"]:
-            text += (f". Stopping at {stop['k']} instead of {stop['reference_k']} loses {100 * stop['recall_lost']:.1f} "
-                     f"recall points ({stop['level']:.0%} CI {100 * stop['ci_low']:.1f} to {100 * stop['ci_high']:.1f}) and saves "
-                     f"{stop['tokens_saved_mean']:,.0f} prompt tokens per request")
-        else:
-            text += f". That is at or past k = {stop['reference_k']}, the cutoff stopping early is measured against"
-        if s["unstable"]:
-            text += f". Unstable: {s['reason']}"
-        return text
-
     def to_dict(self) -> dict:
-        """Plain types only (NaN -> None), shaped as the CLI's JSON run entry."""
+        """Plain types only (NaN -> None): the CLI's JSON run entry without its summary sentence
+        (`evalcore.report.budget.budget_dict` adds it)."""
         rows = [{key: _plain_value(value) for key, value in record.items()}
                 for record in self.table.to_dict(orient="records")]
         return {
@@ -86,7 +65,6 @@ class RunBudget:
             "price_per_mtok": self.price_per_mtok, "price_source": self.price_source,
             "requests_per_month": self.requests_per_month, "overhead_tokens": self.overhead_tokens,
             "embedding_price_per_mtok": self.embedding_price_per_mtok,
-            "summary": self.summary(),
             "table": rows,
         }
 
@@ -97,7 +75,8 @@ class RunBudget:
 
 @dataclass(frozen=True)
 class BudgetReport:
-    """k budgets of several runs on one label set; renders as dict/JSON, a long frame, CSV and text."""
+    """k budgets of several runs on one label set, as a dict, a long frame and CSV (in words:
+    `evalcore.report.budget`)."""
 
     runs: list[RunBudget]
     labels_name: str
@@ -127,9 +106,6 @@ class BudgetReport:
             "warnings": [w.to_dict() for w in self.warnings],
         }
 
-    def to_json(self) -> str:
-        return json.dumps(self.to_dict(), ensure_ascii=False, allow_nan=False)
-
     def to_frame(self) -> pd.DataFrame:
         """One row per run and k, each carrying run, model, labels, fingerprint, n, tokenizer and price."""
         frames = []
@@ -148,10 +124,6 @@ class BudgetReport:
 
     def to_csv(self) -> str:
         return to_csv(self.to_frame())
-
-    def to_text(self) -> str:
-        """A table per run, each headed by its context, then the recommendation and the warnings."""
-        return _render_text(self)
 
     def __repr__(self) -> str:
         shown = ", ".join(f"{r.name}: k={r.recommended_k}" for r in self.runs)
@@ -174,71 +146,3 @@ def _plain(value: object) -> object:
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
     return _plain_value(value)
-
-
-def _money(value: float | None, cents: bool = False) -> str:
-    """Dollars for a table cell: whole dollars from $100, cents from $1 (or always with ``cents``),
-    else three significant digits so small per-request costs do not print as $0.00."""
-    if value is None or not math.isfinite(value):
-        return "-"
-    if abs(value) >= 100 and not cents:
-        return f"${value:,.0f}"
-    if abs(value) >= 1 or (cents and abs(value) >= 0.01) or value == 0:
-        return f"${value:,.2f}"
-    return f"${value:.3g}"
-
-
-def _render_text(report: BudgetReport) -> str:
-    out: list[str] = []
-    label_ref = f"{report.labels_name}#{report.fingerprint}"
-    for run in report.runs:
-        level = int(round(run.stop_cost["level"] * 100))
-        price_note = (f"{_money(run.price_per_mtok, cents=True)} per million input tokens of the generator LLM"
-                      + (" (default; set --price-per-mtok)" if run.price_source == "default" else ""))
-        volume = (f"{run.requests_per_month:,.0f} requests/month" if run.requests_per_month is not None
-                  else "per month: set --requests-per-month")
-        rough = (f" (only {run.n_queries}: intervals are a rough guide)"
-                 if run.n_queries < MIN_RELIABLE_QUERIES else "")
-        lines = [
-            f"run {run.name}  model {run.model}  labels {label_ref}  n = {run.n_queries} queries{rough}",
-            f"tokens: {run.tokenizer}; prompt overhead {run.overhead_tokens:,} tokens",
-            f"price: {price_note}; {volume}",
-        ]
-        header = ["k", "recall", f"{level}% CI", "hit", f"{level}% CI", "tokens", "p90", "$/1k req", "$/month",
-                  "+recall pts", "pts/1k tok", ""]
-        body = []
-        for row in run.table.itertuples(index=False):
-            marks = []
-            if row.k == run.recommended_k:
-                marks.append("<- recommended")
-            if row.k == run.kneedle_k:
-                marks.append("<- elbow")
-            body.append([
-                str(row.k), f"{row.recall:.3f}", f"{row.recall_ci_low:.3f}-{row.recall_ci_high:.3f}",
-                f"{row.hit:.3f}", f"{row.hit_ci_low:.3f}-{row.hit_ci_high:.3f}", f"{row.tokens_mean:,.0f}",
-                f"{row.tokens_p90:,.0f}", _money(row.cost_per_1k_requests), _money(row.cost_per_month),
-                f"{100 * row.marginal_recall:+.1f}",
-                "-" if not math.isfinite(row.marginal_recall_per_1k_tokens)
-                else f"{100 * row.marginal_recall_per_1k_tokens:.2f}",
-                " ".join(marks),
-            ])
-        lines.append(text_table(header, body, right=set(range(len(header) - 1))))
-        rule = run.rule
-        curve = ("a smooth fit of the recall curve, n < " f"{FIT_BELOW_QUERIES}") if rule["fit"]["used"] else \
-            "the raw recall curve"
-        unit = "point" if rule["lambda"] == 1 else "points"
-        lam_text = f"lambda = {rule['lambda']:g} recall {unit} per 1,000 tokens ({rule['lambda_source']})"
-        lines.append(f"recommended k = {run.recommended_k}: largest 100*recall(k) - lambda*tokens(k)/1000 on "
-                     f"{curve}; {lam_text}")
-        lines.append("  " + run.summary())
-        if run.kneedle_k is not None:
-            lines.append(f"  elbow (plain Kneedle on raw recall@k, ignores cost): k = {run.kneedle_k}")
-        out.append("\n".join(lines))
-    if report.warnings:
-        out.append("warnings:\n" + "\n".join(f"  [{w.code}] x{w.count}: {w.message}" for w in report.warnings))
-    settings = report.settings
-    out.append(f"Intervals: {int(round(settings['level'] * 100))}% (Wilson where every per-query score is 0 or 1, "
-               "else BCa bootstrap); "
-               f"{settings['n_resamples']:,} resamples, seed {settings['seed']}, shared by intervals, stability and "
-               f"stop cost. Relevant = grade >= {settings['min_grade']:g}.")
-    return "\n\n".join(out) + "\n"

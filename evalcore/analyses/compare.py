@@ -1,12 +1,12 @@
 """Paired comparisons of the runs in an `Evaluation`, with the labelling planner beside them.
 
 The statistics live in `evalcore.stats.paired` and `evalcore.stats.planner`; this module feeds them the
-per-query arrays of an evaluation and renders the answer for the CLI and exports.
+per-query arrays of an evaluation. The answer in words (verdicts, the plan, the CLI's text and JSON) is
+`evalcore.report.compare`'s.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -15,7 +15,6 @@ import numpy as np
 from ..errors import UsageError
 from ..metrics.evaluation import Evaluation
 from ..metrics.measures import Measure
-from ..safe_text import md_text
 from ..stats.paired import Comparison, compare_runs
 from ..stats.planner import Plan, plan
 
@@ -32,6 +31,7 @@ class ComparisonReport:
     planner_pair: tuple[str, str] | None
 
     def to_dict(self) -> dict:
+        """The numbers, as plain types (`evalcore.report.compare.comparison_dict` adds the sentences)."""
         labels = self.evaluation.labels
         planner = None
         if self.planner is not None:
@@ -42,23 +42,6 @@ class ComparisonReport:
             "comparisons": [c.to_dict() for c in self.comparisons],
             "planner": planner,
         }
-
-    def to_json(self) -> str:
-        return json.dumps(self.to_dict(), ensure_ascii=False, allow_nan=False)
-
-    def to_text(self, markdown: bool = False) -> str:
-        labels = self.evaluation.labels
-        models = {r.name: r.model for r in self.evaluation.results}
-        lines = []
-        for c in self.comparisons:
-            context = (f"[{c.metric}, n = {c.n}, {c.baseline} = {models[c.baseline]}, {c.run} = {models[c.run]}, "
-                       f"labels {labels.name}#{labels.fingerprint}; p {c.p_value:.3g} raw, test: {c.test}]")
-            lines.append(f"- {md_text(c.verdict)} {md_text(context)}" if markdown else f"{c.verdict}\n    {context}")
-        if self.planner is not None:
-            base, run = self.planner_pair
-            text = f"Planner ({base} vs {run}): {self.planner.summary}"
-            lines.append(("\n" + md_text(text)) if markdown else "\n" + text)
-        return "\n".join(lines) + "\n"
 
 
 def compare_evaluation(

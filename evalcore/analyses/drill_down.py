@@ -22,6 +22,8 @@ import pandas as pd
 from ..errors import UsageError, invalid_parameter
 from ..metrics.evaluation import Evaluation
 from ..metrics.failure import check_mode, failed_at_k
+from ..metrics.evidence import merged_spans
+from ..readers.chunks import ChunkMap, chunk_texts
 from ..readers.documents import Documents
 from .landed import Landed, chosen_results, fields_at, landed, landed_text, query_fields
 
@@ -44,8 +46,10 @@ class DrillDown:
     per run saying where it landed ("rank 14", "not in top 100", "query not in run").
     ``landed``: the same as a long table (``run``, ``doc_id``, ``rank``, ``landed``, ``in_top_k``).
     ``rankings``: one row per run and rank down to ``depth``: ``doc_id``, ``grade``, ``mark``
-    (relevant / judged non-relevant / unjudged), ``in_top_k``, ``title``, ``text``.
-    ``scores``: per run ``recall@k``, ``hit@k`` and ``rr`` for this query.
+    (relevant / judged non-relevant / unjudged), ``in_top_k``, ``title``, ``text``; for a run of chunks also
+    ``chunk_id`` (``doc_id`` is then the chunk's document and ``text`` the chunk's own text). ``evidence``: where
+    the text holds evidence, as (start, end) character ranges of ``text`` (empty without evidence spans).
+    ``scores``: per run ``recall@k``, ``hit@k`` and ``rr`` for this query (and evidence recall at k with spans).
     """
 
     query: str
@@ -90,6 +94,45 @@ class DrillDown:
             "rankings": {run: records(self.ranking(run)) for run in self.runs},
             "scores": records(self.scores), "notes": list(self.notes),
         }
+
+
+def _chunk_texts(frame: pd.DataFrame, chunks: ChunkMap, rows: np.ndarray, documents: Documents | None) -> pd.DataFrame:
+    """A chunk run's rows with each chunk's own text, and its window (start, end) in its document when known."""
+    texts = chunk_texts(chunks, frame["chunk_id"].to_numpy(dtype=object), documents).frame["text"]
+    frame["text"] = texts.reindex(pd.Index(frame["chunk_id"], dtype=object)).to_numpy(dtype=object)
+    if chunks.start is None:
+        frame["window"] = [None] * len(frame)
+    else:
+        frame["window"] = [(int(a), int(b)) if a >= 0 else None for a, b in zip(chunks.start[rows], chunks.end[rows])]
+    return frame
+
+
+def _query_spans(evaluation: Evaluation, query: str) -> dict[str, list[tuple[int, int]]]:
+    """The query's evidence spans by document (overlapping spans merged), from the labels."""
+    spans = evaluation.labels.spans
+    if spans is None:
+        return {}
+    mine = merged_spans(spans[spans["query"] == query])
+    out: dict[str, list[tuple[int, int]]] = {}
+    for doc, start, end in zip(mine["doc_id"], mine["start"], mine["end"]):
+        out.setdefault(str(doc), []).append((int(start), int(end)))
+    return out
+
+
+def _marks(doc_ids: pd.Series, windows: pd.Series, texts: pd.Series, spans: dict,
+           is_chunk: pd.Series) -> list[list[tuple[int, int]]]:
+    """For each row, the evidence inside its text as (start, end) ranges of that text: a chunk's window in its
+    document clips and shifts the document's spans; a whole document's text takes them as they are; a chunk with
+    no known place marks nothing."""
+    out = []
+    for doc, window, text, chunk in zip(doc_ids, windows, texts, is_chunk):
+        found = spans.get(str(doc), [])
+        if not found or not isinstance(text, str) or (chunk and window is None):
+            out.append([])
+            continue
+        lo, hi = window if window is not None else (0, len(text))
+        out.append([(max(s, lo) - lo, min(e, hi) - lo) for s, e in found if min(e, hi) > max(s, lo)])
+    return out
 
 
 def _doc_column(documents: Documents | None, column: str, doc_ids: np.ndarray) -> np.ndarray:
@@ -159,23 +202,40 @@ def drill_down(
         grades = ranked.grades[qi, :n_shown]
         marks = np.where(np.isnan(grades), MARK_UNJUDGED,
                          np.where(grades >= min_grade, MARK_RELEVANT, MARK_NON_RELEVANT)).astype(object)
-        doc_ids = result.run.doc_ids[codes] if n_shown else np.array([], dtype=object)
-        frames.append(pd.DataFrame({
+        stored = np.asarray(result.run.doc_ids[codes] if n_shown else np.array([], dtype=object), dtype=object)
+        doc_ids = ranked.doc_ids_of(codes) if n_shown else stored
+        frame = pd.DataFrame({
             "run": result.name,
             "rank": np.arange(1, n_shown + 1),
-            "doc_id": doc_ids.astype(object),
+            "doc_id": doc_ids,
+            "chunk_id": stored if result.chunks is not None else np.full(n_shown, None, dtype=object),
             "grade": grades,
             "mark": marks,
             "in_top_k": np.arange(1, n_shown + 1) <= k,
             "title": _doc_column(documents, "title", doc_ids),
             "text": _doc_column(documents, "text", doc_ids),
-        }))
+        })
+        if result.chunks is not None and n_shown:
+            frame = _chunk_texts(frame, result.chunks, ranked.chunk_rows(codes), documents)
+        else:
+            frame["window"] = [None] * n_shown
+        frames.append(frame)
         if not ranked.in_run[qi]:
             notes.append(f"run {result.name} has no ranking for this query; it scores 0 on every metric")
-        scores.append({"run": result.name, "model": result.model, f"recall@{k}": float(result.score(f"recall@{k}")[qi]),
-                       f"hit@{k}": float(result.score(f"hit@{k}")[qi]), "rr": float(result.score("mrr")[qi]),
-                       "first_rank": int(ranked.first_relevant[qi]) or None, "n_returned": int(ranked.n_returned[qi])})
+        scored = {"run": result.name, "model": result.model, f"recall@{k}": float(result.score(f"recall@{k}")[qi]),
+                  f"hit@{k}": float(result.score(f"hit@{k}")[qi]), "rr": float(result.score("mrr")[qi]),
+                  "first_rank": int(ranked.first_relevant[qi]) or None, "n_returned": int(ranked.n_returned[qi])}
+        if result.scores.has_evidence:
+            scored[f"evidence_recall@{k}"] = float(result.score(f"evidence_recall@{k}")[qi])
+        scores.append(scored)
 
+    spans = _query_spans(evaluation, query)
+    rankings = pd.concat(frames, ignore_index=True)
+    rankings["evidence"] = _marks(rankings["doc_id"], rankings["window"], rankings["text"], spans,
+                                  rankings["chunk_id"].notna())
+    rankings = rankings.drop(columns="window")
+    relevant["evidence"] = _marks(relevant["doc_id"], pd.Series([None] * len(relevant)), relevant["text"], spans,
+                                  pd.Series([False] * len(relevant)))
     judgments = evaluation.labels.judgments
     mine_j = judgments[judgments["query"] == query]
     non_relevant = int((mine_j["grade"] < min_grade).sum())
@@ -185,7 +245,7 @@ def drill_down(
         query=str(query), query_text=info["query_text"], source=info["source"], split=info["split"],
         blind=None if blind is None else bool(blind), k=k, depth=limit, runs=tuple(r.name for r in chosen),
         models={r.name: r.model for r in chosen}, relevant=relevant, landed=spots.reset_index(drop=True),
-        rankings=pd.concat(frames, ignore_index=True), scores=pd.DataFrame(scores),
+        rankings=rankings, scores=pd.DataFrame(scores),
         labels=evaluation.labels.name, fingerprint=evaluation.labels.fingerprint,
         judged_non_relevant=non_relevant, notes=tuple(notes),
     )

@@ -164,8 +164,9 @@ def failure_list(
     """The (run, query) pairs missed at k as a `FailureList`, worst first within each run.
 
     ``mode="any"``: some relevant doc is outside the top k (recall@k < 1); ``mode="none"``: no
-    relevant doc is in the top k at all (hit@k = 0). Pass ``where`` (from `landed`) to reuse the
-    k-independent part across calls.
+    relevant doc is in the top k at all (hit@k = 0); ``mode="fragment"``: a relevant doc is in the top k but its
+    chunks hold under half the evidence. Pass ``where`` (from `landed`) to reuse the k-independent part across
+    calls.
     """
     k = evaluation.check_k(k)
     mode = check_mode(mode)
@@ -176,7 +177,8 @@ def failure_list(
     for position, result in enumerate(chosen):
         mine = where.run(result.name)
         found = mine.found_at(k)
-        keep = np.flatnonzero(failed_at_k(found, mine.n_relevant, mode))
+        evidence = result.score(f"evidence_recall@{k}") if mode == "fragment" else None
+        keep = np.flatnonzero(failed_at_k(found, mine.n_relevant, mode, evidence))
         run_rows.append(np.full(len(keep), position, dtype=np.int64))
         query_rows.append(keep)
         found_rows.append(found[keep])

@@ -1,15 +1,13 @@
-"""The index-size decision: every variant's numbers with intervals, each smaller index compared with the full
-float32 vectors on the same queries (paired, Holm across the variants), and a sentence a manager can read aloud:
-"binary 256 loses 4.1 points of recall@10 against full vectors (95% CI 2.0 to 6.3; p < 0.001 after Holm;
-n = 224); the index is 24x smaller". Each variant is also measured against exact float32 search of its own dims
-(`evalcore.analyses.index_loss`: neighbour recall and lost queries), and an approximate index gets a second
-sentence: "HNSW ef = 32 loses the answer for 7 of 224 queries (3.1%, 95% CI 1.5% to 6.3%) and answers 4.0x faster
-than exact search".
+"""The index-size decision: every variant's numbers with intervals, and each smaller index compared with the full
+float32 vectors on the same queries (paired, Holm across the variants). The sentence a manager reads aloud
+("binary 256 loses 4.1 points of recall@10 against full vectors ...; the index is 24x smaller") and the CLI's
+table and JSON are `evalcore.report.index_size`'s. Each variant is also measured against exact float32 search of
+its own dims (`evalcore.analyses.index_loss`: neighbour recall and lost queries), and an approximate index carries
+its speed (build seconds, queries per second and latency on one thread).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -21,7 +19,7 @@ from ..metrics.evaluation import Evaluation
 from ..metrics.measures import Measure, parse_ks
 from ..readers.labels import LabelSet
 from ..readers.vectors import Vectors, labeled_only
-from ..stats.paired import Comparison, format_amount, format_p
+from ..stats.paired import Comparison
 from ..vectors.runs import VariantRun
 from ..warning_log import EvalWarning
 from .compare import compare_evaluation
@@ -47,11 +45,6 @@ class IndexSizeReport:
         """How many times smaller than the reference this variant's index is."""
         return self.reference.index_bytes / item.index_bytes
 
-    def verdict(self, item: VariantRun) -> str | None:
-        """The plain sentence for one variant (None for the reference)."""
-        found = self.comparisons.get(item.name)
-        return None if found is None else verdict_sentence(item, found, self.ratio(item))
-
     def exact_for(self, item: VariantRun) -> VariantRun | None:
         """The exact float32 search of ``item``'s dims, which its neighbour recall and lost queries are against."""
         loss = self.losses.get(item.name)
@@ -64,13 +57,6 @@ class IndexSizeReport:
             return None
         return item.speed.queries_per_second / exact.speed.queries_per_second
 
-    def index_verdict(self, item: VariantRun) -> str | None:
-        """The sentence for an approximate index (None for an exact variant)."""
-        loss = self.losses.get(item.name)
-        if item.variant.is_exact or loss is None:
-            return None
-        return index_sentence(item.variant.words, loss, self.speedup(item), item)
-
     def metric_names(self) -> list[str]:
         return [f"recall@{k}" for k in self.evaluation.ks] + ["mrr"]
 
@@ -82,7 +68,8 @@ class IndexSizeReport:
 
     def to_dict(self) -> dict:
         """``{"variants": [{"name", "dims", "precision", "index_bytes", "n_docs", "metrics", "vs_full"}, ...]}`` and
-        the context every number travels with (model, labels and fingerprint, n, settings)."""
+        the context every number travels with (model, labels and fingerprint, n, settings); the numbers only
+        (`evalcore.report.index_size.index_size_dict` adds each variant's verdict)."""
         labels = self.evaluation.labels
         out = []
         for item in self.variants:
@@ -90,24 +77,25 @@ class IndexSizeReport:
             vs_full = None
             if found is not None:
                 vs_full = {"metric": found.metric, "diff": found.diff, "ci_low": found.ci_low, "ci_high": found.ci_high,
-                           "p_adjusted": found.p_adjusted, "verdict": self.verdict(item)}
+                           "p_adjusted": found.p_adjusted}
             out.append({"name": item.name, "dims": item.variant.dims, "precision": item.variant.precision,
                         "index_bytes": item.index_bytes, "n_docs": item.n_docs, "model": item.run.model,
                         "n": self.evaluation[item.name].n_queries, "metrics": self.metrics(item), "vs_full": vs_full,
-                        **self._index_fields(item)})
+                        **self.index_fields(item)})
         speeds = [v.speed for v in self.variants if v.speed is not None]
-        measured = {"index_k": self.evaluation.ks[-1], "search_threads": 1,
-                    "build_threads": next((s.build_threads for s in speeds if s.build_threads is not None), None),
-                    "engine": speeds[0].engine} if speeds else {"index_k": self.evaluation.ks[-1]}
+        built = [v.speed.build_threads for v in self.variants if v.speed is not None and not v.variant.is_exact]
+        measured = {"index_k": self.evaluation.ks[-1]}
+        if speeds:
+            measured |= {"search_threads": 1, "build_threads": built[0] if built else None,
+                         "engine": speeds[0].engine}
         return {"variants": out,
                 "labels": {"name": labels.name, "fingerprint": labels.fingerprint, "n_queries": labels.n_queries},
                 "settings": {**self.evaluation.settings(), "compared_on": self.metric,
                              "reference": self.reference.name, **measured}}
 
-    def _index_fields(self, item: VariantRun) -> dict:
-        """``index``, ``params``, ``neighbor_recall``, ``lost_queries``, ``build_seconds``, ``queries_per_second``,
-        ``latency_ms``, the ``exact`` run they are measured against and the ``index_verdict`` sentence (None where
-        not measured)."""
+    def index_fields(self, item: VariantRun) -> dict:
+        """``index`` (the SPEC), ``params``, the ``exact`` run it is measured against, ``neighbor_recall``,
+        ``lost_queries``, ``build_seconds``, ``queries_per_second`` and ``latency_ms`` (None where not measured)."""
         spec = item.variant.index
         loss = self.losses.get(item.name)
         recall, lost = loss.to_dict() if loss is not None else (None, None)
@@ -116,15 +104,29 @@ class IndexSizeReport:
         return {"index": spec.canonical if spec is not None else None,
                 "params": spec.as_dict() if spec is not None else None,
                 "exact": loss.exact if loss is not None else None, "neighbor_recall": recall, "lost_queries": lost,
-                **speed, "index_verdict": self.index_verdict(item)}
+                **speed}
 
-    def to_json(self) -> str:
-        return json.dumps(self.to_dict(), ensure_ascii=False, allow_nan=False)
+    def _speed_point(self, item: VariantRun) -> dict:
+        """The columns of a point on the speed chart: exact or approximate, its sweep (the build it shares),
+        queries per second, latency, build seconds, neighbour recall and lost queries (NaN where not measured)."""
+        loss, speed, spec = self.losses.get(item.name), item.speed, item.variant.index
+        sweep = "exact"
+        if spec is not None:
+            built = [f"{n} = {v}" for n, v in spec.params if n in spec.given and n != spec.info.search_param]
+            sweep = " ".join([spec.info.title, ", ".join(built)]).strip() + (f" at {spec.dims} dims" if spec.dims
+                                                                             else "")
+        return {"exact": item.variant.is_exact, "sweep": sweep,
+                "queries_per_second": speed.queries_per_second if speed else np.nan,
+                "latency_p50_ms": speed.latency_p50_ms if speed else np.nan,
+                "latency_p99_ms": speed.latency_p99_ms if speed else np.nan,
+                "build_seconds": speed.build_seconds if speed else np.nan,
+                "neighbor_recall": loss.mean if loss else np.nan, "neighbor_recall_p5": loss.p5 if loss else np.nan,
+                "lost": len(loss.lost) if loss else np.nan}
 
     def points(self, metric: str | None = None) -> pd.DataFrame:
         """One row per variant for a quality-against-size chart: run, variant, dims, precision, index_bytes,
-        index_mb, ratio, mean, ci_low, ci_high, n, model, verdict, and ``frontier`` (no smaller index scores as
-        high: the variants worth choosing between)."""
+        index_mb, ratio, mean, ci_low, ci_high, n, model, the speed chart's columns (`_speed_point`), and
+        ``frontier`` (no smaller index scores as high: the variants worth choosing between)."""
         chosen = metric or self.metric
         summary = self.evaluation.summary
         rows = []
@@ -135,8 +137,7 @@ class IndexSizeReport:
                          "index_bytes": item.index_bytes, "index_mb": item.index_bytes / 1e6,
                          "ratio": self.ratio(item), "metric": chosen, "mean": float(row["mean"]),
                          "ci_low": float(row["ci_low"]), "ci_high": float(row["ci_high"]), "n": int(row["n"]),
-                         "model": item.run.model, "verdict": self.verdict(item) or "the full vectors (reference)",
-                         **self._speed_point(item)})
+                         "model": item.run.model, **self._speed_point(item)})
         frame = pd.DataFrame(rows)
         order = frame.sort_values(["index_bytes", "mean"], ascending=[True, False]).index
         best, frontier = -np.inf, pd.Series(False, index=frame.index)
@@ -145,42 +146,6 @@ class IndexSizeReport:
                 frontier[i], best = True, frame.at[i, "mean"]
         frame["frontier"] = frontier
         return frame
-
-    def _speed_point(self, item: VariantRun) -> dict:
-        """The columns of a point on the speed chart: exact or approximate, its sweep (the build it shares),
-        queries per second, latency, neighbour recall and lost queries (NaN where not measured)."""
-        loss, speed, spec = self.losses.get(item.name), item.speed, item.variant.index
-        return {"exact": item.variant.is_exact,
-                "sweep": (spec.info.title + " " + ", ".join(f"{n} = {v}" for n, v in spec.params
-                                                            if n in spec.given and n != spec.info.search_param)
-                          ).strip() + (f" at {spec.dims} dims" if spec.dims else "") if spec is not None else "exact",
-                "queries_per_second": speed.queries_per_second if speed else np.nan,
-                "latency_p50_ms": speed.latency_p50_ms if speed else np.nan,
-                "latency_p99_ms": speed.latency_p99_ms if speed else np.nan,
-                "build_seconds": speed.build_seconds if speed else np.nan,
-                "neighbor_recall": loss.mean if loss else np.nan, "neighbor_recall_p5": loss.p5 if loss else np.nan,
-                "lost": len(loss.lost) if loss else np.nan, "index_verdict": self.index_verdict(item) or ""}
-
-    def rows(self) -> tuple[list[str], list[list[str]]]:
-        """The table for people: one row per variant with its size, every metric with its interval, and vs full."""
-        names = self.metric_names()
-        headers = ["variant", "dims", "precision", "index", "smaller", *names, f"vs full ({self.metric})", "p (Holm)",
-                   "n", "model"]
-        body = []
-        for item in self.variants:
-            values = self.metrics(item)
-            cells = [f"{values[m]['mean']:.4f} ({values[m]['ci_low']:.4f}-{values[m]['ci_high']:.4f})" for m in names]
-            found = self.comparisons.get(item.name)
-            if found is None:
-                versus, p = "reference", ""
-            else:
-                versus = (f"{format_amount(found.metric, found.diff, unit=False)} ({format_amount(found.metric, found.ci_low, unit=False)} "
-                          f"to {format_amount(found.metric, found.ci_high, unit=False)})")
-                p = format_p(found.p_adjusted).removeprefix("p ").removeprefix("= ")
-            body.append([item.name, str(item.variant.dims), item.variant.precision, human_bytes(item.index_bytes),
-                         times(self.ratio(item)), *cells, versus, p, str(self.evaluation[item.name].n_queries),
-                         item.run.model])
-        return headers, body
 
 
 def scoped_queries(queries: Vectors, labels: LabelSet, scope) -> tuple[Vectors, tuple[EvalWarning, ...]]:
@@ -192,7 +157,7 @@ def scoped_queries(queries: Vectors, labels: LabelSet, scope) -> tuple[Vectors, 
     if not wanted.any():
         raise InputError(f"query vectors for the {scope.labels.n_queries:,} queries of {scope.labels.name}",
                          source=queries.name)
-    return Vectors(checked.name, checked.ids[wanted], np.ascontiguousarray(checked.matrix[wanted])), warnings
+    return checked.subset(wanted), warnings
 
 
 def index_size_report(variants: Sequence[VariantRun], scope, k: int | str | Sequence[int] = (1, 10), *,
@@ -232,69 +197,3 @@ def losses(variants: Sequence[VariantRun], evaluation: Evaluation, *, min_grade:
             out[item.name] = index_loss(item.run, found.run, evaluation.labels, k,
                                         evaluation[item.name].queries, min_grade=min_grade, level=level)
     return out
-
-
-def index_sentence(words: str, loss: IndexLoss, speedup: float | None, item: VariantRun) -> str:
-    """``HNSW ef = 32 loses the answer for 7 of 224 queries (3.1%, 95% CI 1.5% to 6.3%) and answers 4.0x faster
-    than exact search; it returns 97.1% of exact search's top 10 (the worst 5% of queries: 80% or less).``"""
-    interval = loss.lost_interval
-    count = len(loss.lost)
-    level = f"{interval.level * 100:g}% CI"
-    if count:
-        lost = (f"{words} loses the answer for {count:,} of {loss.n:,} queries ({percent(count / loss.n)}, {level} "
-                f"{percent(interval.low)} to {percent(interval.high)})")
-    else:
-        lost = (f"{words} keeps the answer for every one of the {loss.n:,} queries (lost: 0, {level} up to "
-                f"{percent(interval.high)})")
-    if speedup is None:
-        speed = f"answers {item.speed.queries_per_second:,.0f} queries a second on one thread"
-    elif speedup >= 1:
-        speed = f"answers {times(speedup)} faster than exact search"
-    else:
-        speed = f"answers {times(1 / speedup)} slower than exact search"
-    return (f"{lost} and {speed}; it returns {percent(loss.mean)} of exact search's top {loss.k} (the worst 5% of "
-            f"queries: {percent(loss.p5)} or less).")
-
-
-def percent(share: float) -> str:
-    """``3.1%``, ``0.45%``, ``100%``: one decimal (two digits under 1%), never rounded to 0% or 100% when it is
-    not."""
-    value = share * 100
-    if 0 < value < 1:
-        return f"{value:.2g}%"
-    if 99.9 < value < 100:
-        return "99.9%"
-    return f"{value:.1f}%".replace(".0%", "%")
-
-
-def verdict_sentence(item: VariantRun, found: Comparison, ratio: float) -> str:
-    """``binary 256 loses 4.1 points of recall@10 against full vectors (95% CI 2.0 to 6.3; p < 0.001 after Holm;
-    n = 224); the index is 24x smaller.``"""
-    metric, words = found.metric, item.variant.words
-    level = f"{found.level * 100:g}% CI"
-    p_text = format_p(found.p_adjusted) + (" after Holm" if found.n_comparisons > 1 else "")
-    size = f"the index is {times(ratio)} smaller" if ratio >= 1 else f"the index is {times(1 / ratio)} larger"
-    if found.wins == 0 and found.losses == 0:
-        return f"{words} scores the same as full vectors on {metric} on every one of the {found.n} queries; {size}."
-    if found.significant:
-        verb, amount, low, high = (("gains", found.diff, found.ci_low, found.ci_high) if found.diff > 0 else
-                                   ("loses", -found.diff, -found.ci_high, -found.ci_low))
-        return (f"{words} {verb} {format_amount(metric, amount)} of {metric} against full vectors ({level} "
-                f"{format_amount(metric, low, unit=False)} to {format_amount(metric, high, unit=False)}; {p_text}; "
-                f"n = {found.n}); {size}.")
-    return (f"{words} is indistinguishable from full vectors on {metric} with {found.n} queries (difference "
-            f"{format_amount(metric, found.diff)}, {level} {format_amount(metric, found.ci_low, unit=False)} to "
-            f"{format_amount(metric, found.ci_high, unit=False)}; {p_text}); {size}.")
-
-
-def times(ratio: float) -> str:
-    """``96x``, ``3.8x``, ``1.0x``."""
-    return f"{ratio:,.0f}x" if ratio >= 10 else f"{ratio:.1f}x"
-
-
-def human_bytes(size: int) -> str:
-    """``1.2 MB``, ``310 kB``, ``512 B`` (decimal units)."""
-    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
-        if size >= scale:
-            return f"{size / scale:.3g} {unit}"
-    return f"{size} B"

@@ -74,7 +74,8 @@ class IndexSizeSettings:
 
 @dataclass(frozen=True)
 class IndexSizeStudy:
-    """One model's variants scored and compared (`IndexSizeReport`), and what the query vectors left out."""
+    """One model's variants scored and compared (`IndexSizeReport`), and what the query vectors and the search left
+    out (unlabeled query vectors, labeled queries without one, all-zero doc vectors under cosine)."""
 
     report: IndexSizeReport
     warnings: tuple[EvalWarning, ...]
@@ -102,7 +103,7 @@ def index_size_study(labels: LabelSet, scope, queries: Vectors, docs: Vectors,
     report = index_size_report(found, scope, settings.k, metric=settings.metric, min_grade=settings.min_grade,
                                zero_relevant=settings.zero_relevant, level=settings.level, seed=settings.seed,
                                alpha=settings.alpha)
-    return IndexSizeStudy(report, tuple(warnings))
+    return IndexSizeStudy(report, tuple(warnings) + found[0].warnings)
 
 
 def planned_names(settings: IndexSizeSettings, full_dims: int, model: str) -> list[tuple[str, str]]:

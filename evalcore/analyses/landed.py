@@ -118,13 +118,9 @@ def landed(evaluation: Evaluation, runs: Iterable[str] | None = None) -> Landed:
         rel_keys = keys[relevant]
         q_index = rel_keys // n_docs
         label_doc = rel_keys % n_docs
-        # Relevant docs the run returned, re-coded from the run's doc codes to the labels' ones.
+        # Relevant docs the run returned (with a chunk map: each document's best-ranked chunk), by the labels' code.
         rows = ranked.relevant_rows
-        run_codes = rows["doc_code"].to_numpy()
-        used = np.unique(run_codes)
-        label_of_used = index.doc_ids.get_indexer(result.run.doc_ids[used])
-        label_code = label_of_used[np.searchsorted(used, run_codes)]
-        returned_keys = rows["query_index"].to_numpy(np.int64) * n_docs + label_code
+        returned_keys = rows["query_index"].to_numpy(np.int64) * n_docs + rows["label_doc"].to_numpy(np.int64)
         where = pd.Index(returned_keys).get_indexer(rel_keys)
         row_ranks = rows["rank"].to_numpy(np.float64)
         rank = (np.where(where >= 0, row_ranks[np.maximum(where, 0)], np.inf) if len(row_ranks)

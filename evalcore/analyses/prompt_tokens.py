@@ -32,6 +32,7 @@ import pandas as pd
 
 from ..errors import InputError
 from ..metrics.evaluation import RunResult
+from ..readers.chunks import chunk_texts
 from ..readers.documents import Documents
 from ..readers.runs import Run
 from ..warning_log import EvalWarning, plural
@@ -69,12 +70,24 @@ def prompt_tokens(results: Sequence[RunResult], documents: Documents | None, *, 
     top_codes = [r.ranked.doc_codes[:, :max_k] for r in results]
     used_codes = [_used_codes(codes, len(r.run.doc_ids)) for r, codes in zip(results, top_codes)]
     distinct = [_distinct_ids(r.run.doc_ids, used) for r, used in zip(results, used_codes)]
-    all_ids = pd.unique(np.concatenate([ids for ids, _ in distinct])) if distinct else np.zeros(0, dtype=object)
-    counted = doc_token_counts(all_ids, documents, tokenizer=tokenizer, chunk_tokens=chunk)
-    notes = [EvalWarning("tokenizer_unavailable", counted.note, 1)] if counted.note else []
-    prepared = [_run_tokens(r, codes, used, ids, inverse, counted, documents, max_k=max_k, overhead=overhead,
-                            chunk=chunk)
-                for r, codes, used, (ids, inverse) in zip(results, top_codes, used_codes, distinct)]
+    # Runs of docs count the documents file; runs of chunks count their chunk map's text (one count per map).
+    by_source: dict[int, list[int]] = {}
+    for i, result in enumerate(results):
+        by_source.setdefault(id(result.chunks) if result.chunks is not None else 0, []).append(i)
+    counted: dict[int, tuple[DocTokens, Documents | None]] = {}
+    notes: list[EvalWarning] = []
+    for key, members in by_source.items():
+        ids = pd.unique(np.concatenate([distinct[i][0] for i in members]))
+        source = documents if key == 0 else chunk_texts(results[members[0]].chunks, ids, documents)
+        found = doc_token_counts(ids, source, tokenizer=tokenizer, chunk_tokens=chunk)
+        counted[key] = (found, source)
+        if found.note and not notes:
+            notes.append(EvalWarning("tokenizer_unavailable", found.note, 1))
+    prepared = []
+    for r, codes, used, (ids, inverse) in zip(results, top_codes, used_codes, distinct):
+        found, source = counted[id(r.chunks) if r.chunks is not None else 0]
+        prepared.append(_run_tokens(r, codes, used, ids, inverse, found, source, max_k=max_k, overhead=overhead,
+                                    chunk=chunk))
     return prepared, notes
 
 

@@ -4,7 +4,8 @@ A set of queries the team wrote in the docs' own words lets a demo pass; custome
 something else and production fails. `segment_gaps` puts a number on that: each segment's
 mean, interval and n (from `evalcore.analyses.slices.slice_metrics`), a rank among segments large
 enough to rank, and for every run and metric the gap between two groups of segments with a
-95% interval and a sentence a product manager can read aloud.
+95% interval and a verdict. The sentence a product manager reads aloud is
+`evalcore.report.segments.gap_sentence`'s.
 
 Decisions a user should know
 ----------------------------
@@ -57,7 +58,6 @@ from ..errors import UsageError, invalid_parameter
 from ..metrics.evaluation import Evaluation
 from ..metrics.measures import Measure
 from ..stats.intervals import check_level
-from ..stats.paired import format_amount
 from .slices import DEFAULT_MIN_SLICE_N, MISSING_VALUE, slice_metrics, slice_values
 
 TEAM_WRITTEN = "team_written"
@@ -66,8 +66,7 @@ TEAM_WRITTEN = "team_written"
 VERDICTS = ("lower", "higher", "no clear difference", "too few")
 
 GAP_COLUMNS = ["run", "model", "field", "metric", "group_a", "group_b", "values_a", "values_b", "mean_a", "mean_b",
-               "n_a", "n_b", "gap", "ci_low", "ci_high", "method", "level", "verdict", "sentence", "labels",
-               "fingerprint"]
+               "n_a", "n_b", "gap", "ci_low", "ci_high", "method", "level", "verdict", "labels", "fingerprint"]
 
 
 @dataclass(frozen=True)
@@ -214,26 +213,14 @@ def _wilson(p: np.ndarray, n: int, z: float) -> tuple[np.ndarray, np.ndarray]:
     return low, high
 
 
-def gap_sentence(run: str, metric: str, pair: GapPair, gap: float, low: float, high: float, n_a: int, n_b: int,
-                 *, level: float, min_n: int) -> tuple[str, str]:
-    """The verdict and the sentence for one gap: "base: customers' queries score 21.4 points lower on ..."."""
-    counts = f"n = {n_a:,} vs {n_b:,}"
-    if min(n_a, n_b) < min_n:
-        return "too few", (f"{run}: too few queries to compare {pair.name_a} with {pair.name_b} on {metric} "
-                           f"({counts}; each side needs at least {min_n:,}).")
-    ci = f"{level * 100:g}% CI"
-    if not np.isfinite(low) or not np.isfinite(high):
-        return "too few", f"{run}: no interval for the gap on {metric} ({counts})."
+def gap_verdict(gap: float, low: float, high: float, n_a: int, n_b: int, min_n: int) -> str:
+    """``too few`` (a side under ``min_n`` queries, or no interval), ``higher`` / ``lower`` (the interval excludes
+    0) or ``no clear difference``."""
+    if min(n_a, n_b) < min_n or not np.isfinite(low) or not np.isfinite(high):
+        return "too few"
     if low > 0 or high < 0:
-        verdict = "higher" if gap > 0 else "lower"
-        size, lo, hi = (gap, low, high) if gap > 0 else (-gap, -high, -low)
-        return verdict, (f"{run}: {pair.name_a} score {format_amount(metric, size)} {verdict} on {metric} than "
-                         f"{pair.name_b} ({ci} {format_amount(metric, lo, unit=False)} to "
-                         f"{format_amount(metric, hi, unit=False)}; {counts}).")
-    return "no clear difference", (
-        f"{run}: no clear difference between {pair.name_a} and {pair.name_b} on {metric}: "
-        f"{format_amount(metric, gap)} ({ci} {format_amount(metric, low, unit=False)} to "
-        f"{format_amount(metric, high, unit=False)}; {counts}).")
+        return "higher" if gap > 0 else "lower"
+    return "no clear difference"
 
 
 def segment_gaps(
@@ -281,15 +268,15 @@ def segment_gaps(
     n_a, n_b = int(in_a.sum()), int(in_b.sum())
     records = []
     for i, (result, m) in enumerate(keys):
-        verdict, sentence = gap_sentence(result.name, str(m), pair, float(found["gap"][i]), float(found["ci_low"][i]),
-                                         float(found["ci_high"][i]), n_a, n_b, level=evaluation.level, min_n=min_n)
+        verdict = gap_verdict(float(found["gap"][i]), float(found["ci_low"][i]), float(found["ci_high"][i]), n_a, n_b,
+                              min_n)
         records.append({
             "run": result.name, "model": result.model, "field": field, "metric": str(m),
             "group_a": pair.name_a, "group_b": pair.name_b, "values_a": ", ".join(pair.a),
             "values_b": ", ".join(pair.b), "mean_a": float(found["mean_a"][i]), "mean_b": float(found["mean_b"][i]),
             "n_a": n_a, "n_b": n_b, "gap": float(found["gap"][i]), "ci_low": float(found["ci_low"][i]),
             "ci_high": float(found["ci_high"][i]), "method": str(found["method"][i]), "level": evaluation.level,
-            "verdict": verdict, "sentence": sentence, "labels": evaluation.labels.name,
+            "verdict": verdict, "labels": evaluation.labels.name,
             "fingerprint": evaluation.labels.fingerprint,
         })
     gaps = pd.DataFrame.from_records(records, columns=GAP_COLUMNS)

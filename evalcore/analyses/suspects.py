@@ -44,7 +44,7 @@ def label_suspects(evaluation: Evaluation, k: int, *, agree_depth: int = DEFAULT
         q = np.broadcast_to(rows[:, None], codes.shape)
         rank = np.broadcast_to(np.arange(1, agree_depth + 1)[None, :], codes.shape)
         ok = codes >= 0
-        parts.append(pd.DataFrame({"q": q[ok], "doc_id": result.run.doc_ids[codes[ok]].astype(object),
+        parts.append(pd.DataFrame({"q": q[ok], "doc_id": result.ranked.doc_ids_of(codes[ok]),
                                    "grade": grades[ok], "run": pos, "rank": rank[ok]}))
     top = pd.concat(parts, ignore_index=True)
     top = top[~(top["grade"] >= results[0].ranked.index.min_grade)]  # only docs not labeled relevant

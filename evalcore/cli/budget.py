@@ -8,6 +8,7 @@ import json
 from ..analyses.budget import BudgetSettings, k_budget
 from ..metrics.measures import check_k
 from ..readers.documents import read_documents
+from ..report.budget import budget_dict, budget_text
 from .common import Recording, add_split, load, scope, split_notice, warn, write
 from .parser import EXIT_OK
 
@@ -30,10 +31,10 @@ def run(args: argparse.Namespace, recording: Recording) -> int:
                       rng=args.seed)
     split_notice(scoped, args.format)
     if args.format == "json":
-        write(json.dumps(add_split(report.to_dict(), scoped), ensure_ascii=False, allow_nan=False) + "\n", exact=True)
+        write(json.dumps(add_split(budget_dict(report), scoped), ensure_ascii=False, allow_nan=False) + "\n", exact=True)
     elif args.format == "csv":
         write(report.to_csv(), exact=True)
         warn(report.warnings)
     else:
-        write(report.to_text())
+        write(budget_text(report))
     return EXIT_OK

@@ -68,8 +68,9 @@ def acting(who: str | None) -> Actor:
 
 
 def recorded_as(actor: Actor) -> str:
-    """``recorded as ana (the login name; --who names someone else)``: said beside every change the command makes."""
-    how = "given with --who" if actor.how == "--who" else "the login name; --who names someone else"
+    """``recorded as lee (the login name; --who names someone else)``: said beside every change the command makes."""
+    how = ("a claim given with --who, kept beside the login name" if actor.how == "--who" else
+           "the login name; --who names someone else")
     return f"recorded as {actor.who} ({how})"
 
 

@@ -7,6 +7,7 @@ import json
 
 from ..analyses.compare import DEFAULT_COMPARE_METRICS, compare_evaluation
 from ..metrics.measures import Measure
+from ..report.compare import comparison_dict, comparison_text
 from .common import Recording, add_split, load, scope, split_notice, write
 from .parser import EXIT_OK
 
@@ -22,7 +23,7 @@ def run(args: argparse.Namespace, recording: Recording) -> int:
                                 target_diff=args.target_diff)
     split_notice(scoped, args.format)
     if args.format == "json":
-        write(json.dumps(add_split(report.to_dict(), scoped), ensure_ascii=False, allow_nan=False) + "\n", exact=True)
+        write(json.dumps(add_split(comparison_dict(report), scoped), ensure_ascii=False, allow_nan=False) + "\n", exact=True)
     else:
-        write(report.to_text(markdown=args.format == "markdown"))
+        write(comparison_text(report, markdown=args.format == "markdown"))
     return EXIT_OK

@@ -13,6 +13,7 @@ import sys
 
 from ..analyses.k_settings import DEFAULT_CHUNK_TOKENS, DEFAULT_LAMBDA, DEFAULT_MAX_K, DEFAULT_PRICE_PER_MTOK
 from ..metrics.measures import DESCRIPTIONS
+from ..readers.formats import formats_for
 
 EXIT_OK, EXIT_FAILURE, EXIT_BAD_INPUT = 0, 1, 2
 """Exit status: 0 success, 2 bad input or usage, 1 anything else (docs/formats.md)."""
@@ -123,7 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
     bud.add_argument("--docs", default=None, metavar="FILE",
                      help="documents file with doc_id and tokens and/or text (CSV, TSV, JSONL, Parquet); "
                           "tokens column first, else text counted with --tokenizer")
-    bud.add_argument("--docs-format", default=None, help="override format detection for the documents file")
+    _add_format(bud, "--docs-format", "documents", "the documents file")
     bud.add_argument("--max-k", type=int, default=DEFAULT_MAX_K, help=f"largest k in the table (default {DEFAULT_MAX_K})")
     bud.add_argument("--price-per-mtok", type=float, default=None, metavar="P",
                      help=f"generator LLM price in dollars per million input tokens (default {DEFAULT_PRICE_PER_MTOK:.2f}; "
@@ -169,7 +170,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="run the others are compared with (default: the first run)")
     rep.add_argument("--docs", default=None, metavar="FILE",
                      help="documents file (doc_id and tokens and/or text): adds the prompt-token cost of k")
-    rep.add_argument("--docs-format", default=None, help="override format detection for the documents file")
+    _add_format(rep, "--docs-format", "documents", "the documents file")
     rep.add_argument("--chunk-tokens", type=int, default=None, metavar="N",
                      help="tokens per chunk for docs without a count or text (or instead of --docs)")
     rep.add_argument("--price-per-mtok", type=float, default=None, metavar="P",
@@ -205,7 +206,7 @@ def _add_vectors_command(sub) -> None:
                                      "variant's run scored with intervals and compared with the full float32 "
                                      "vectors (paired, Holm-adjusted), with its exact index size.")
     vec.add_argument("--labels", required=True, metavar="FILE", help="labels file (any labels format)")
-    vec.add_argument("--labels-format", default=None, help="override format detection for the labels file")
+    _add_format(vec, "--labels-format", "labels", "the labels file")
     vec.add_argument("--query-vectors", required=True, metavar="FILE",
                      help="query vectors: Parquet (id and vector columns), JSONL ({\"id\", \"vector\"}) or .npy with "
                           "NAME.ids.txt beside it")
@@ -292,7 +293,7 @@ def _add_workspace_commands(sub) -> None:
     add = actions.add_parser("add-cases", help="a new version of a label set with more cases (e.g. production misses)")
     add.add_argument("name", metavar="LABEL_SET")
     add.add_argument("file", metavar="FILE", help="labels file with the cases (any labels format)")
-    add.add_argument("--cases-format", default=None, help="override format detection for the cases file")
+    _add_format(add, "--cases-format", "labels", "the cases file")
     add.add_argument("--note", default=None, help="why this version was made")
     _add_who(add, "the new version")
     common(add, formats=False)
@@ -326,7 +327,7 @@ def _add_judge_commands(sub) -> None:
                            "deeper k")
     pool.add_argument("--seed", type=int, default=0, help="seed of the shuffle (default 0)")
     pool.add_argument("--docs", default=None, metavar="FILE", help="documents file: adds each doc's text to the pool")
-    pool.add_argument("--docs-format", default=None, help="override format detection for the documents file")
+    _add_format(pool, "--docs-format", "documents", "the documents file")
     pool.add_argument("--output", default=None, metavar="FILE", help="write the CSV here instead of printing it")
     pool.set_defaults(handler="judge:pool")
 
@@ -334,7 +335,8 @@ def _add_judge_commands(sub) -> None:
     save.add_argument("name", metavar="LABEL_SET")
     save.add_argument("file", metavar="FILE", help="the pool CSV with its relevant column filled in (yes or no)")
     save.add_argument("--judge", "--who", dest="judge", default=None, metavar="NAME",
-                      help="who judged, recorded with the round (default: the login name)")
+                      help="who judged, a claim recorded with the round beside the login name (default: the login "
+                           "name alone)")
     _add_workspace(save)
     save.set_defaults(handler="judge:save")
 
@@ -361,8 +363,8 @@ def _add_split_options(parser: argparse.ArgumentParser, workspace: bool = False)
                         help="with --split holdout or all: show those numbers and record this view in the workspace "
                              "(who, when, label-set version, runs); every view is counted")
     parser.add_argument("--who", default=None, metavar="NAME",
-                        help="with --reveal (or --save, --flag): the person recorded as looking or saving (default: "
-                             "the login name)")
+                        help="with --reveal (or --save, --flag): the person looking or saving, a claim recorded "
+                             "beside the login name (default: the login name alone)")
     if workspace:
         _add_workspace(parser, when="with --reveal", what="the view is recorded in")
         parser.add_argument("--label-set", default=None, metavar="NAME",
@@ -381,8 +383,8 @@ def _add_workspace(parser: argparse.ArgumentParser, when: str | None = None, wha
 
 def _add_who(parser: argparse.ArgumentParser, what: str) -> None:
     parser.add_argument("--who", default=None, metavar="NAME",
-                        help=f"the person recorded with {what} in the workspace's log of who did what (default: the "
-                             "login name)")
+                        help=f"the person recorded with {what} in the workspace's log of who did what, a claim "
+                             "recorded beside the login name (default: the login name alone)")
 
 
 def _add_interval_options(parser: argparse.ArgumentParser, seeded: str = "the bootstrap") -> None:
@@ -391,14 +393,22 @@ def _add_interval_options(parser: argparse.ArgumentParser, seeded: str = "the bo
     parser.add_argument("--seed", type=int, default=0, help=f"seed of {seeded} (default 0)")
 
 
+def _add_format(parser: argparse.ArgumentParser, option: str, kind: str, what: str) -> None:
+    """A ``--*-format`` option: the formats named in its help are those the readers take for ``kind``
+    (`evalcore.readers.formats`); the name is checked when the file is read (any case, aliases too)."""
+    names = formats_for(kind)
+    parser.add_argument(option, default=None, metavar="FORMAT",
+                        help=f"override format detection for {what}: {', '.join(names[:-1])} or {names[-1]}")
+
+
 def _add_inputs(parser: argparse.ArgumentParser, required: bool = True) -> None:
     parser.add_argument("--labels", required=required, metavar="FILE", help="labels file (TREC qrels, BEIR, CSV/TSV, "
                         "Parquet, JSON or JSONL; .gz accepted)")
     parser.add_argument("--run", required=required, action="append", metavar="FILE",
                         help="run file (TREC, CSV/TSV, Parquet, JSON or JSONL), or NAME=FILE to name it; repeat "
                              "for several runs. Metadata comes from a sidecar <stem>.meta.json when present")
-    parser.add_argument("--labels-format", default=None, help="override format detection for the labels file")
-    parser.add_argument("--run-format", default=None, help="override format detection for the run files")
+    _add_format(parser, "--labels-format", "labels", "the labels file")
+    _add_format(parser, "--run-format", "run", "the run files")
     parser.add_argument("--min-grade", type=float, default=1 if required else None,
                         help="relevance threshold: grade >= N is relevant (default 1)")
     parser.add_argument("--zero-relevant", choices=("exclude", "zero"), default="exclude" if required else None,

@@ -3,8 +3,9 @@
 Exact search for every labeled query in every variant (full float32, first-d truncations, int8, binary), each
 variant's run scored with intervals and compared with the full vectors, one sentence per variant. ``--index SPEC``
 adds approximate indexes (HNSW, IVF, IVF-PQ through faiss), each measured against exact search of its dims:
-neighbour recall, lost queries, build time, queries per second and latency on one thread. ``--save-runs`` writes
-each variant's run as a TREC file (``DIR/NAME.trec``), ready for ``evaluate``, ``budget`` or the dashboard.
+neighbour recall, lost queries, build time, queries per second and latency on one thread. Doc vectors over the
+memory budget are searched from disk (`evalcore.vectors.on_disk`). ``--save-runs`` writes each variant's run as a
+TREC file (``DIR/NAME.trec``), ready for ``evaluate``, ``budget`` or the dashboard.
 """
 
 from __future__ import annotations
@@ -15,17 +16,20 @@ import sys
 from pathlib import Path
 from types import SimpleNamespace
 
-from ..analyses.index_size import IndexSizeReport, human_bytes
+from ..analyses.index_size import IndexSizeReport
 from ..analyses.index_study import IndexSizeSettings, check_ks_within_depth, index_size_study, planned_names
 from ..errors import InputError, invalid_parameter
 from ..readers.labels import read_labels
 from ..readers.vectors import Vectors, check_dimensions, read_vectors
+from ..report.amounts import human_bytes
+from ..report.index_size import index_loss_table, index_size_dict, index_size_rows, index_verdict, variant_verdict
 from ..report.render import titled_table
 from ..vectors.on_disk import open_doc_vectors
 from ..vectors.runs import trec_text
 from ..warning_log import plural
 from .common import Recording, add_split, note, scope, split_notice, warn, write
 from .parser import EXIT_OK
+
 
 def run(args: argparse.Namespace, recording: Recording) -> int:
     if args.build_threads is not None and args.build_threads < 1:
@@ -49,11 +53,14 @@ def run(args: argparse.Namespace, recording: Recording) -> int:
                              progress=_progress() if sys.stderr.isatty() else None)
     report = study.report
     split_notice(scoped, args.format)
+    warnings = study.warnings + report.evaluation.all_warnings
     if args.format == "json":
-        write(json.dumps(add_split(report.to_dict(), scoped), ensure_ascii=False, allow_nan=False) + "\n", exact=True)
+        data = index_size_dict(report)
+        data["warnings"] = [w.to_dict() for w in warnings]
+        write(json.dumps(add_split(data, scoped), ensure_ascii=False, allow_nan=False) + "\n", exact=True)
     else:
         write(report_text(report, model, docs, args))
-    warn(study.warnings + report.evaluation.all_warnings)
+    warn(warnings)
     if args.save_runs:
         save_runs(report, Path(args.save_runs))
     return EXIT_OK
@@ -63,56 +70,25 @@ def report_text(report: IndexSizeReport, model: str, docs: Vectors, args: argpar
     """The table for people, then one sentence per variant, then how sizes are counted."""
     labels = report.evaluation.labels
     n = report.evaluation.results[0].n_queries
-    title = (f"index size for {model}: {docs.n:,} docs x {docs.dims:,} dims, {args.similarity}, top {args.depth} "
-             f"per query; labels {labels.name}#{labels.fingerprint}, n = {n}")
-    header, body = report.rows()
+    searched = report.reference.n_docs
+    left_out = f" ({plural(docs.n - searched, 'all-zero doc vector')} left out)" if searched < docs.n else ""
+    title = (f"index size for {model}: {searched:,} docs x {docs.dims:,} dims{left_out}, {args.similarity}, top "
+             f"{args.depth} per query; labels {labels.name}#{labels.fingerprint}, n = {n}")
+    header, body = index_size_rows(report)
     lines = [titled_table(title, header, body), ""]
     for item in report.variants[1:]:
-        lines.append(report.verdict(item))
-        if report.index_verdict(item):
-            lines.append(report.index_verdict(item))
+        lines.append(variant_verdict(report, item))
+        if index_verdict(report, item):
+            lines.append(index_verdict(report, item))
     footnote = (f"Index size = docs x bytes per vector (float32 4 x dims, int8 dims, binary dims / 8) + the doc ids "
-                f"({human_bytes(report.reference.index_bytes - docs.n * docs.dims * 4)}: their UTF-8 bytes + 8 per "
+                f"({human_bytes(report.reference.index_bytes - searched * docs.dims * 4)}: their UTF-8 bytes + 8 per "
                 "doc) + for int8 8 bytes per dim. Intervals: "
                 f"{report.evaluation.level * 100:g}% (Wilson or BCa bootstrap); paired tests Holm-adjusted across "
                 f"the {len(report.variants) - 1} variants; seed {report.evaluation.seed}.")
     lines += ["", footnote]
-    if any(v.speed is not None for v in report.variants):
-        lines += ["", index_table(report), "", speed_footnote(report)]
+    if any(v.speed is not None for v in report.variants):  # approximate indexes: what each loses, how fast
+        lines += ["", index_loss_table(report)]
     return "\n".join(lines) + "\n"
-
-
-def index_table(report: IndexSizeReport) -> str:
-    """Neighbour recall, lost queries and speed of every variant measured against exact search of its dims."""
-    k = report.evaluation.ks[-1]
-    header = ["variant", f"neighbour recall@{k}", "5th percentile", "lost queries", "queries/s", "p50 ms", "p99 ms",
-              "build s", "index"]
-    body = []
-    for item in report.variants:
-        loss, speed = report.losses.get(item.name), item.speed
-        if loss is None:
-            continue
-        body.append([item.name, f"{loss.mean:.4f}", f"{loss.p5:.4f}", f"{len(loss.lost):,} of {loss.n:,}",
-                     f"{speed.queries_per_second:,.0f}" if speed else "", f"{speed.latency_p50_ms:.3f}" if speed else "",
-                     f"{speed.latency_p99_ms:.3f}" if speed else "", f"{speed.build_seconds:.2f}" if speed else "",
-                     human_bytes(item.index_bytes)])
-    lost = [(item.name, report.losses[item.name].lost) for item in report.variants
-            if item.name in report.losses and report.losses[item.name].lost and not item.variant.is_exact]
-    listed = [f"lost by {name}: {', '.join(queries[:20])}" + (f" and {len(queries) - 20:,} more (--format json "
-              "lists them all)" if len(queries) > 20 else "") for name, queries in lost]
-    title = (f"against exact search of the same dims, at k = {k}: neighbour recall (share of the exact top {k} "
-             f"returned) and lost queries (a relevant doc exact search had in its top {k} is missing)")
-    return "\n".join([titled_table(title, header, body), *([""] + listed if listed else [])])
-
-
-def speed_footnote(report: IndexSizeReport) -> str:
-    speeds = [v.speed for v in report.variants if v.speed is not None]
-    threads = next((v.speed.build_threads for v in report.variants if v.speed is not None and not v.variant.is_exact),
-                   None)
-    return (f"Speed: {speeds[0].engine}; every search on one thread (queries/s over the whole batch, latency one "
-            f"query at a time); indexes built on {'every core' if threads is None else plural(threads, 'thread')}, "
-            f"trained with seed {report.evaluation.seed}; exact search timed in the engine's flat index. Index "
-            "size of an approximate index = its size written to a file + the doc ids.")
 
 
 def save_runs(report: IndexSizeReport, folder: Path) -> None:

@@ -9,6 +9,7 @@ import pandas as pd
 
 from ..errors import UsageError, invalid_parameter
 from ..safe_text import terminal_safe
+from ..store.chain import describe_heads
 from ..store.workspace import ORPHAN_GRACE_S, Orphans, Workspace
 from ..timestamps import minute
 from ..warning_log import agree, plural
@@ -132,7 +133,8 @@ def add_cases(args: argparse.Namespace) -> int:
 
 
 def verify(args: argparse.Namespace) -> int:
-    """Check the workspace (SQLite's checks, every stored file against its hash), then remove unused stored files.
+    """Check the workspace (SQLite's checks, its tables and triggers, the record's hash chains, every stored file
+    against its hash), then remove unused stored files.
 
     Exit 0 when sound; 1 when a check fails (nothing is removed then). A read-only workspace is checked and its
     unused files listed, not removed.
@@ -149,9 +151,13 @@ def verify(args: argparse.Namespace) -> int:
         return EXIT_FAILURE
     dry_run = args.dry_run or workspace.read_only
     found = workspace.remove_orphans(older_than=minutes * 60, dry_run=dry_run)
-    sound = (f"workspace {workspace.location}: sound (integrity and foreign keys checked, "
-             f"{plural(n_files, 'stored file')} checked against their hashes)")
-    lines = [sound]
+    heads = workspace.record_heads()
+    chains = "the record's hash chains intact, " if heads else ""
+    sound = (f"workspace {workspace.location}: sound (integrity and foreign keys checked, every table and trigger "
+             f"there, {chains}{plural(n_files, 'stored file')} checked against their hashes)")
+    record = describe_heads(heads) + (" (note these elsewhere: only a comparison with them tells a rewrite of the "
+                                      "whole record, or entries added at its end)" if heads else "")
+    lines = [sound, record]
     lines += _orphan_lines(found, minutes, "the workspace is read-only" if workspace.read_only else None)
     write("\n".join(lines) + "\n")
     return EXIT_OK

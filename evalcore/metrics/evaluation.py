@@ -4,18 +4,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Protocol, Sequence
+from typing import Mapping, Protocol, Sequence
 
 import numpy as np
 import pandas as pd
 
 from ..errors import InputError, UsageError, invalid_parameter
+from ..readers.chunks import ChunkMap
 from ..readers.labels import LabelSet, LabelsLike, check_min_grade, read_labels
 from ..readers.runs import Run, RunLike, read_run
 from ..stats.intervals import mean_intervals
 from ..warning_log import EvalWarning, agree, plural
+from .evidence import evidence_scores
 from .kernels import PerQueryScores, score_queries
-from .measures import CUTOFF_MEASURES, Measure, check_k, default_measures, parse_ks
+from .measures import CUTOFF_MEASURES, EVIDENCE_MEASURES, Measure, check_k, default_measures, parse_ks
 from .ranked import LabelIndex, RankedGrades, rank_grades
 
 
@@ -66,20 +68,31 @@ class RunResult:
         return self.ranked.depth
 
     @property
+    def chunks(self) -> ChunkMap | None:
+        """The chunk map this run was scored with (its ranks are chunks), or None (its ranks are docs)."""
+        return self.ranked.chunks
+
+    @property
     def measures(self) -> list[Measure]:
-        """The measures a report lists: each cutoff metric at each requested k, then MRR."""
-        return default_measures(self.ks)
+        """The measures a report lists: each cutoff metric at each requested k, then MRR (then the evidence
+        measures, when the labels carry spans and the chunks have a place in their documents)."""
+        return default_measures(self.ks, evidence=self.scores.has_evidence)
 
     def score(self, measure: str | Measure) -> np.ndarray:
-        """Per-query scores of one measure (``rr`` per query for ``mrr``), in `queries` order."""
+        """Per-query scores of one measure (``rr`` per query for ``mrr``), in `queries` order; an evidence measure
+        is NaN for the queries without evidence spans."""
         m = Measure.parse(measure)
         if m.k is not None and m.k > self.depth:
             raise UsageError(f"{m} was not computed: evaluate with k up to at least {m.k} "
                              f"(this result goes to k = {self.depth}).")
+        if m.name in EVIDENCE_MEASURES and not self.scores.has_evidence:
+            raise UsageError(f"{m} needs evidence spans in the labels (start and end columns) and a chunk map that "
+                             f"places each chunk in its document (start and end, or text found in the document).")
         return self.scores.column(m.name, m.k)
 
     def __getitem__(self, measure: str | Measure) -> float:
-        return float(np.mean(self.score(measure)))
+        return float(np.nanmean(self.score(measure))) if Measure.parse(measure).name in EVIDENCE_MEASURES \
+            else float(np.mean(self.score(measure)))
 
     def means(self, measures: Sequence[str | Measure] | None = None) -> dict[str, float]:
         chosen = [Measure.parse(m) for m in measures] if measures else self.measures
@@ -152,22 +165,32 @@ class Evaluation:
         All runs and measures share one bootstrap draw (the same resampled queries), so
         intervals are reproducible from ``seed`` and comparable across runs.
         """
-        rows, columns = [], []
-        for result in self.results:
+        shared, columns = [], []
+        for i, result in enumerate(self.results):
             for measure in result.measures:
-                rows.append((result, measure))
-                columns.append(result.score(measure))
-        intervals = mean_intervals(np.column_stack(columns), level=self.level, n_resamples=self.n_resamples,
-                                   rng=self.seed)
+                if measure.name not in EVIDENCE_MEASURES:
+                    shared.append((i, str(measure)))
+                    columns.append(result.score(measure))
+        found = dict(zip(shared, mean_intervals(np.column_stack(columns), level=self.level,
+                                                n_resamples=self.n_resamples, rng=self.seed)))
         records = []
-        for (result, measure), interval in zip(rows, intervals):
-            records.append({
-                "run": result.name, "model": result.model, "metric": str(measure), "k": measure.k,
-                "mean": float(interval.point), "ci_low": float(interval.low), "ci_high": float(interval.high),
-                "n": result.n_queries, "labels": self.labels.name, "fingerprint": self.labels.fingerprint,
-                "ci_method": interval.method, "level": self.level,
-                "reliable": bool(interval.reliable), "note": interval.note or "",
-            })
+        for i, result in enumerate(self.results):
+            for measure in result.measures:
+                n = result.n_queries
+                interval = found.get((i, str(measure)))
+                if interval is None:  # an evidence measure: over the queries with evidence spans, the same seed
+                    values = result.score(measure)
+                    kept = values[~np.isnan(values)]
+                    n = len(kept)
+                    interval = mean_intervals(kept[:, None], level=self.level, n_resamples=self.n_resamples,
+                                              rng=self.seed)[0]
+                records.append({
+                    "run": result.name, "model": result.model, "metric": str(measure), "k": measure.k,
+                    "mean": float(interval.point), "ci_low": float(interval.low), "ci_high": float(interval.high),
+                    "n": n, "labels": self.labels.name, "fingerprint": self.labels.fingerprint,
+                    "ci_method": interval.method, "level": self.level,
+                    "reliable": bool(interval.reliable), "note": interval.note or "",
+                })
         frame = pd.DataFrame.from_records(records)
         frame["k"] = frame["k"].astype("Int64")
         return frame
@@ -186,6 +209,11 @@ class Evaluation:
                         for r in self.results)
         return replace(self, ks=ks, results=results)
 
+    @property
+    def chunk_maps(self) -> dict[str, ChunkMap]:
+        """Each chunk run's map, by run name (empty when every run ranks docs): what scoring again needs."""
+        return {r.name: r.chunks for r in self.results if r.chunks is not None}
+
     @cached_property
     def all_warnings(self) -> tuple[EvalWarning, ...]:
         """Label warnings, evaluation warnings, then each run's, in that order."""
@@ -200,13 +228,15 @@ def evaluate(
     *,
     min_grade: float = 1,
     zero_relevant: str = "exclude",
+    chunks: "ChunkMap | None" = None,
 ) -> RunResult:
     """Score one run against labels; returns a `RunResult` (``r["mrr"]``, ``r.per_query()``).
 
     ``run`` and ``labels`` may be file paths, dicts shaped like the seed example of docs/metrics.md,
-    DataFrames or already-read objects. Metrics are computed for every k from 1 to max(k).
+    DataFrames or already-read objects. Metrics are computed for every k from 1 to max(k). With ``chunks`` (a
+    `evalcore.readers.chunks.ChunkMap`) the run ranks chunks and the labels name documents: k counts chunks.
     """
-    evaluation = evaluate_runs([run], labels, k, min_grade=min_grade, zero_relevant=zero_relevant)
+    evaluation = evaluate_runs([run], labels, k, min_grade=min_grade, zero_relevant=zero_relevant, chunks=chunks)
     only = evaluation.results[0]
     return RunResult(only.run, only.labels, only.ks, only.ranked, only.scores,
                      evaluation.warnings + only.warnings)
@@ -223,8 +253,12 @@ def evaluate_runs(
     seed: int = 0,
     n_resamples: int = 10_000,
     split: "ScoredSplit | None" = None,
+    chunks: "ChunkMap | Mapping[str, ChunkMap] | None" = None,
 ) -> Evaluation:
     """Score several runs on one label set. Run names must be distinct.
+
+    ``chunks``: one chunk map for every run, or a mapping of run name to its own map (runs from different
+    chunkings each name theirs; a run left out ranks docs, as without a map).
 
     ``level``, ``seed`` and ``n_resamples`` set the confidence intervals of `Evaluation.summary`.
     ``split`` is how front ends score: the `evalcore.metrics.split.SplitView` whose labels these are
@@ -266,7 +300,8 @@ def evaluate_runs(
         warnings.extend(split.warnings)
     depth = max(ks)
     known = split.full_queries if split is not None else None
-    results = tuple(_score_run(run, label_set, index, ks, depth, known) for run in loaded)
+    maps = _chunk_maps(chunks, names)
+    results = tuple(_score_run(run, label_set, index, ks, depth, known, maps.get(run.name)) for run in loaded)
     return Evaluation(label_set, ks, threshold, results, tuple(warnings), zero_relevant, level, seed, n_resamples,
                       split)
 
@@ -293,10 +328,33 @@ def _mixed_split_warning(labels: LabelSet, queries: np.ndarray) -> list[EvalWarn
     )]
 
 
+def _chunk_maps(chunks, names: list[str]) -> dict[str, ChunkMap]:
+    """Each run's chunk map: the one map for every run, or the runs a mapping names (an unknown name is an error)."""
+    if chunks is None:
+        return {}
+    if isinstance(chunks, ChunkMap):
+        return {name: chunks for name in names}
+    if not isinstance(chunks, Mapping):
+        raise invalid_parameter("chunks", "a chunk map, or a mapping of run name to chunk map", type(chunks).__name__)
+    unknown = sorted(set(chunks) - set(names))
+    if unknown:
+        raise UsageError(f"A chunk map is given for run {unknown[0]!r}, which is not among the runs: "
+                         f"{', '.join(names)}.")
+    for name, found in chunks.items():
+        if not isinstance(found, ChunkMap):
+            raise invalid_parameter(f"chunks[{name!r}]", "a chunk map (evalcore.readers.chunks.ChunkMap)",
+                                    type(found).__name__)
+    return dict(chunks)
+
+
 def _score_run(run: Run, labels: LabelSet, index: LabelIndex, ks: tuple[int, ...], depth: int,
-               known: np.ndarray | None = None) -> RunResult:
-    ranked = rank_grades(run, index, depth)
+               known: np.ndarray | None = None, chunks: ChunkMap | None = None) -> RunResult:
+    ranked = rank_grades(run, index, depth, chunks)
     scores = score_queries(ranked)
+    spans = labels.spans
+    if chunks is not None and spans is not None and chunks.has_offsets:
+        evidence = evidence_scores(ranked, spans, chunks.start, chunks.end)
+        scores = replace(scores, evidence_recall=evidence.recall, evidence_precision=evidence.precision)
     return RunResult(run, labels, ks, ranked, scores, tuple(run.warnings) + tuple(_run_warnings(ranked, ks, known)))
 
 

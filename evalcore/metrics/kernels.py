@@ -24,6 +24,12 @@ class PerQueryScores:
     ndcg: np.ndarray
     judged: np.ndarray
     rr: np.ndarray  # (n_queries,)
+    evidence_recall: np.ndarray | None = None  # with evidence spans and placed chunks: NaN for queries without
+    evidence_precision: np.ndarray | None = None
+
+    @property
+    def has_evidence(self) -> bool:
+        return self.evidence_recall is not None
 
     def column(self, name: str, k: int | None) -> np.ndarray:
         """The per-query scores of ``name@k`` (``k`` is None for ``mrr``)."""
@@ -33,19 +39,23 @@ class PerQueryScores:
 
 
 def score_queries(ranked: RankedGrades) -> PerQueryScores:
-    """All metrics, all cutoffs 1..depth, for every evaluated query of one run."""
+    """All metrics, all cutoffs 1..depth, for every evaluated query of one run.
+
+    With a chunk map a rank holds a chunk graded as its document: recall, hit and nDCG count each document once
+    (at its first chunk), precision counts every chunk of a relevant document, judged every chunk of a judged one."""
     depth = ranked.depth
     ranks = np.arange(1, depth + 1, dtype=np.float64)
-    relevant = ranked.relevant
-    found = np.cumsum(relevant, axis=1, dtype=np.int64)
+    found = np.cumsum(ranked.relevant_found, axis=1, dtype=np.int64)
     n_rel = ranked.index.n_relevant.astype(np.float64)[:, None]
     with np.errstate(divide="ignore", invalid="ignore"):
         recall = np.where(n_rel > 0, found / n_rel, 0.0)
     hit = (found > 0).astype(np.float64)
-    precision = found / ranks
+    relevant_chunks = found if ranked.first_of_doc is None else np.cumsum(ranked.relevant, axis=1, dtype=np.int64)
+    precision = relevant_chunks / ranks
 
     grades = ranked.grades
-    gains = np.where(grades > 0, grades, 0.0)  # NaN (unjudged) > 0 is False: no gain
+    counted = grades if ranked.first_of_doc is None else np.where(ranked.first_of_doc, grades, np.nan)
+    gains = np.where(counted > 0, counted, 0.0)  # NaN (unjudged) > 0 is False: no gain
     discount = 1.0 / np.log2(ranks + 1.0)
     dcg = np.cumsum(gains * discount, axis=1)
     ideal = ranked.index.gains_sorted

@@ -15,6 +15,9 @@ from ..errors import invalid_parameter
 
 CUTOFF_MEASURES = ("recall", "hit", "precision", "ndcg", "judged")
 """Measures that take a cutoff k, in the order reports list them."""
+EVIDENCE_MEASURES = ("evidence_recall", "evidence_precision")
+"""Cutoff measures of the evidence inside the chunks (labels with spans, a chunk map with offsets): listed after the
+others, only where they can be computed, averaged over the queries with evidence spans."""
 
 DESCRIPTIONS: dict[str, str] = {
     "recall": "Share of a query's relevant docs found in the top k (one of two found = 0.5), "
@@ -28,6 +31,11 @@ DESCRIPTIONS: dict[str, str] = {
     "the labels do not reach as deep as the number being quoted.",
     "mrr": "Mean over queries of 1 / rank of the first relevant doc; a query with no relevant "
     "doc returned scores 0, it is never skipped.",
+    "evidence_recall": "Share of the query's evidence characters (the spans a person marked in the relevant "
+    "documents) inside the top k chunks, averaged over the queries with evidence. A chunk can be relevant and "
+    "still hold little of the answer.",
+    "evidence_precision": "Share of the top k chunks' characters that are evidence (overlapping chunks count each "
+    "character once), averaged over the queries with evidence: what the prompt spends on the answer.",
 }
 
 _ALIASES = {
@@ -37,6 +45,7 @@ _ALIASES = {
     "ndcg": "ndcg", "ndcg_cut": "ndcg",
     "judged": "judged",
     "mrr": "mrr", "rr": "mrr", "recip_rank": "mrr",
+    "evidence_recall": "evidence_recall", "evidence_precision": "evidence_precision",
 }
 _PATTERN = re.compile(r"^\s*([a-z_]+)\s*(?:[@_]\s*(\d+))?\s*$", re.IGNORECASE)
 
@@ -69,7 +78,8 @@ class Measure:
         name = _ALIASES.get(match.group(1).lower()) if match else None
         if name is None:
             raise invalid_parameter(
-                "metric", "one of recall@k, hit@k, precision@k, ndcg@k, judged@k or mrr", text
+                "metric", "one of recall@k, hit@k, precision@k, ndcg@k, judged@k, mrr, evidence_recall@k or "
+                "evidence_precision@k", text
             )
         k = match.group(2)
         if name == "mrr":
@@ -109,9 +119,11 @@ def parse_ks(value: "int | str | list[int] | tuple[int, ...]", depth: int | None
     return tuple(ks)
 
 
-def default_measures(ks: tuple[int, ...]) -> list[Measure]:
-    """What a report lists by default: every cutoff measure at each k, then MRR."""
-    return [Measure(name, k) for name in CUTOFF_MEASURES for k in ks] + [Measure("mrr")]
+def default_measures(ks: tuple[int, ...], evidence: bool = False) -> list[Measure]:
+    """What a report lists by default: every cutoff measure at each k, then MRR (then, with ``evidence``, the
+    evidence measures at each k)."""
+    listed = [Measure(name, k) for name in CUTOFF_MEASURES for k in ks] + [Measure("mrr")]
+    return listed + ([Measure(name, k) for name in EVIDENCE_MEASURES for k in ks] if evidence else [])
 
 
 def check_k(k: object, depth: int | None = None, *, name: str = "k") -> int:

@@ -13,7 +13,8 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from ..errors import invalid_parameter
+from ..errors import InputError, UsageError, invalid_parameter
+from ..readers.chunks import ChunkMap
 from ..readers.ids import to_arrow_strings
 from ..readers.labels import LabelSet
 from ..readers.runs import Run
@@ -90,6 +91,11 @@ class RankedGrades:
     returned at that rank (``returned`` tells which). ``first_relevant`` is the 1-based rank of
     the first relevant doc anywhere in the ranking (0 when none); ``tie_after[:, k-1]`` is True
     when the docs at ranks k and k+1 have equal scores, i.e. the cutoff k splits a tie.
+
+    With a chunk map (``chunks``) the run ranks chunks: each rank holds a chunk, graded as its document, and
+    ``first_of_doc`` is True where that chunk is its document's first in the ranking (a document found by several
+    chunks counts once: recall, hit and nDCG read only those). ``label_doc_of_stored`` is, for each of the run's
+    stored ids, the labels' doc it stands for (-1: none), whether a chunk's document or the doc itself.
     """
 
     run: Run
@@ -102,7 +108,11 @@ class RankedGrades:
     n_returned: np.ndarray  # full ranking length per evaluated query
     in_run: np.ndarray  # bool per evaluated query
     tie_after: np.ndarray
-    relevant_rows: pd.DataFrame  # query index, doc code, 1-based rank of every relevant doc returned
+    relevant_rows: pd.DataFrame  # query index, doc code, label doc, 1-based rank of every relevant doc returned
+    label_doc_of_stored: np.ndarray  # per stored run id: the labels' doc code it stands for, -1 for none
+    chunks: ChunkMap | None = None
+    first_of_doc: np.ndarray | None = None  # (n_queries, depth) with a chunk map: the document's first chunk
+    chunk_row_of_stored: np.ndarray | None = None  # with a chunk map: each stored run id's row in the map
 
     @property
     def queries(self) -> np.ndarray:
@@ -110,25 +120,50 @@ class RankedGrades:
 
     @property
     def relevant(self) -> np.ndarray:
+        """Where the doc (the chunk's document, with a chunk map) is relevant: every chunk of it."""
         return self.grades >= self.index.min_grade  # NaN compares False
 
+    @property
+    def relevant_found(self) -> np.ndarray:
+        """Where a relevant document is found for the first time in the ranking (recall, hit, nDCG count these)."""
+        return self.relevant if self.first_of_doc is None else self.relevant & self.first_of_doc
 
-def rank_grades(run: Run, index: LabelIndex, depth: int) -> RankedGrades:
-    """Join ``run`` with the labels down to ``depth`` ranks (first relevant rank: any depth)."""
+    def label_docs(self, codes: np.ndarray) -> np.ndarray:
+        """The labels' doc code (-1: not judged) for run doc codes (-1 where nothing was returned stays -1)."""
+        codes = np.asarray(codes)
+        return np.where(codes >= 0, self.label_doc_of_stored[np.maximum(codes, 0)], -1)
+
+    def chunk_rows(self, codes: np.ndarray) -> np.ndarray:
+        """The chunk map's row of run doc codes (only with a chunk map)."""
+        return self.chunk_row_of_stored[np.asarray(codes, dtype=np.int64)]
+
+    def doc_ids_of(self, codes: np.ndarray) -> np.ndarray:
+        """The document id of run doc codes: the chunk's document with a chunk map, else the id itself."""
+        codes = np.asarray(codes, dtype=np.int64)
+        if self.chunks is None:
+            return np.asarray(self.run.doc_ids[codes], dtype=object)
+        return np.asarray(self.chunks.doc_ids[self.chunks.doc_of_chunk[self.chunk_rows(codes)]], dtype=object)
+
+
+def rank_grades(run: Run, index: LabelIndex, depth: int, chunks: ChunkMap | None = None) -> RankedGrades:
+    """Join ``run`` with the labels down to ``depth`` ranks (first relevant rank: any depth). With ``chunks`` the
+    run's ids are chunks, each graded as the document the map puts it in."""
     depth = check_k(depth)
     n_q = index.n_queries
     q_of_run_query = pd.Index(index.queries).get_indexer(run.query_ids)
-    # Which label doc each stored run row names (-1: none): see IdArray.index_in (hashes, then strings).
-    label_doc_of_stored = run.doc_ids.index_in(index.doc_id_strings)
+    # Which label doc each stored run id names (-1: none): see IdArray.index_in (hashes, then strings).
+    unit_of_stored = chunk_rows = None
+    if chunks is None:
+        label_doc_of_stored = run.doc_ids.index_in(index.doc_id_strings)
+    else:
+        chunk_rows, unit_of_stored, label_doc_of_stored = _through_chunks(run, index, chunks)
     label_doc_of_row = label_doc_of_stored[run.doc_codes]
-    del label_doc_of_stored
 
     # Judged rows anywhere in the ranking (for grades and the first relevant rank) ...
     judged_rows = np.flatnonzero(label_doc_of_row >= 0)
     judged_q = q_of_run_query[run.query_codes[judged_rows]]
     judged_rows, judged_q = judged_rows[judged_q >= 0], judged_q[judged_q >= 0]
     keys = judged_q.astype(np.int64) * max(len(index.doc_ids), 1) + label_doc_of_row[judged_rows]
-    del label_doc_of_row
     hit = index.keys.get_indexer(keys)
     found = hit >= 0
     graded_rows, g_q = judged_rows[found], judged_q[found]
@@ -156,7 +191,14 @@ def rank_grades(run: Run, index: LabelIndex, depth: int) -> RankedGrades:
         np.minimum.at(best, g_q[rel], g_pos[rel] + 1)
         first_relevant = np.where(best == np.iinfo(np.int64).max, 0, best)
     relevant_rows = pd.DataFrame({"query_index": g_q[rel], "doc_code": run.doc_codes[graded_rows[rel]],
-                                  "rank": g_pos[rel] + 1})
+                                  "label_doc": label_doc_of_row[graded_rows[rel]], "rank": g_pos[rel] + 1})
+    del label_doc_of_row
+    first_of_doc = None
+    if chunks is not None:  # a document found by several chunks: its best-ranked chunk stands for it
+        relevant_rows = (relevant_rows.sort_values(["query_index", "rank"], kind="stable")
+                         .drop_duplicates(["query_index", "label_doc"]).reset_index(drop=True))
+        first_of_doc = _first_of_doc(top_q, top_pos, unit_of_stored[run.doc_codes[top_rows]], n_q, depth,
+                                     chunks.n_docs)
 
     in_run = np.zeros(n_q, dtype=bool)
     present = q_of_run_query >= 0
@@ -172,4 +214,41 @@ def rank_grades(run: Run, index: LabelIndex, depth: int) -> RankedGrades:
         (run.tie_keys[nxt] == run.tie_keys[top_rows])
     tie_after[top_q[tied], top_pos[tied]] = True
     return RankedGrades(run, index, depth, grades, returned, doc_codes, first_relevant, n_returned,
-                        in_run, tie_after, relevant_rows)
+                        in_run, tie_after, relevant_rows, label_doc_of_stored, chunks, first_of_doc, chunk_rows)
+
+
+def _through_chunks(run: Run, index: LabelIndex, chunks: ChunkMap) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For each of the run's stored ids: its row in the map, the map's document code, and the labels' doc code of
+    that document.
+
+    Every chunk the run names must be in the map (a clear error names the first that is not). Labels that name
+    chunks rather than documents are refused: then the chunk is the unit, and no map is needed."""
+    rows = chunks.rows_of(run.doc_ids)
+    missing = np.flatnonzero(rows < 0)
+    if len(missing):
+        where = run.source or run.name
+        absent = len(pd.unique(np.asarray(run.doc_ids[missing], dtype=object)))
+        raise InputError(f"every chunk the run names in the chunk map {chunks.source or chunks.name} "
+                         f"({absent:,} {'chunk is' if absent == 1 else 'chunks are'} not, for example this one)",
+                         source=where, text=str(run.doc_ids[int(missing[0])]))
+    unit = chunks.doc_of_chunk[rows]
+    label_of_doc = chunks.doc_ids.index_in(index.doc_id_strings)
+    if not (label_of_doc >= 0).any() and len(index.doc_ids):
+        as_chunks = chunks.chunk_ids.index_in(index.doc_id_strings)
+        if (as_chunks >= 0).any():
+            named = index.doc_ids[int(as_chunks[as_chunks >= 0][0])]
+            raise UsageError(f"The labels name chunks (for example {named!r}), not documents: score them without a "
+                             f"chunk map (the chunk is then the unit), or label the documents the map names.")
+    return rows, unit, label_of_doc[unit].astype(np.int32)
+
+
+def _first_of_doc(top_q: np.ndarray, top_pos: np.ndarray, unit: np.ndarray, n_q: int, depth: int,
+                  n_units: int) -> np.ndarray:
+    """(n_queries, depth): True at each rank that holds the first chunk of its document within the depth."""
+    order = np.lexsort((top_pos, top_q))
+    keys = top_q[order].astype(np.int64) * max(n_units, 1) + unit[order]
+    first = ~pd.Index(keys).duplicated(keep="first")
+    out = np.zeros((n_q, depth), dtype=bool)
+    out[top_q[order][first], top_pos[order][first]] = True
+    return out
+

@@ -10,18 +10,11 @@ import pandas as pd
 
 from ..errors import InputError
 from ..warning_log import EvalWarning, agree, plural
-from .sources import Source, SourceLike, detect_format, open_source
-from .tables import (
-    DOC_ALIASES,
-    Table,
-    find_column,
-    first_empty,
-    parse_numbers,
-    read_delimited,
-    read_jsonl_records,
-    read_parquet,
-    table_ids,
-)
+from .document_parsers import ID_ALIASES, TEXT_ALIASES, TITLE_ALIASES, TOKEN_ALIASES
+from .formats import detect_format, file_stem, parser_for
+from .sources import Source, SourceLike, open_source
+from .id_columns import table_ids
+from .tables import Table, find_column, first_empty, parse_numbers
 
 
 @dataclass(eq=False)
@@ -79,33 +72,21 @@ def read_documents(source: DocumentsLike, *, format: str | None = None, name: st
                       name or "documents")
     src = open_source(source)
     fmt = detect_format(src, format)
-    if fmt in ("csv", "tsv"):
-        table = read_delimited(src, "," if fmt == "csv" else "\t", "doc_id and text or tokens columns")
-    elif fmt == "parquet":
-        table = read_parquet(src, columns=DOC_ALIASES + _ID + _TEXT + _TOKENS + _TITLE)
-    elif fmt == "jsonl":
-        records = read_jsonl_records(src)
-        table = Table(pd.DataFrame([r for _, r in records]), src, 0, False, "row")
-    else:
+    parse = parser_for(fmt, "documents")
+    if parse is None:
         raise InputError("a documents file in CSV, TSV, JSONL or Parquet with doc_id and text or tokens",
                          source=src.name, text=f"{fmt} format")
-    docs = _build(table, name or src.stem)
+    docs = _build(parse(src), name or file_stem(src.name))
     docs.warnings = tuple(EvalWarning("file_repaired", f"{src.name}: {r}", 1) for r in src.repairs) + docs.warnings
     docs.source = src.name
     return docs
 
 
-_ID = ("id", "_id")
-_TEXT = ("text", "chunk", "content", "body")
-_TOKENS = ("tokens", "token_count", "n_tokens")
-_TITLE = ("title", "doc_title", "heading")
-
-
 def _build(table: Table, name: str) -> Documents:
-    d_col = find_column(table, DOC_ALIASES + _ID, "doc id")
-    t_col = find_column(table, _TEXT, "text", required=False)
-    k_col = find_column(table, _TOKENS, "tokens", required=False)
-    h_col = find_column(table, _TITLE, "title", required=False)
+    d_col = find_column(table, ID_ALIASES, "doc id")
+    t_col = find_column(table, TEXT_ALIASES, "text", required=False)
+    k_col = find_column(table, TOKEN_ALIASES, "tokens", required=False)
+    h_col = find_column(table, TITLE_ALIASES, "title", required=False)
     if t_col is None and k_col is None:
         raise InputError("a text or tokens column beside doc_id", source=table.source.name,
                          text=",".join(table.column_names))

@@ -12,7 +12,7 @@ import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping, Sequence, Union
+from typing import Mapping, Union
 
 import numpy as np
 import pandas as pd
@@ -20,25 +20,11 @@ import pyarrow.compute as pc
 
 from ..errors import InputError, invalid_parameter
 from ..warning_log import EvalWarning, agree, plural
+from .formats import detect_format, file_stem, parser_for
 from .ids import IdArray, first_long_id, long_id_error, repeated_rows
-from .sources import Source, SourceLike, detect_format, open_source, read_limited
-from .tables import (
-    DOC_ALIASES,
-    QUERY_ALIASES,
-    Table,
-    find_column,
-    first_empty,
-    is_json_id,
-    json_number,
-    parse_numbers,
-    read_delimited,
-    read_json_value,
-    read_jsonl_records,
-    read_parquet,
-    read_trec_run_arrow,
-    read_whitespace,
-    table_ids,
-)
+from .run_parsers import from_mapping, from_table
+from .sources import Source, SourceLike, open_source
+from .tables import Table
 
 META_FIELDS = ("model", "price_per_mtok", "dims", "index_bytes")
 
@@ -146,58 +132,55 @@ def read_run(
     if isinstance(source, Run):
         return source.with_metadata(**explicit, **({"name": name} if name else {}))
     if isinstance(source, Mapping):
-        parts = _from_mapping(source, "<dict>")
+        parts = from_mapping(source, "<dict>")
         return _assemble(parts, name or "run", {}, explicit, None, ())
     if isinstance(source, pd.DataFrame):
         table = Table(source.reset_index(drop=True), Source(name or "<DataFrame>", b""), 0, False, "row")
-        return _assemble(_from_table(table), name or "run", {}, explicit, None, ())
+        return _assemble(from_table(table), name or "run", {}, explicit, None, ())
 
     src = open_source(source)
-    fmt = detect_format(src, format)
-    if fmt == "trec":
-        parts = _from_trec(src)
-    elif fmt in ("csv", "tsv"):
-        parts = _from_table(read_delimited(src, "," if fmt == "csv" else "\t", "query, doc_id and rank or score",
-                                                  columns=_TABLE_COLUMNS))
-    elif fmt == "parquet":
-        parts = _from_table(read_parquet(src, columns=_TABLE_COLUMNS))
-    elif fmt == "json":
-        value = read_json_value(src)
-        if not isinstance(value, Mapping):
-            raise InputError("a JSON object {query: [doc, ...]}", source=src.name, text=type(value).__name__)
-        parts = _from_mapping(value, src.name)
-    else:
-        parts = _from_jsonl(src)
+    parts = parser_for(detect_format(src, format), "run")(src)
     if not len(parts["docs"]):
         raise InputError("a run with at least one ranked doc", source=src.name)
-    found = {"model": parts.pop("tag", None) or src.stem}
+    stem = file_stem(src.name)
+    found = {"model": parts.pop("tag", None) or stem}
     if sidecar and isinstance(source, (str, os.PathLike)):
-        found.update(_read_sidecar(Path(source)))
+        found.update(_sidecar_beside(Path(source)))
     repairs = tuple(EvalWarning("file_repaired", f"{src.name}: {r}", 1) for r in src.repairs)
-    display, stem = src.name, src.stem
+    display = src.name
     del src  # the file's bytes are not needed past parsing
     return _assemble(parts, name or stem, found, explicit, display, repairs)
 
 
 def sidecar_path(run_path: Path) -> Path:
     """``base.trec`` (or ``base.trec.gz``) -> ``base.meta.json`` in the same folder."""
-    stem = Source(str(run_path), b"").stem
-    return run_path.with_name(f"{stem}.meta.json")
+    return run_path.with_name(f"{file_stem(str(run_path))}.meta.json")
 
 
-def _read_sidecar(run_path: Path) -> dict:
-    path = sidecar_path(run_path)
-    if not path.is_file():
-        return {}
+def read_sidecar(source: SourceLike, *, name: str | None = None) -> dict:
+    """A run's metadata from its sidecar JSON (``base.meta.json`` beside ``base.trec``): a path, bytes or an upload.
+
+    Returns the `META_FIELDS` the file sets, each checked (``model`` as text, the others non-negative numbers,
+    ``dims`` and ``index_bytes`` whole numbers below 2**53; null or "" as None); other keys are ignored. Read as
+    every file is (`evalcore.readers.sources`: gzip, a byte-order mark, the size limit). Bad JSON, anything but an
+    object, or a field of the wrong type is an InputError naming the file (``name``, else the path).
+    """
+    src = open_source(source, name)
     try:
-        value = json.loads(read_limited(path, str(path)).decode("utf-8-sig"))
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise InputError(f"valid JSON run metadata ({exc})", source=str(path)) from None
+        value = json.loads(src.data.decode("utf-8"))
+    except ValueError as exc:  # a UnicodeDecodeError too
+        raise InputError(f"valid JSON run metadata ({exc})", source=src.name) from None
     except RecursionError:
-        raise InputError("valid JSON run metadata (nested too deeply)", source=str(path)) from None
+        raise InputError("valid JSON run metadata (nested too deeply)", source=src.name) from None
     if not isinstance(value, Mapping):
-        raise InputError('a JSON object like {"model": ..., "price_per_mtok": ...}', source=str(path))
-    return _check_metadata({k: value[k] for k in META_FIELDS if k in value}, str(path))
+        raise InputError('a JSON object like {"model": ..., "price_per_mtok": ...}', source=src.name)
+    return _check_metadata({k: value[k] for k in META_FIELDS if k in value}, src.name)
+
+
+def _sidecar_beside(run_path: Path) -> dict:
+    """The metadata of the sidecar beside a run file, {} when there is none."""
+    path = sidecar_path(run_path)
+    return read_sidecar(path) if path.is_file() else {}
 
 
 def _check_metadata(values: Mapping, where: str) -> dict:
@@ -222,122 +205,6 @@ def _check_metadata(values: Mapping, where: str) -> dict:
 
 _LARGEST_COUNT = 2.0 ** 53
 """dims and index_bytes must stay below this: exact as floats, and storable as 64-bit integers."""
-
-
-def _from_trec(src: Source) -> dict:
-    fast = read_trec_run_arrow(src)
-    if fast is not None:
-        return fast
-    table = read_whitespace(src, 6, "6 whitespace-separated fields: query Q0 doc_id rank score tag", (0, 2, 4, 5),
-                            id_columns={0: "a query id", 2: "a doc id"})
-    scores = parse_numbers(table, 4, "a number in the score column (5th field)")
-    tags = table.frame[5]
-    return {"queries": table.frame[0], "docs": table.frame[2], "scores": scores, "ranks": None,
-            "tag": str(tags.iloc[0]) if len(tags) else None}
-
-
-_RANK_ALIASES = ("rank", "position")
-_SCORE_ALIASES = ("score", "similarity", "distance_score")
-_TABLE_COLUMNS = QUERY_ALIASES + DOC_ALIASES + _RANK_ALIASES + _SCORE_ALIASES
-"""Every column a run table may use: a CSV/TSV run reads only these."""
-
-
-def _from_table(table: Table) -> dict:
-    q_col = find_column(table, QUERY_ALIASES, "query")
-    d_col = find_column(table, DOC_ALIASES, "doc id")
-    r_col = find_column(table, _RANK_ALIASES, "rank", required=False)
-    s_col = find_column(table, _SCORE_ALIASES, "score", required=False)
-    if r_col is None and s_col is None:
-        raise InputError("a rank or score column", source=table.source.name, line=1,
-                         text=",".join(table.column_names), where="line")
-    for column, role in ((q_col, "a query id"), (d_col, "a doc id")):
-        row = first_empty(table, column)
-        if row is not None:
-            raise table.error(row, f"{role} in column {column!r}")
-    ranks = parse_numbers(table, r_col, f"a number in the rank column {r_col!r}") if r_col else None
-    if ranks is not None:
-        # A rank counts from 1; a position may count from 0 (a list index): both are whole numbers.
-        first = 0 if r_col.lower() == "position" else 1
-        bad = (ranks < first) | (ranks != np.floor(ranks))
-        if bad.any():
-            row = int(np.flatnonzero(bad)[0])
-            what = "a rank that is a positive whole number" if first else "a position that is a whole number >= 0"
-            raise table.error(row, f"{what} in column {r_col!r}")
-    scores = parse_numbers(table, s_col, f"a number in the score column {s_col!r}") if s_col else None
-    return {"queries": table_ids(table, q_col, "a query id"), "docs": table_ids(table, d_col, "a doc id"),
-            "scores": scores, "ranks": ranks}
-
-
-def _from_mapping(value: Mapping, where: str) -> dict:
-    """Runs from ``{q: [doc, ...]}``, ``{q: {doc: score}}`` or ``{q: [{"doc_id", "score"}]}``."""
-    queries, docs, scores, list_pos = [], [], [], []
-    scored = None
-    for query, ranked in value.items():
-        if isinstance(ranked, Mapping):
-            items = [(doc, score) for doc, score in ranked.items()]
-            kind = True
-        elif isinstance(ranked, (list, tuple)):
-            if ranked and all(isinstance(item, Mapping) for item in ranked):
-                items = [(_field(item, DOC_ALIASES, where, query), _score(item, where, query)) for item in ranked]
-                kind = True
-            else:
-                items = [(doc, None) for doc in ranked]
-                kind = False
-        else:
-            raise InputError(f"a ranked list of doc ids for query {query!r}", source=where, text=repr(ranked)[:80])
-        if not ranked:
-            continue  # an empty ranking: the query is scored as missing from the run
-        if scored is None:
-            scored = kind
-        elif scored != kind:
-            raise InputError(f"the same shape for every query (query {query!r} differs)", source=where)
-        for i, (doc, score) in enumerate(items):
-            if not is_json_id(doc):
-                raise InputError(f"doc ids as strings in query {query!r}", source=where, text=repr(doc)[:80])
-            number = json_number(score) if kind else np.nan
-            if number is None:
-                raise InputError(f"a finite numeric score for doc {doc!r} of query {query!r}", source=where,
-                                 text=repr(score)[:80])
-            queries.append(str(query)); docs.append(str(doc)); list_pos.append(i)
-            scores.append(number)
-    return {"queries": pd.Series(queries, dtype=str), "docs": pd.Series(docs, dtype=str),
-            "scores": np.asarray(scores, dtype=np.float64) if scored else None,
-            "ranks": None if scored else np.asarray(list_pos, dtype=np.float64), "list_order": not scored}
-
-
-def _field(item: Mapping, aliases: Sequence[str], where: str, query: object) -> str:
-    for alias in aliases:
-        if alias in item:
-            return item[alias]
-    raise InputError(f'a "doc_id" in each result of query {query!r}', source=where, text=repr(dict(item))[:80])
-
-
-def _score(item: Mapping, where: str, query: object) -> float:
-    if "score" not in item:
-        raise InputError(f'a "score" in each result of query {query!r}', source=where, text=repr(dict(item))[:80])
-    return item["score"]
-
-
-def _from_jsonl(src: Source) -> dict:
-    queries, docs, positions = [], [], []
-    seen: dict[str, int] = {}
-    for number, record in read_jsonl_records(src):
-        query = record.get("query", record.get("query_id", record.get("qid")))
-        ranked = record.get("ranked")
-        if not is_json_id(query) or not isinstance(ranked, list):
-            raise InputError('{"query": ..., "ranked": [doc, ...]} on each line', source=src.name, line=number,
-                             text=src.lines()[number - 1])
-        if str(query) in seen:
-            raise InputError(f"each query on one line only (query {query!r} is also on line {seen[str(query)]})",
-                             source=src.name, line=number, text=src.lines()[number - 1])
-        seen[str(query)] = number
-        for i, doc in enumerate(ranked):
-            if not is_json_id(doc):
-                raise InputError('"ranked" as a list of doc ids', source=src.name, line=number,
-                                 text=src.lines()[number - 1])
-            queries.append(str(query)); docs.append(str(doc)); positions.append(i)
-    return {"queries": pd.Series(queries, dtype=str), "docs": pd.Series(docs, dtype=str), "scores": None,
-            "ranks": np.asarray(positions, dtype=np.float64), "list_order": True}
 
 
 def _assemble(parts: dict, name: str, found: dict, explicit: dict, source: str | None,

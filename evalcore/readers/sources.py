@@ -1,18 +1,15 @@
-"""Opening user files: gzip, byte-order marks, line endings, size limits and format detection.
+"""Opening user files: gzip, byte-order marks, line endings and size limits.
 
 Every reader starts here, so a file is read from disk (or an upload) exactly once and every
-later error can name it. Formats are detected from the extension first and the content
-second; an explicit format always wins. No file grows past `max_file_bytes` in memory: gzip
-is inflated in a stream that stops at the limit. `quiet_in_pyarrow` keeps pyarrow's parser
-callbacks from printing tracebacks.
+later error can name it (which format it is, `evalcore.readers.formats` decides). No file grows
+past `max_file_bytes` in memory: gzip is inflated in a stream that stops at the limit.
+`quiet_in_pyarrow` keeps pyarrow's parser callbacks from printing tracebacks.
 """
 
 from __future__ import annotations
 
 import io
-import json
 import os
-import re
 import sys
 import threading
 import zlib
@@ -21,17 +18,6 @@ from pathlib import Path
 from typing import BinaryIO, Iterable, Iterator, Union
 
 from ..errors import InputError, invalid_parameter
-
-FORMATS = ("trec", "csv", "tsv", "parquet", "json", "jsonl")
-"""Formats a reader understands. ``qrels`` and ``beir`` are accepted as aliases."""
-
-FORMAT_ALIASES = {"qrels": "trec", "run": "trec", "beir": "tsv", "ndjson": "jsonl", "pq": "parquet"}
-
-_EXTENSIONS = {
-    ".trec": "trec", ".run": "trec", ".qrels": "trec", ".txt": None, ".res": "trec",
-    ".csv": "csv", ".tsv": "tsv", ".parquet": "parquet", ".pq": "parquet",
-    ".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl",
-}
 
 DEFAULT_MAX_FILE_MB = 2048
 """Largest size of one input file, after decompression, in MB (``EVALCORE_MAX_FILE_MB`` overrides)."""
@@ -112,16 +98,6 @@ class Source:
             return None
         check_size(size, self.name)  # streamed, never held whole: still no larger than a file read whole
         return self.path
-
-    @property
-    def stem(self) -> str:
-        """The file name without directories and format extensions (``base.trec.gz`` -> ``base``)."""
-        base = Path(self.name).name
-        for _ in range(2):
-            stem, ext = os.path.splitext(base)
-            if ext.lower() in _EXTENSIONS or ext.lower() == ".gz":
-                base = stem
-        return base
 
     @property
     def extension(self) -> str:
@@ -307,97 +283,10 @@ def _repair(raw: bytes) -> tuple[bytes, tuple[str, ...]]:
     return raw, tuple(repairs)
 
 
-def normalise_format(fmt: str | None) -> str | None:
-    """Map a user-given format name to a canonical one, or raise a usage error."""
-    if fmt is None:
-        return None
-    key = fmt.strip().lower().lstrip(".")
-    key = FORMAT_ALIASES.get(key, key)
-    if key not in FORMATS:
-        raise invalid_parameter("format", "one of " + ", ".join(FORMATS + tuple(FORMAT_ALIASES)), fmt)
-    return key
-
-
-_ID_COLUMNS = {"query", "query_id", "qid", "query-id", "doc_id", "docid", "doc", "corpus-id"}
-
-
-def _is_table_header(line: str) -> bool:
-    """A tab- or comma-separated line with a whole field naming a query or doc id column."""
-    if "\t" not in line and "," not in line:
-        return False
-    return any(field.strip().strip('"').lower() in _ID_COLUMNS for field in re.split(r"[\t,]", line))
-
-
-def _is_trec_line(line: str) -> bool:
-    """A line that reads as whitespace-separated TREC: qrels ``qid iter docid grade`` (a number last) or a run
-    ``qid Q0 docid rank score tag ...`` (an integer rank and a numeric score). Such a line cannot be a header, so
-    a ``.tsv`` or ``.csv`` file that starts with one is headerless TREC, as public qrels often are."""
-    fields = line.split()
-    if len(fields) == 4:
-        return _is_number(fields[3])
-    return len(fields) >= 6 and fields[3].lstrip("+-").isdigit() and _is_number(fields[4])
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
-
-
-def detect_format(source: Source, explicit: str | None = None) -> str:
-    """The format of ``source``: the explicit one, else extension, else content.
-
-    A ``.trec``/``.run``/``.qrels``/``.res``, Parquet, JSON or JSONL extension is trusted.
-    Otherwise plain-text tables are told apart from TREC files by their first line: a tab- or
-    comma-separated header naming a query or doc column makes a TSV/CSV table; a line that reads
-    as TREC qrels or a TREC run (a number where a column name would be) makes TREC, whatever the
-    extension; a ``.csv``/``.tsv`` file is otherwise read as its extension says (and a header it
-    lacks is reported with the line as read and the format override).
-    """
-    fmt = normalise_format(explicit)
-    if fmt:
-        return fmt
-    data = source.head()
-    if data.startswith(b"PAR1"):
-        return "parquet"
-    by_ext = _EXTENSIONS.get(source.extension)
-    if by_ext in ("parquet", "json", "jsonl", "trec"):
-        return by_ext
-    head = data[:65536].lstrip()
-    if head.startswith(b"["):
-        return "json"
-    if head.startswith(b"{"):
-        first, _, rest = head.partition(b"\n")
-        record = _json_object(first)
-        if record is not None and (rest.strip() or {"query", "query_id", "qid"} & set(record)):
-            return "jsonl"
-        return "json"
-    first_line = _first_content_line(data)
-    if first_line is not None and _is_table_header(first_line):
-        return "tsv" if "\t" in first_line else "csv"
-    if first_line is not None and _is_trec_line(first_line):
-        return "trec"
-    if by_ext in ("csv", "tsv") and first_line is not None:
-        return by_ext
-    return "trec"
-
-
-def _json_object(line: bytes) -> dict | None:
-    try:
-        value = json.loads(line)
-    except ValueError:
-        return None
-    return value if isinstance(value, dict) else None
-
-
-def first_content_line(source: Source) -> str | None:
-    """The first line of ``source`` that is neither blank nor a ``#`` comment, as text (for messages)."""
-    return _first_content_line(source.head())
-
-
-def _first_content_line(data: bytes) -> str | None:
+def first_content_line(source: Source | bytes) -> str | None:
+    """The first line of ``source`` (or of the first bytes of one) that is neither blank nor a ``#`` comment, as
+    text: what format detection looks at, and what a message about a header shows."""
+    data = source if isinstance(source, bytes) else source.head()
     for raw in io.BytesIO(data[:65536]):
         line = raw.decode("utf-8", "replace").strip("\n")
         if line.strip() and not line.lstrip().startswith("#"):

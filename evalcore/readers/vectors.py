@@ -3,7 +3,8 @@
 
 Every file is opened through `evalcore.readers.sources` (gzip, size limit, regular files only), ids obey the
 same length limit as run and label ids, and every mistake is a `VectorFileError` naming the file and the row (or
-line): rows of different lengths, NaN or infinite values, a repeated id, an empty file. `check_dimensions` and
+line): rows of different lengths, NaN or infinite values, a repeated id, an empty file, a JSON line nested deeper
+than `nesting.MAX_NESTING` (checked before Arrow's parser, which such a line crashes). `check_dimensions` and
 `labeled_only` check a query file against the doc file and the labels. The matrix is float32 and C-contiguous,
 held once: the searches in `evalcore.vectors` read it in blocks and never copy it whole.
 """
@@ -13,7 +14,7 @@ from __future__ import annotations
 import io
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Union
 
@@ -26,6 +27,7 @@ import pyarrow.parquet as pq
 from ..errors import InputError, VectorFileError, invalid_parameter
 from ..warning_log import EvalWarning, plural
 from .ids import first_long_id, long_id_error
+from .nesting import MAX_NESTING, deepest_line
 from .sources import Source, SourceLike, max_file_bytes, open_source, too_large
 from .tables import is_json_id, read_jsonl_records
 
@@ -41,12 +43,25 @@ _NPY_MAGIC = b"\x93NUMPY"
 
 @dataclass(eq=False)
 class Vectors:
-    """One file of vectors: ``ids[i]`` is the id of row ``i`` of ``matrix`` (float32, C-contiguous, finite)."""
+    """One file of vectors: ``ids[i]`` is the id of row ``i`` of ``matrix`` (float32, C-contiguous, finite), found
+    on row (or line, ``where``) ``rows[i]`` of the file (None: row ``i + 1``), so a later check names the place."""
 
     name: str
     ids: np.ndarray
     matrix: np.ndarray
     warnings: tuple[EvalWarning, ...] = field(default=())
+    rows: np.ndarray | None = None
+    where: str = "row"
+
+    def place(self, i: int) -> int:
+        """The row (or line) number in the file of row ``i``."""
+        return int(self.rows[i]) if self.rows is not None else i + 1
+
+    def subset(self, keep: np.ndarray) -> "Vectors":
+        """The rows where ``keep`` is True (a copy), each still named by its place in the file."""
+        places = self.rows if self.rows is not None else np.arange(1, self.n + 1)
+        return Vectors(self.name, self.ids[keep], np.ascontiguousarray(self.matrix[keep]), self.warnings,
+                       places[keep], self.where)
 
     @property
     def n(self) -> int:
@@ -194,6 +209,7 @@ def _from_jsonl(src: Source) -> tuple[pa.Array | list[str], np.ndarray, str, np.
     lines = _content_lines(src)
     if not len(lines):
         raise VectorFileError("at least one vector", source=src.name)
+    _check_nesting(src)  # before Arrow's parser, which a deeply nested line crashes (it recurses once per level)
     try:
         table = pa_json.read_json(io.BytesIO(src.data), read_options=pa_json.ReadOptions(block_size=1 << 24))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
@@ -208,6 +224,17 @@ def _from_jsonl(src: Source) -> tuple[pa.Array | list[str], np.ndarray, str, np.
     if not (id_ok and vec_ok) or ids.null_count or vectors.null_count or vectors.flatten().null_count:
         return _jsonl_slow(src)
     return _id_strings(ids, src.name, "line", lines), _list_matrix(vectors, src.name, "line", lines), "line", lines
+
+
+def _check_nesting(src: Source) -> None:
+    """Refuse a line nested deeper than `MAX_NESTING`, naming it, before any JSON parser sees the file."""
+    found = deepest_line(src.data)
+    if found is not None:
+        line, _, offset = found
+        start = src.data.rfind(b"\n", 0, offset) + 1
+        raise VectorFileError(f"JSON nested at most {MAX_NESTING} levels deep (a vector line has 2: an object holding "
+                              "a list of numbers)", source=src.name, line=line,
+                              text=bytes(src.data[start:start + 60]).decode("utf-8", "replace") + "...")
 
 
 def _content_lines(src: Source) -> np.ndarray:
@@ -333,7 +360,8 @@ def _finish(display: str, ids: Iterable[str] | pa.Array, matrix: np.ndarray, whe
             raise long_id_error(ids[row], "an id", display, _place(rows, row), where)
     values = np.asarray(id_array.to_pylist(), dtype=object)
     _check_unique(values, display, where, rows)
-    return Vectors(display, values, matrix)
+    places = rows if isinstance(rows, np.ndarray) else None if rows == 1 else np.arange(rows, rows + len(values))
+    return Vectors(display, values, matrix, rows=places, where=where)
 
 
 def _check_unique(values: np.ndarray, display: str, where: str, rows) -> None:
@@ -379,5 +407,5 @@ def labeled_only(queries: Vectors, labeled: Iterable[str], labels_name: str) -> 
                                     f"with no vector in {queries.name}; each scores 0, as a query missing from a "
                                     "run does", missing))
     if extra:
-        queries = Vectors(queries.name, queries.ids[keep], np.ascontiguousarray(queries.matrix[keep]))
-    return Vectors(queries.name, queries.ids, queries.matrix, tuple(warnings)), tuple(warnings)
+        queries = queries.subset(keep)
+    return replace(queries, warnings=tuple(warnings)), tuple(warnings)

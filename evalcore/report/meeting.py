@@ -33,7 +33,9 @@ from ..safe_text import to_csv
 from ..store.workspace import Workspace
 from ..timestamps import minute
 from ..version import __version__
+from .budget import budget_summary
 from .charts import history_spec, leaderboard_spec
+from .compare import comparison_verdict, plan_summary
 from .meeting_render import CHART_SCALE, Safe, Section, labels_ref, render_html, render_markdown
 from .meeting_tables import (
     FAILURE_COLUMNS,
@@ -287,11 +289,11 @@ def _sections(report: MeetingReport) -> list[Section]:
             context = (f" [{c.metric}, n = {c.n}, {c.baseline} = {models.get(c.baseline)}, {c.run} = "
                        f"{models.get(c.run)}, labels {labels_ref(report.provenance)}; p {c.p_value:.3g} raw, "
                        f"{c.p_adjusted:.3g} after Holm over {c.n_comparisons}; {c.test}]")
-            items.append([c.verdict, context])
+            items.append([comparison_verdict(c), context])
         blocks = [("list", items)]
         if report.comparison.planner is not None:
             base, run = report.comparison.planner_pair
-            blocks.append(("p", [f"Planner ({base} vs {run}): {report.comparison.planner.summary}"]))
+            blocks.append(("p", [f"Planner ({base} vs {run}): {plan_summary(report.comparison.planner)}"]))
         out.append(("Paired comparison", blocks))
 
     # Chosen k and its cost
@@ -312,7 +314,7 @@ def _sections(report: MeetingReport) -> list[Section]:
                 cells.append(Safe(f"{at['cost_per_month']:,.2f}"))
             cells.append(Safe(str(run.recommended_k)))
             rows.append(cells)
-            sentences.append([run.name, Safe(": "), run.summary()])
+            sentences.append([run.name, Safe(": "), budget_summary(run)])
         price = (f"Prompt cost at ${settings['price_per_mtok']:g} per million input tokens of the generator LLM "
                  f"({settings['price_source']}); tokens counted with {settings['tokenizer']}")
         docs = settings.get("documents")

@@ -2,8 +2,8 @@
 
 `compare_runs` takes per-query scores (run name -> metric name -> array, one entry per query,
 the same query order everywhere) and, for each pair of runs and each metric, reports the mean
-difference ``run - baseline`` with an interval, a p-value, win/tie/loss counts and a sentence
-a product manager can read aloud.
+difference ``run - baseline`` with an interval, a p-value and win/tie/loss counts. The sentence a
+product manager reads aloud is `evalcore.report.compare.comparison_verdict`'s.
 
 Decisions a user should know
 ----------------------------
@@ -25,18 +25,15 @@ Decisions a user should know
   where it is undefined (a single query).
 * **Holm's step-down correction** is applied across every comparison made in one call
   (pairs x metrics); ``significant`` is ``p_adjusted < alpha``.
-* **Units in sentences**: shares (recall, hit, precision, judged) are given in points
-  (0.131 -> "13.1 points"); mrr, ndcg and unknown metrics as plain decimals ("by 0.042").
-  Minus signs are ASCII so every console can print them.
-* Fewer than `MIN_RELIABLE_QUERIES` (50) queries: the verdict says so ("only 12 queries: treat
-  as a rough guide") and ``reliable`` is False.
+* Fewer than `MIN_RELIABLE_QUERIES` (50) queries, or an interval that fell back to percentiles:
+  ``reliable`` is False (and the verdict says so: "only 12 queries: treat as a rough guide", or the
+  interval's ``interval_note``).
 """
 
 from __future__ import annotations
 
 import math
 import numbers
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 
@@ -61,16 +58,14 @@ EXACT_MAX_NONZERO = 20
 ZERO_TOLERANCE = 1e-12
 """Per-query differences smaller than this are ties (guards against float noise)."""
 
-_SHARE_METRICS = {"recall", "r", "hit", "hits", "success", "precision", "p", "judged", "accuracy"}
-_METRIC_BASE = re.compile(r"^\s*([a-z]+)", re.IGNORECASE)
-
 
 @dataclass(frozen=True)
 class Comparison:
     """``run`` against ``baseline`` on one metric; ``diff`` and the interval are run - baseline.
 
     ``wins`` counts queries where ``run`` scores higher, ``losses`` where it scores lower.
-    ``test`` names how ``p_value`` was computed; ``p_adjusted`` is after Holm.
+    ``test`` names how ``p_value`` was computed; ``p_adjusted`` is after Holm. ``interval_note`` says why the
+    interval is only a rough one, when it fell back to percentiles (None otherwise).
     """
 
     baseline: str
@@ -86,7 +81,7 @@ class Comparison:
     ties: int
     losses: int
     n: int
-    verdict: str
+    interval_note: str | None
     test: str
     t_test_p: float
     level: float
@@ -266,77 +261,6 @@ def paired_t_p(diffs: np.ndarray) -> float:
     return float(2 * stdtr(n - 1, -abs(t)))  # Student's t upper tail, as scipy.stats.t.sf
 
 
-# ---------------------------------------------------------------------------------- words
-
-
-def is_share_metric(metric: str) -> bool:
-    """True for metrics read as percentages (recall, hit, precision, judged), so in points."""
-    match = _METRIC_BASE.match(metric)
-    return bool(match) and match.group(1).lower() in _SHARE_METRICS
-
-
-def format_amount(metric: str, value: float, *, unit: bool = True) -> str:
-    """``13.1 points`` for share metrics, ``0.042`` for the others (``unit=False`` drops 'points')."""
-    if is_share_metric(metric):
-        text = f"{value * 100:.1f}"
-        text = "0.0" if text == "-0.0" else text
-        return f"{text} points" if unit else text
-    text = f"{value:.3f}"
-    return "0.000" if text == "-0.000" else text
-
-
-def format_p(p: float) -> str:
-    """``p < 0.001``, ``p = 0.004``, ``p = 0.21``."""
-    if p < 0.001:
-        return "p < 0.001"
-    if p < 0.01:
-        return f"p = {p:.3f}"
-    return f"p = {p:.2f}"
-
-
-def _verdict(
-    *, baseline: str, run: str, metric: str, diff: float, low: float, high: float,
-    p_value: float, p_adjusted: float, alpha: float, significant: bool, wins: int, ties: int, losses: int, n: int,
-    level: float, n_comparisons: int, reliable: bool, note: str | None,
-) -> str:
-    level_text = f"{level * 100:g}% CI"
-    p_text = format_p(p_adjusted) + (" after Holm" if n_comparisons > 1 else "")
-    counts = f"{wins} wins, {losses} losses, {ties} ties"
-    if wins == 0 and losses == 0:
-        sentence = f"{baseline} and {run} score the same on {metric} on all {n} queries"
-    elif significant:
-        verb, size, lo, hi = ("beats", diff, low, high) if diff > 0 else ("is worse than", -diff, -high, -low)
-        sentence = (
-            f"{run} {verb} {baseline} on {metric} by {format_amount(metric, size)} "
-            f"({level_text} {format_amount(metric, lo, unit=False)} to "
-            f"{format_amount(metric, hi, unit=False)}; {p_text}; {counts}; n = {n})"
-        )
-        if lo <= 0:
-            sentence += ". The interval still reaches zero, so the gap is borderline"
-    else:
-        sentence = (
-            f"{baseline} and {run} are indistinguishable on {metric} with {n} queries "
-            f"({run} minus {baseline}: {format_amount(metric, diff)}, {level_text} "
-            f"{format_amount(metric, low, unit=False)} to {format_amount(metric, high, unit=False)}; "
-            f"{p_text}; {counts})"
-        )
-        if low > 0 or high < 0:
-            if p_value < alpha:
-                sentence += (
-                    f". The interval excludes zero, but the gap does not survive correcting for "
-                    f"{n_comparisons} comparisons"
-                )
-            else:
-                sentence += (
-                    f". The interval excludes zero, but only {wins + losses} of the {n} queries "
-                    "differ, too few for the test to rule out chance"
-                )
-    if not reliable:
-        caveat = note or f"only {n} queries: treat as a rough guide"
-        sentence += f". {caveat[0].upper()}{caveat[1:]}"
-    return sentence + "."
-
-
 # ---------------------------------------------------------------------------------- API
 
 
@@ -460,20 +384,12 @@ def build_comparisons(
         ci = intervals[j]
         significant = bool(adjusted[j] < alpha)
         reliable = n >= MIN_RELIABLE_QUERIES and ci.method in ("bca", "constant")
-        note = ci.note if ci.method == "percentile" else None
-        verdict = _verdict(
-            baseline=base, run=run, metric=metric, diff=ci.point, low=ci.low, high=ci.high,
-            p_value=float(p_values[j]), p_adjusted=float(adjusted[j]), alpha=alpha,
-            significant=significant, wins=wins,
-            ties=n - wins - losses, losses=losses, n=n, level=level, n_comparisons=len(jobs),
-            reliable=reliable, note=note,
-        )
         out.append(
             Comparison(
                 baseline=base, run=run, metric=metric, diff=ci.point, ci_low=ci.low,
                 ci_high=ci.high, p_value=float(p_values[j]), p_adjusted=float(adjusted[j]),
                 significant=significant, wins=wins, ties=n - wins - losses, losses=losses,
-                n=n, verdict=verdict, test=tests[j], level=level,
+                n=n, interval_note=ci.note if ci.method == "percentile" else None, test=tests[j], level=level,
                 t_test_p=paired_t_p(d) if t_test_p is None else t_test_p[j],
                 alpha=alpha, reliable=reliable, n_comparisons=len(jobs),
                 n_resamples=n_resamples, seed=seed,

@@ -18,6 +18,7 @@ half-width for 0/1 scores, the normal ``z * s / sqrt(n)`` otherwise) and that ha
 half-width takes about four times as many queries (width shrinks as 1 / sqrt(n)).
 
 Differences are on the metric's own 0..1 scale: "3 points" of recall is ``target_diff=0.03``.
+The plan in plain words is `evalcore.report.compare.plan_summary`'s.
 """
 
 from __future__ import annotations
@@ -31,7 +32,6 @@ from scipy.special import chdtri, ndtri  # not scipy.stats: 0.4 s more to import
 
 from ..errors import UsageError, invalid_parameter
 from .intervals import check_level, wilson_interval
-from .paired import format_amount
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,6 @@ class Plan:
     level: float
     halfwidth: float | None
     n_to_halve: int | None
-    summary: str
 
     def to_dict(self) -> dict[str, object]:
         """Plain types, NaN as None so the result is valid JSON."""
@@ -129,10 +128,6 @@ def single_halfwidth(scores: np.ndarray, level: float = 0.95) -> float:
     return float(ndtri(0.5 + level / 2) * x.std(ddof=1) / math.sqrt(x.size))
 
 
-def _count(value: int) -> str:
-    return f"{value:,}"
-
-
 def plan(
     diffs: np.ndarray,
     *,
@@ -170,33 +165,10 @@ def plan(
             )
         halfwidth = single_halfwidth(scores, level)
 
-    name = metric or "the metric"
-    amount = (lambda v: format_amount(metric, v)) if metric else (lambda v: f"{v:.3f}")
-    settings = f"power {power * 100:g}%, alpha {alpha:g}"
-    parts = []
-    if sigma == 0:
-        parts.append(
-            f"The two runs differ by the same amount on all {_count(n)} queries, so the spread of "
-            "differences is unknown and no labelling plan can be drawn from them; "
-            "plan from two runs that disagree on some queries."
-        )
-    else:
-        parts.append(
-            f"With {_count(n)} queries this set can detect differences of about "
-            f"{amount(detectable)} in {name} ({settings})."
-        )
-        if needed is not None:
-            goal = f"Detecting {amount(target_diff)} needs about {_count(needed)} queries"
-            parts.append(goal + (f"; this set already has {_count(n)}." if needed <= n else "."))
-    if halfwidth is not None and not math.isnan(halfwidth):
-        parts.append(
-            f"A single model's {name} is known to about +/- {amount(halfwidth)} "
-            f"({level * 100:g}% interval); halving that takes about {_count(4 * n)} queries ({_count(3 * n)} more labeled queries)."
-        )
     return Plan(
         metric=metric, n=n, sigma=sigma, sigma_upper=sigma_u,
         sigma_confidence=float(sigma_confidence), alpha=alpha, power=power,
         min_detectable=detectable, target_diff=None if target_diff is None else float(target_diff),
         n_needed=needed, level=level, halfwidth=halfwidth,
-        n_to_halve=4 * n if halfwidth is not None else None, summary=" ".join(parts),
+        n_to_halve=4 * n if halfwidth is not None else None,
     )

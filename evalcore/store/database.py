@@ -17,7 +17,6 @@ workspace read-only: SQLite's ``mode=ro``, nothing created, no WAL switch; every
 
 from __future__ import annotations
 
-import getpass
 import hashlib
 import json
 import os
@@ -32,6 +31,7 @@ from typing import Callable, Sequence, TypeVar
 
 import pandas as pd
 
+from ..access import login_name
 from ..errors import (
     FrozenError,
     WorkspaceBusy,
@@ -40,15 +40,20 @@ from ..errors import (
     WorkspaceReadOnly,
     invalid_parameter,
 )
+from ..safe_text import has_control
+from .chain import chain_heads, chain_problems
+from .chain import upgrade as upgrade_to_chain
 from .manifest_rows import import_legacy_manifests, remove_imported
 from .schema import (
     _FROZEN_MARK,
+    CHAIN_VERSION,
     DB_NAME,
     SCHEMA_VERSION,
     _events_statements,
     _integrity_statements,
     _manifests_statements,
     _schema_statements,
+    missing_objects,
 )
 
 T = TypeVar("T")
@@ -223,6 +228,8 @@ class Database:
                 for statement in _manifests_statements():
                     conn.execute(statement)
                 imported = import_legacy_manifests(conn, self.location) if current else []
+            if current < CHAIN_VERSION:
+                upgrade_to_chain(conn)
             if current < SCHEMA_VERSION:
                 conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             conn.execute("COMMIT")
@@ -319,11 +326,13 @@ class Database:
     # ------------------------------------------------------------------ checks
 
     def verify(self) -> list[str]:
-        """Problems found (empty when sound): SQLite's integrity and foreign-key checks, and every stored
-        file's size and SHA-256 against its record."""
+        """Problems found (empty when sound): SQLite's integrity and foreign-key checks, every table and trigger of
+        the layout (`schema.missing_objects`), the chained record of events and reveals (`chain.chain_problems`:
+        the first row changed, removed or put in), and every stored file's size and SHA-256 against its record."""
         def read(conn):
             problems = [row[0] for row in conn.execute("PRAGMA integrity_check") if row[0] != "ok"]
             problems += [f"foreign key: {row}" for row in conn.execute("PRAGMA foreign_key_check")]
+            problems += missing_objects(conn) + chain_problems(conn)
             for sha, size, n_chunks in conn.execute("SELECT sha256, size, n_chunks FROM files").fetchall():
                 digest, total, count = hashlib.sha256(), 0, 0
                 for (data,) in conn.execute("SELECT data FROM file_chunks WHERE sha256 = ? ORDER BY seq", (sha,)):
@@ -334,6 +343,11 @@ class Database:
                     problems.append(f"file {sha[:12]}: content does not match its hash or size")
             return problems
         return self.read(read)
+
+    def record_heads(self) -> dict[str, tuple[int, str]]:
+        """Per chained table (events, holdout reveals): its rows and newest hash (`chain.chain_heads`), to note
+        elsewhere: only a comparison with it tells a rewrite of the whole chain, or rows appended at its end."""
+        return self.read(chain_heads)
 
     def counts(self) -> dict[str, int]:
         """Rows per table: a cheap fingerprint of the whole store (tests compare it across a crash)."""
@@ -457,16 +471,18 @@ def _replace_created(record: T, created: bool) -> T:
 
 
 def _check_name(name: object, what: str) -> str:
+    """A name recorded with a change (a label set, a line, a person), stripped: non-empty, and without a control
+    character (`has_control`: a newline in a name would show a made-up line wherever the record is listed)."""
     if not isinstance(name, str) or not name.strip():
         raise invalid_parameter(what, "a non-empty name", name)
+    if has_control(name):
+        raise invalid_parameter(what, "a name without control characters (a newline, tab, escape or direction "
+                                "override would forge or hide text where it is shown)", name)
     return name.strip()
 
 
 def _who(who: str | None) -> str:
-    """The person acting: given, else the login name."""
+    """The person acting: given (`_check_name`), else the login name."""
     if who is not None and str(who).strip():
-        return str(who).strip()
-    try:
-        return getpass.getuser()
-    except Exception:  # no login name (some containers): still record that someone looked
-        return "unknown"
+        return _check_name(str(who), "who")
+    return login_name()

@@ -3,7 +3,8 @@
 `evalcore.workflows` appends one event per action (a saved evaluation, a reveal, a ledger change, a label-set
 version, a judging round, a deletion, an upload), naming the person from their sign-in (the dashboard) or
 ``--who`` / the login name (the command line). The database refuses to change or erase an event; deleting what an
-event names leaves the event. A workspace opened read-only from before the log existed reads as an empty log.
+event names leaves the event. Each event is chained to the one before it (`chain`): an edit to the file shows in
+``workspace verify``. A workspace opened read-only from before the log existed reads as an empty log.
 """
 
 from __future__ import annotations
@@ -12,16 +13,17 @@ import sqlite3
 
 import pandas as pd
 
+from .chain import EVENTS, append
 from .database import Database, _check_name, _frame, _now
 
-EVENT_COLUMNS = ["id", "at", "who", "action", "subject", "detail"]
+EVENT_COLUMNS = list(EVENTS.columns)
 
 
 def append_event(conn: sqlite3.Connection, who: str, action: str, subject: str, detail: str = "") -> int:
     """Append one event inside the caller's transaction (a change and its event are stored together or not at
-    all); returns its id."""
-    return conn.execute("INSERT INTO events (at, who, action, subject, detail) VALUES (?, ?, ?, ?, ?)",
-                        (_now(), who, action, str(subject), str(detail or ""))).lastrowid
+    all); returns its id. ``who`` is checked here, the one way every event is written (`_check_name`)."""
+    return append(conn, EVENTS, {"at": _now(), "who": _check_name(who, "who"), "action": action,
+                                 "subject": str(subject), "detail": str(detail or "")})
 
 
 class EventStore(Database):

@@ -15,7 +15,9 @@ import pandas as pd
 
 from ..metrics.split import Reveal
 from ..readers.labels import LabelSet
+from ..safe_text import one_line
 from ..timestamps import minute
+from .chain import REVEALS, append
 from .database import _now, _who
 from .events import append_event
 from .files import StoredFile
@@ -39,15 +41,14 @@ class RevealStore(LabelStore):
 
         def write(conn: sqlite3.Connection) -> tuple[int, str, int]:
             at = _now()
-            cursor = conn.execute(
-                "INSERT INTO holdout_reveals (label_set, version, fingerprint, rule, runs, who, at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (version.name, version.version, labels.fingerprint, rule, runs_text, person, at))
+            reveal_id = append(conn, REVEALS, {"label_set": version.name, "version": version.version,
+                                               "fingerprint": labels.fingerprint, "rule": rule, "runs": runs_text,
+                                               "who": person, "at": at})
             views = conn.execute("SELECT COUNT(*) FROM holdout_reveals WHERE label_set = ?",
                                  (version.name,)).fetchone()[0]
             append_event(conn, person, "reveal holdout", f"holdout of {version.name} v{version.version}",
-                         f"reveal #{cursor.lastrowid} ({rule}); runs {', '.join(f'{n}={m}' for n, m in runs)}")
-            return cursor.lastrowid, at, views
+                         f"reveal #{reveal_id} ({rule}); runs {', '.join(f'{n}={m}' for n, m in runs)}")
+            return reveal_id, at, views
 
         reveal_id, at, views = self.write(write)
         return Reveal(reveal_id, version.name, version.version, labels.fingerprint, rule,
@@ -55,9 +56,10 @@ class RevealStore(LabelStore):
 
     def reveals(self, label_set: str | None = None) -> pd.DataFrame:
         """Every recorded look at holdout numbers (of one label set, or all), oldest first."""
+        columns = ", ".join(REVEALS.columns)  # the recorded content, not its chain
         if label_set is None:
-            return self._frame("SELECT * FROM holdout_reveals ORDER BY id")
-        return self._frame("SELECT * FROM holdout_reveals WHERE label_set = ? ORDER BY id", (label_set,))
+            return self._frame(f"SELECT {columns} FROM holdout_reveals ORDER BY id")
+        return self._frame(f"SELECT {columns} FROM holdout_reveals WHERE label_set = ? ORDER BY id", (label_set,))
 
     def reveal_summary(self, label_set: str) -> str:
         """``holdout of NAME viewed 3 times, last on 2026-11-29 23:01 by ana`` (or never viewed)."""
@@ -66,4 +68,4 @@ class RevealStore(LabelStore):
             return f"holdout of {label_set} never viewed"
         last = seen.iloc[-1]
         times = "once" if len(seen) == 1 else f"{len(seen)} times"
-        return f"holdout of {label_set} viewed {times}, last on {minute(last['at'])} by {last['who']}"
+        return f"holdout of {label_set} viewed {times}, last on {minute(last['at'])} by {one_line(str(last['who']))}"

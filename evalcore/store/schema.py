@@ -6,12 +6,19 @@ in one place; `database.Database` runs these statements when it opens a new or o
 
 from __future__ import annotations
 
+import re
+import sqlite3
+
 DB_NAME = "workspace.sqlite"
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """1: files, label sets, runs, evaluations, ledger. 2: adds the integrity tables (holdout reveals,
 re-judging queue, blind judging rounds). 3: adds the append-only log of who did what (``events``). 4: adds the
 manifests of saved views (``manifests``, ``manifest_files``), which the dashboard kept as JSON files before (imported
-once on upgrade). An older workspace is upgraded in place on open (each step adds tables, none changes one)."""
+once on upgrade). 5: chains the events and the holdout reveals (a hash per row, `chain`), the rows already there
+included. An older workspace is upgraded in place on open (each step adds tables or columns, none changes a
+recorded value)."""
+CHAIN_VERSION = 5
+"""The schema step that chains the record (`chain.upgrade`); kept apart so versions can be renumbered."""
 
 # ----------------------------------------------------------------------------- schema: the stored records
 
@@ -275,3 +282,52 @@ def _manifests_statements() -> list[str]:
     statements.append("CREATE TRIGGER manifests_frozen BEFORE UPDATE ON manifests BEGIN "
                       f"SELECT RAISE(ABORT, '{_FROZEN_MARK} a manifest never changes: its key is its content'); END")
     return statements
+
+
+# ----------------------------------------------------------------------------- schema: the chained record (issue 24)
+# Each event and each holdout reveal carries the hash of the row before it and its own (`chain`); an insert that
+# reuses a recorded id (INSERT OR REPLACE, which fires no delete trigger) is refused like an update.
+
+_CHAINED = ("events", "holdout_reveals")
+
+
+def _chain_statements() -> list[str]:
+    statements = [f"ALTER TABLE {table} ADD COLUMN {column} TEXT" for table in _CHAINED
+                  for column in ("prev_hash", "hash")]
+    for table in _CHAINED:
+        statements.append(f"CREATE TRIGGER {table}_no_replace BEFORE INSERT ON {table} "
+                          f"WHEN EXISTS (SELECT 1 FROM {table} WHERE id = NEW.id) BEGIN "
+                          f"SELECT RAISE(ABORT, '{_FROZEN_MARK} a recorded row of {table} is never replaced'); END")
+    return statements
+
+
+# ----------------------------------------------------------------------------- the layout, checked
+
+_MEANING = {"events": "the record of who did what", "holdout_reveals": "the record of holdout reveals"}
+
+
+def _statements_up_to(version: int) -> list[str]:
+    """Every statement of the schema steps a workspace of ``version`` has taken."""
+    steps = ((1, _schema_statements), (2, _integrity_statements), (3, _events_statements), (4, _manifests_statements),
+             (CHAIN_VERSION, _chain_statements))
+    return [statement for step, statements in steps if step <= version for statement in statements()]
+
+
+def missing_objects(conn: sqlite3.Connection) -> list[str]:
+    """Every table or trigger of the layout above that the file lacks, and every trigger whose SQL differs from it
+    (a trigger dropped, or replaced by one that lets changes through), in words."""
+    present = {(kind, name): sql for kind, name, sql in
+               conn.execute("SELECT type, name, sql FROM sqlite_master WHERE type IN ('table', 'trigger')")}
+    problems = []
+    version = conn.execute("PRAGMA user_version").fetchone()[0]  # a read-only older workspace: its own steps
+    for statement in _statements_up_to(version):
+        found = re.match(r"CREATE (TABLE|TRIGGER) (\w+)", statement)
+        if found is None:
+            continue
+        kind, name = found.group(1).lower(), found.group(2)
+        meaning = f" ({_MEANING[name]})" if name in _MEANING else ""
+        if (kind, name) not in present:
+            problems.append(f"the {kind} {name}{meaning} is missing")
+        elif kind == "trigger" and " ".join(present[(kind, name)].split()) != " ".join(statement.split()):
+            problems.append(f"the trigger {name} is not the one evalcore made (it was replaced)")
+    return problems

@@ -99,6 +99,17 @@ def prepared_rows(block: np.ndarray, dims: int, cosine: bool, scale: bool) -> np
     return np.ascontiguousarray(block, dtype=np.float32)
 
 
+def row_norms(matrix: np.ndarray, rows: int | None = None) -> np.ndarray:
+    """The length of every row, in float64 (squares of large or tiny float32 values overflow or vanish in float32),
+    a block of ``rows`` (default `doc_rows`) at a time: 0 exactly for a row of zeros."""
+    rows = rows or doc_rows(matrix)
+    out = np.empty(matrix.shape[0], dtype=np.float64)
+    for start in range(0, matrix.shape[0], rows):
+        block = matrix[start:start + rows]
+        out[start:start + rows] = np.sqrt(np.einsum("ij,ij->i", block, block, dtype=np.float64))
+    return out
+
+
 def unit_rows(matrix: np.ndarray, tolerance: float = 1e-6, rows: int | None = None) -> np.ndarray:
     """``matrix`` itself when every row is already unit length (within ``tolerance``: vectors exported normalised,
     as most are), else a unit-length copy (`normalise_rows`): the one doc matrix copy cosine may need."""

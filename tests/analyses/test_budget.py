@@ -21,6 +21,7 @@ from evalcore.stats.bootstrap import resample_deviations
 from evalcore.stats.intervals import bca_intervals, mean_intervals
 from evalcore.stats.shared_draw import shared_draw_intervals
 from evalcore.analyses.tokens import count_tokens
+from evalcore.report.budget import budget_dict, budget_summary
 
 from cli_runner import run_cli
 
@@ -229,7 +230,7 @@ def test_recommendation_on_a_curve_with_a_known_knee() -> None:
     stop = budget.stop_cost
     assert stop["recall_lost"] == 0 and stop["ci_low"] == stop["ci_high"] == 0
     assert stop["tokens_saved_mean"] == pytest.approx(2000)  # 20 chunks of 100 tokens
-    assert budget.summary().startswith("k = 10; 100% of resamples pick 10")
+    assert budget_summary(budget).startswith("k = 10; 100% of resamples pick 10")
 
 
 def test_stopping_early_reports_the_recall_lost_with_a_paired_interval() -> None:
@@ -250,7 +251,7 @@ def test_small_sets_use_the_fit_and_are_marked_unstable() -> None:
     assert budget.rule["curve"] == "fitted" and budget.rule["fit"]["used"]
     assert budget.table["recall_fit"].notna().all()
     assert budget.stability["unstable"] and "only 60 queries" in budget.stability["reason"]
-    assert "Unstable" in budget.summary()
+    assert "Unstable" in budget_summary(budget)
 
 
 def test_lambda_given_derived_or_default() -> None:
@@ -269,6 +270,9 @@ def test_same_seed_same_report_and_everything_is_json() -> None:
     assert first == again
     text = json.dumps(first, allow_nan=False)
     assert json.loads(text)["runs"][0]["rule"]["name"] == "max_recall_minus_lambda_tokens"
+    shown = budget_dict(small_report(rng=11))  # what --format json prints: the sentence before each table
+    assert list(shown["runs"][0])[-2:] == ["summary", "table"] and shown["runs"][0]["summary"].startswith("k = ")
+    assert {**shown["runs"][0], "summary": None} == {**first["runs"][0], "summary": None}
 
 
 def test_shared_draw_intervals_equal_the_interval_module() -> None:
@@ -425,6 +429,6 @@ def test_stopping_at_k_is_measured_against_one_reference_whatever_the_table_dept
     for key in ("reference_k", "recall_lost", "ci_low", "ci_high", "tokens_saved_mean"):
         assert deep.stop_cost[key] == default.stop_cost[key], key
     assert deep.stop_cost["reference_k"] == STOP_REFERENCE_K
-    assert f"instead of {STOP_REFERENCE_K} loses" in deep.summary() and deep.summary() == default.summary()
+    assert f"instead of {STOP_REFERENCE_K} loses" in budget_summary(deep) and budget_summary(deep) == budget_summary(default)
     short = k_budget([run], labels, chunk_tokens=100, max_k=30, lam=200.0).runs[0]
     assert short.stop_cost["reference_k"] == 30  # a shorter table: its largest k

@@ -18,6 +18,7 @@ from evalcore.analyses.compare import compare_evaluation
 from evalcore.analyses.curves import interval_curves, warnings_at
 from evalcore.stats.bootstrap import on_grid, resample_sums
 from evalcore.stats.intervals import mean_intervals
+from evalcore.report.compare import comparison_dict, comparison_text
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
 RUNS = [SAMPLE / "base.trec", SAMPLE / "tuned.trec", SAMPLE / "tuned-256d.trec"]
@@ -49,8 +50,8 @@ def test_comparison_at_every_k_is_the_compare_command(curves, k, baseline):
     metrics = list(dict.fromkeys(["recall@1", f"recall@{k}", "mrr"]))
     cli = compare_evaluation(per_k, metrics, baseline=baseline)
     mine = curves.comparison(k, baseline)
-    assert mine.to_dict() == cli.to_dict()
-    assert mine.to_text() == cli.to_text()
+    assert comparison_dict(mine) == comparison_dict(cli)
+    assert comparison_text(mine) == comparison_text(cli)
 
 
 def test_recall_only_curves_give_the_same_recall_rows(deep, curves):
@@ -58,7 +59,7 @@ def test_recall_only_curves_give_the_same_recall_rows(deep, curves):
     full = curves.summary((1, 7))
     expected = full[full["metric"].isin(["recall@1", "recall@7", "mrr"])].reset_index(drop=True)
     pd.testing.assert_frame_equal(small.summary((1, 7)), expected, check_exact=True)
-    assert small.comparison(7, "base").to_dict() == curves.comparison(7, "base").to_dict()
+    assert comparison_dict(small.comparison(7, "base")) == comparison_dict(curves.comparison(7, "base"))
 
 
 @pytest.mark.parametrize("k", [1, 3, 20])

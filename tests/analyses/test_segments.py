@@ -13,6 +13,7 @@ from scipy.stats import ttest_ind
 import evalcore
 from evalcore.errors import UsageError
 from evalcore.analyses.segments import chosen_pair, default_pair, difference_intervals, segment_gaps
+from evalcore.report.segments import gap_sentence
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "sample_data"
@@ -36,6 +37,12 @@ def _case(tmp_path: Path, *, with_source: bool = True) -> evalcore.Evaluation:
     labels = tmp_path / "labels.tsv"
     labels.write_text("\n".join(lines) + "\n")
     return evalcore.evaluate_runs([evalcore.read_run(run, name="r")], labels, k=5, n_resamples=200)
+
+
+def _sentence(report, metric: str) -> str:
+    """The sentence the pages show for ``metric``'s gap (the first run's)."""
+    row = report.gaps[report.gaps["metric"] == metric].iloc[0]
+    return gap_sentence(row, report.min_n)
 
 
 def _wilson(successes: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
@@ -109,9 +116,9 @@ def test_hand_computed_gap_on_a_small_label_set(tmp_path: Path) -> None:
     assert gaps.at["hit@1", "ci_high"] == pytest.approx(d + math.sqrt((high_a - 2 / 6) ** 2 + (1 - low_b) ** 2))
     assert gaps.at["hit@1", "ci_high"] < 0
     assert gaps.at["hit@1", "verdict"] == "lower"
-    assert gaps.at["hit@1", "sentence"].startswith("r: customers' queries score 66.7 points lower on hit@1 than "
-                                                   "team-written ones (95% CI ")
-    assert gaps.at["hit@1", "sentence"].endswith("; n = 6 vs 4).")
+    assert _sentence(report, "hit@1").startswith("r: customers' queries score 66.7 points lower on hit@1 than "
+                                                 "team-written ones (95% CI ")
+    assert _sentence(report, "hit@1").endswith("; n = 6 vs 4).")
     # mrr: customers 1, 1, 1/3, 0, 1/3, 0; team all 1 (constant): Welch on the customers' spread alone.
     rr = np.array([1, 1, 1 / 3, 0, 1 / 3, 0])
     half = student_t.ppf(0.975, 5) * rr.std(ddof=1) / math.sqrt(6)
@@ -137,8 +144,8 @@ def test_groups_under_min_n_get_no_verdict(tmp_path: Path) -> None:
     report = segment_gaps(ev, "source", ["hit@1"], min_n=5)  # team-written has 4
     row = report.gaps.iloc[0]
     assert row["verdict"] == "too few"
-    assert row["sentence"] == ("r: too few queries to compare customers' queries with team-written ones on hit@1 "
-                               "(n = 6 vs 4; each side needs at least 5).")
+    assert _sentence(report, "hit@1") == ("r: too few queries to compare customers' queries with team-written ones "
+                                          "on hit@1 (n = 6 vs 4; each side needs at least 5).")
     assert row["gap"] == pytest.approx(2 / 6 - 1)  # the number is still there
     assert report.segments["rank"].isna().all()  # every segment has fewer than 5: none is ranked
 
@@ -150,7 +157,7 @@ def test_a_gap_in_the_other_direction_reads_higher(tmp_path: Path) -> None:
     assert report.pair.b == ("search_log", "support_ticket")
     assert row["gap"] == pytest.approx(1 - 2 / 6) and row["verdict"] == "higher"
     assert "team_written queries score 66.7 points higher on hit@1 than search_log + support_ticket ones" in \
-        row["sentence"]
+        _sentence(report, "hit@1")
 
 
 def test_a_missing_field_is_a_usage_error(tmp_path: Path) -> None:
@@ -207,7 +214,7 @@ def test_sample_data_shows_the_demo_production_gap() -> None:
 def test_the_docs_quote_the_real_sentence(page: str) -> None:
     """The README's Sources page and docs/metrics.md quote the sample's source gap as the code says it."""
     ev = evalcore.evaluate_runs([SAMPLE / "base.trec"], SAMPLE / "labels.tsv", k=10, n_resamples=200)
-    sentence = segment_gaps(ev, "source", ["recall@10"]).gaps["sentence"].iloc[0]
+    sentence = _sentence(segment_gaps(ev, "source", ["recall@10"]), "recall@10")
     assert sentence.startswith("base: ")
     text = " ".join((ROOT / page).read_text(encoding="utf-8").split())
     assert f'"{sentence.removeprefix("base: ").removesuffix(".")}"' in text

@@ -9,6 +9,7 @@ import json
 import subprocess
 from pathlib import Path
 
+from evalcore.access import login_name
 from evalcore.store.workspace import Workspace
 
 from cli_runner import run_cli
@@ -120,7 +121,8 @@ def test_flag_judge_and_save_a_blind_version(tmp_path) -> None:
     assert "labels v2" in saved.stderr and "earlier versions are unchanged" in saved.stderr
     state = json.loads(cli("judge", "queue", "--all", "--format", "json", workspace=ws).stdout)
     assert state["queue"][0]["resolved_version"] == 2
-    assert [(r["query"], r["depth"], r["judge"]) for r in state["judging rounds"]] == [("q052", 3, "bo")]
+    rounds = [(r["query"], r["depth"], r["judge"]) for r in state["judging rounds"]]
+    assert rounds == [("q052", 3, f"bo (--who; login {login_name()})")]  # the name given is a claim
 
 
 def test_pool_ids_that_look_like_formulas_round_trip(tmp_path) -> None:

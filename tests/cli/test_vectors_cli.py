@@ -181,3 +181,51 @@ def test_doc_vectors_over_the_memory_budget_are_searched_from_disk_with_the_same
     assert [v["metrics"] for v in json.loads(from_disk.stdout)["variants"]] == [v["metrics"] for v in held["variants"]]
     tight = run_cli("vectors", *args, env={"EVALCORE_MAX_VECTOR_MB": "0.1"})  # int8 codes (129 kB) do not fit
     assert tight.returncode == 2 and "int8-full would hold 0.12 MB of its own" in tight.stderr, tight.stderr
+
+
+# ----------------------------------------------------------------------------- zero vectors (issue 24, item 10)
+
+
+def _with_zeros(tmp_path: Path, part: str, rows: list[int]) -> list[str]:
+    """The tuned model's files with the given rows of ``part`` (queries or docs) set to all zeros."""
+    for name in ("queries", "docs"):
+        matrix = np.load(V / f"tuned.{name}.npy")
+        if name == part:
+            matrix[rows] = 0
+        np.save(tmp_path / f"{name}.npy", matrix)
+        (tmp_path / f"{name}.ids.txt").write_text((V / f"tuned.{name}.ids.txt").read_text())
+    return ["--labels", str(S / "labels.tsv"), "--query-vectors", str(tmp_path / "queries.npy"),
+            "--doc-vectors", str(tmp_path / "docs.npy"), "--dims", "full,64", "--precision", "float32,binary"]
+
+
+def test_an_all_zero_query_vector_is_refused_with_the_file_and_row(tmp_path) -> None:
+    ids = (V / "tuned.queries.ids.txt").read_text().split()
+    args = _with_zeros(tmp_path, "queries", [4])
+    for similarity in ("cosine", "dot"):  # either way every doc would score 0: a ranking by the tie rule alone
+        done = run_cli("vectors", *args, "--similarity", similarity)
+        assert done.returncode == 2, done.stderr
+        assert done.stderr.strip() == (
+            f"evalcore: error: {tmp_path / 'queries.npy'}, row 5: expected a query vector with a number other than 0 "
+            f"(all zeros have no direction: every doc would score 0 and the ranking would be the tie rule alone), "
+            f"got '{ids[4]}: 256 zeros'")
+
+
+def test_all_zero_doc_vectors_are_left_out_of_a_cosine_search_and_said(tmp_path) -> None:
+    doc_ids = (V / "tuned.docs.ids.txt").read_text().split()
+    args = _with_zeros(tmp_path, "docs", [0, 7, 9])
+    done = run_cli("vectors", *args, "--format", "json")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    [warning] = [w for w in data["warnings"] if w["code"] == "zero_doc_vectors"]
+    assert warning["count"] == 3 and warning["message"] == (
+        f"{tmp_path / 'docs.npy'}: 3 doc vectors of all zeros left out of the cosine search (rows 1, 8, 10; first id "
+        f"{doc_ids[0]!r}): they have no direction, so every query would score them 0")
+    assert {v["n_docs"] for v in data["variants"]} == {500}  # the index holds the docs searched
+    assert f"warning: [zero_doc_vectors] x3: {tmp_path / 'docs.npy'}: 3 doc vectors of all zeros left out" in done.stderr
+    text = run_cli("vectors", *args)
+    assert "index size for docs: 500 docs x 256 dims (3 all-zero doc vectors left out), cosine" in text.stdout
+    dot = run_cli("vectors", *args, "--similarity", "dot", "--format", "json")  # under dot a zero doc scores 0: kept
+    assert {v["n_docs"] for v in json.loads(dot.stdout)["variants"]} == {503}
+    on_disk = run_cli("vectors", *args, env={"EVALCORE_MAX_VECTOR_MB": "0.2"})  # leaving rows out would copy them
+    assert on_disk.returncode == 2 and "docs.npy, row 1: expected doc vectors with a number other than 0 in every " \
+        "row, to search them from disk" in on_disk.stderr, on_disk.stderr

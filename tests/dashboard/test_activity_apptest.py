@@ -16,6 +16,7 @@ from evalcore.store.workspace import ENV_VAR
 from tests.dashboard.apptest_helpers import APP, TIMEOUT, plain
 
 S = Path(__file__).resolve().parents[2] / "sample_data"
+ANA, BO = (f"{name} (--who; login {login_name()})" for name in ("ana", "bo"))  # the command line's --who: a claim
 
 
 @pytest.fixture
@@ -43,19 +44,19 @@ def page(**params: str) -> AppTest:
 def test_every_change_is_listed_with_minute_and_person(workspace) -> None:
     at = page()
     [table] = [d.value for d in at.dataframe]
-    assert table["person"].tolist() == ["bo", "ana"] and table["action"].tolist() == ["delete", "save evaluation"]
+    assert table["person"].tolist() == [BO, ANA] and table["action"].tolist() == ["delete", "save evaluation"]
     assert table["at"].str.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC").all()  # to the minute, zone named
     captions = plain(" ".join(c.value for c in at.caption))
     assert "2 changes, newest first; times in your time zone, to the minute." in captions
     assert f"You: {login_name()} (owner): may read every page and download; also upload files" in captions
-    assert sorted(at.selectbox(key="activity.who").options) == ["ana", "bo"]
+    assert sorted(at.selectbox(key="activity.who").options) == [ANA, BO]
 
 
 def test_a_link_filters_by_person_and_action(workspace) -> None:
-    at = page(who="bo")
+    at = page(who=BO)
     [table] = [d.value for d in at.dataframe]
-    assert table["person"].tolist() == ["bo"] and table["what"].iloc[0].startswith("evaluation 1 ")
+    assert table["person"].tolist() == [BO] and table["what"].iloc[0].startswith("evaluation 1 ")
     at = page(action="save evaluation")
     [table] = [d.value for d in at.dataframe]
-    assert table["person"].tolist() == ["ana"]
+    assert table["person"].tolist() == [ANA]
     assert "1 change (save evaluation), newest first" in plain(" ".join(c.value for c in at.caption))

@@ -134,3 +134,52 @@ def test_the_network_served_without_sign_in_shows_no_page(monkeypatch) -> None:
         assert not at.error and at.dataframe
     finally:
         config.set_option("server.address", before)
+
+
+def test_a_look_alike_address_is_refused_and_never_signs_in_as_the_person_it_resembles() -> None:
+    """Issue 24: ``\\u212aim@example.com`` (KELVIN SIGN) is another address; Unicode lower-casing made it kim's."""
+    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
+    at.secrets = {**SECRETS, "evalcore": {"viewers": ["@example.com"], "owners": ["kim@example.com"]}}
+    at.user = signed_in("\u212aim@example.com")
+    at.switch_page("views/integrity.py")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    [warning] = at.warning
+    assert "is ambiguous" in read(warning.value) and "names no one here" in read(warning.value)
+    assert [b.label for b in at.button] == ["Sign out"] and not at.dataframe and not at.caption
+
+
+@pytest.mark.parametrize(("auth", "expected"), [
+    ("yes", "secrets.toml [auth]: expected a table"),
+    ([1, 2], "secrets.toml [auth]: expected a table"),
+    ({**SECRETS["auth"], "client_secret": 12345}, "secrets.toml [auth].client_secret: expected text in quotes, got a "
+                                                   "number"),
+])
+def test_a_wrongly_typed_auth_section_is_one_sentence_and_no_page(auth, expected) -> None:
+    """Issue 24, item 8: ``auth = "yes"`` crashed the app with a traceback; a secret's value is never shown."""
+    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
+    at.secrets = {**SECRETS, "auth": auth}
+    at.user = signed_in("ow@example.com")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    [error] = at.error
+    assert expected in read(error.value) and "12345" not in error.value and "\n" not in error.value
+    assert not at.dataframe and not at.button
+
+
+def test_a_secrets_file_saved_as_utf16_is_named_with_what_to_do(tmp_path) -> None:
+    from streamlit import config
+
+    secrets = tmp_path / "secrets.toml"
+    secrets.write_bytes('[auth]\nredirect_uri = "https://x.example/oauth2callback"\n'.encode("utf-16"))
+    before = config.get_option("secrets.files")
+    config.set_option("secrets.files", [str(secrets)])
+    try:
+        at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+        [error] = at.error
+        assert "secrets.toml: not UTF-8 text (it starts with bytes FF FE" in read(error.value)
+        assert str(tmp_path) not in error.value and not at.dataframe  # the file by name, never the server's folders
+    finally:
+        config.set_option("secrets.files", before)

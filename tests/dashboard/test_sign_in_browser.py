@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from evalcore.access import Actor, Role
+from evalcore.access import Actor, Role, login_name
 from evalcore.cli import main
 from evalcore.errors import NotPermitted
 from evalcore.readers.labels import read_labels
@@ -169,7 +169,7 @@ def test_the_owner_reveals_the_holdout_and_the_reveal_is_listed_under_their_emai
         shoot(page, "sign_in_owner_activity")
         rows = ws.events()
         assert rows.iloc[0]["who"] == OWNER and rows.iloc[0]["action"] == "reveal holdout"
-        assert "setup" in rows["who"].tolist()  # the command line's save, under its --who
+        assert f"setup (--who; login {login_name()})" in rows["who"].tolist()  # the command line's --who: a claim
     finally:
         page.context.close()
 

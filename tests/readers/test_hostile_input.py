@@ -18,7 +18,7 @@ import pytest
 
 import evalcore
 from evalcore import InputError
-from evalcore.readers import tables
+from evalcore.readers import trec
 from evalcore.readers.ids import hash_strings
 from evalcore.readers.sources import Source
 
@@ -137,8 +137,8 @@ def test_a_line_too_long_for_the_parser_is_refused_before_it_is_read_whole() -> 
     data = b"q1 Q0 a 1 0.9 t\n" * 100_000 + b"q1 Q0 " + b"x" * 20_000 + b" 2 0.5 t\nq1 Q0 b 3 0.1 t"
     with pytest.raises(InputError, match=r"r.trec, line 100001: expected a run line of at most 12,288 bytes.*"
                                          r"\(20,014 bytes\)"):
-        tables._refuse_long_line(Source("r.trec", data))
-    tables._refuse_long_line(Source("r.trec", data.replace(b"x" * 20_000, b"x")))  # no long line: nothing to say
+        trec._refuse_long_line(Source("r.trec", data))
+    trec._refuse_long_line(Source("r.trec", data.replace(b"x" * 20_000, b"x")))  # no long line: nothing to say
 
 
 def test_gzip_reads_as_gzip_decompress_did(tmp_path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import io
 import json
 
 import pandas as pd
@@ -10,6 +11,7 @@ import pytest
 
 import evalcore
 from evalcore import InputError
+from evalcore.readers.runs import read_sidecar
 
 SEED_LABELS = {"refund timing": {"policy-refunds": 1, "faq-returns": 1},
                "reset my password": {"acct-recovery": 1},
@@ -119,6 +121,26 @@ def test_sidecar_metadata_and_overrides(tmp_path) -> None:
     run = evalcore.read_run(tmp_path / "base.trec")
     assert (run.model, run.price_per_mtok, run.dims, run.index_bytes) == ("embed-v1", 0.02, 768, 1000)
     assert evalcore.read_run(tmp_path / "base.trec", model="other").model == "other"
+
+
+def test_one_sidecar_reader_for_a_path_bytes_or_an_upload(tmp_path) -> None:
+    meta = {"model": "embed-v1", "price_per_mtok": "0.02", "dims": 768.0, "index_bytes": None, "note": "ignored"}
+    text = json.dumps(meta).encode()
+    (tmp_path / "base.meta.json").write_bytes(b"\xef\xbb\xbf" + text.replace(b", ", b",\r\n"))
+    (tmp_path / "gz.meta.json").write_bytes(gzip.compress(text))
+    expected = {"model": "embed-v1", "price_per_mtok": 0.02, "dims": 768, "index_bytes": None}
+    assert read_sidecar(tmp_path / "base.meta.json") == expected  # a BOM and CRLF lines read as elsewhere
+    assert read_sidecar(tmp_path / "gz.meta.json") == expected
+    assert read_sidecar(text, name="upload.meta.json") == expected
+    assert read_sidecar(io.BytesIO(text)) == expected
+    bad = [(b"{", "valid JSON run metadata (Expecting property name"), (b"[1]", "a JSON object like"),
+           (b'{"dims": -1}', "a non-negative number for 'dims', got '-1'"),
+           (b'{"price_per_mtok": "cheap"}', "a number for 'price_per_mtok', got \"'cheap'\""),
+           (b"\xff", "valid JSON run metadata ('utf-8' codec can't decode byte 0xff")]
+    for content, message in bad:
+        with pytest.raises(InputError) as caught:
+            read_sidecar(content, name="x.meta.json")
+        assert str(caught.value).startswith("x.meta.json: expected ") and message in str(caught.value)
 
 
 def test_documents_formats(tmp_path) -> None:

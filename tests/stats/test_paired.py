@@ -11,6 +11,7 @@ from scipy import stats
 
 from evalcore.errors import UsageError
 from evalcore.stats.intervals import bca_intervals, mean_intervals
+from evalcore.report.compare import comparison_record, comparison_verdict
 from evalcore.stats.paired import compare_runs, holm, mcnemar_midp, paired_p_value, paired_t_p
 
 REQUIRED_KEYS = {
@@ -121,8 +122,8 @@ def test_twelve_queries_092_vs_071_are_indistinguishable():
     (c,) = compare_runs({"base": {"recall@5": base}, "tuned": {"recall@5": tuned}}, ["recall@5"], baseline="base")
     assert c.diff == pytest.approx(2.5 / 12)
     assert not c.significant and c.p_value > 0.05
-    assert c.verdict.startswith("base and tuned are indistinguishable on recall@5 with 12 queries")
-    assert "Only 12 queries: treat as a rough guide" in c.verdict
+    assert comparison_verdict(c).startswith("base and tuned are indistinguishable on recall@5 with 12 queries")
+    assert "Only 12 queries: treat as a rough guide" in comparison_verdict(c)
     assert not c.reliable
 
 
@@ -134,8 +135,8 @@ def test_300_queries_13_point_gap_is_significant():
     assert (c.wins, c.losses, c.ties, c.n) == (45, 6, 249, 300)
     assert c.test == "mcnemar exact mid-p"
     assert 0.08 < c.ci_low < 0.13 < c.ci_high < 0.18
-    assert c.verdict.startswith("tuned beats base on recall@1 by 13.0 points (95% CI ")
-    assert "p < 0.001; 45 wins, 6 losses, 249 ties; n = 300)." in c.verdict
+    assert comparison_verdict(c).startswith("tuned beats base on recall@1 by 13.0 points (95% CI ")
+    assert "p < 0.001; 45 wins, 6 losses, 249 ties; n = 300)." in comparison_verdict(c)
     assert c.reliable
 
 
@@ -143,8 +144,8 @@ def test_a_worse_run_is_called_worse_with_a_positive_gap():
     base, tuned = correlated_pair(200, 6, 45, 49)
     (c,) = compare_runs({"base": {"hit@1": base}, "tuned": {"hit@1": tuned}}, ["hit@1"], baseline="base")
     assert c.diff == pytest.approx(-0.13)
-    assert c.verdict.startswith("tuned is worse than base on hit@1 by 13.0 points (95% CI ")
-    low_text = c.verdict.split("95% CI ")[1].split(" to ")[0]
+    assert comparison_verdict(c).startswith("tuned is worse than base on hit@1 by 13.0 points (95% CI ")
+    low_text = comparison_verdict(c).split("95% CI ")[1].split(" to ")[0]
     assert float(low_text) > 0
 
 
@@ -155,10 +156,10 @@ def test_mrr_gaps_are_plain_decimals_and_identical_runs_say_so():
     scores = {"base": {"mrr": base}, "better": {"mrr": better}, "copy": {"mrr": base.copy()}}
     better_c, copy_c = compare_runs(scores, ["mrr"], baseline="base", n_resamples=2000)
     assert better_c.significant and better_c.test == "sign-flip monte carlo mid-p"
-    assert f"by {better_c.diff:.3f} (" in better_c.verdict and "points" not in better_c.verdict
+    assert f"by {better_c.diff:.3f} (" in comparison_verdict(better_c) and "points" not in comparison_verdict(better_c)
     assert copy_c.p_value == 1.0 and not copy_c.significant
     assert (copy_c.ci_low, copy_c.ci_high) == (0.0, 0.0)
-    assert copy_c.verdict == "base and copy score the same on mrr on all 200 queries."
+    assert comparison_verdict(copy_c) == "base and copy score the same on mrr on all 200 queries."
 
 
 def test_paired_interval_is_narrower_than_separate_intervals_for_correlated_runs():
@@ -191,7 +192,7 @@ def test_all_pairs_are_compared_with_holm_across_the_call():
     np.testing.assert_allclose([c.p_adjusted for c in out], holm([c.p_value for c in out]))
     assert all(c.n_comparisons == 6 for c in out)
     assert all(c.significant == (c.p_adjusted < 0.05) for c in out)
-    assert any("after Holm" in c.verdict for c in out)
+    assert any("after Holm" in comparison_verdict(c) for c in out)
 
 
 def test_same_seed_same_numbers_other_seed_other_bootstrap():
@@ -206,8 +207,10 @@ def test_same_seed_same_numbers_other_seed_other_bootstrap():
 
 def test_to_dict_has_the_promised_keys_and_is_json_ready():
     out = compare_runs(_three_runs(), ["hit@1"], baseline="a", n_resamples=500)
-    record = out[0].to_dict()
-    assert set(record) >= REQUIRED_KEYS
+    numbers = out[0].to_dict()
+    assert set(numbers) >= REQUIRED_KEYS - {"verdict"} and numbers["interval_note"] is None
+    record = comparison_record(out[0])  # the JSON entry: the verdict where the interval's note is
+    assert set(record) >= REQUIRED_KEYS and list(record) == [k.replace("interval_note", "verdict") for k in numbers]
     assert json.loads(json.dumps(record)) == record
 
 

@@ -6,7 +6,7 @@ import sqlite3
 
 import pytest
 
-from evalcore.errors import FrozenError
+from evalcore.errors import FrozenError, UsageError
 from evalcore.readers.labels import read_labels
 from evalcore.store.workspace import EVENT_COLUMNS, SCHEMA_VERSION, Workspace
 
@@ -51,7 +51,20 @@ def test_a_version_2_workspace_gets_the_log_on_open_and_keeps_everything(tmp_pat
     assert read_only.events().empty and read_only.label_version("old").version == 1
     read_only.close()
     reopened = Workspace(tmp_path / "ws")
-    assert reopened.read(lambda c: c.execute("PRAGMA user_version").fetchone()[0]) == SCHEMA_VERSION == 4
+    assert reopened.read(lambda c: c.execute("PRAGMA user_version").fetchone()[0]) == SCHEMA_VERSION == 5
     assert reopened.label_version("old").version == 1 and reopened.events().empty
     reopened.record_event("ana", "upload", "label set old v1")
     assert len(reopened.events()) == 1
+
+
+@pytest.mark.parametrize("who", ["ana\nlee@example.com", "ana\x1b]52;c;ZXZl\x07", "ana\u2028lee", "ana\u202eeel"])
+def test_a_recorded_name_with_a_control_character_is_refused_by_the_store(tmp_path, who) -> None:
+    """Issue 24, item 7: every front end records through the store, so the store refuses what would forge a line."""
+    ws = Workspace(tmp_path / "ws")
+    with pytest.raises(UsageError, match="without control characters"):
+        ws.record_event(who, "delete", "run #1")
+    with pytest.raises(UsageError, match="without control characters"):
+        ws.record_reveal(read_labels({"a": ["d1"]}), rule="hash", runs=[], who=who)
+    with pytest.raises(UsageError, match="without control characters"):
+        ws.save_labels(read_labels({"a": ["d1"]}), name=f"labels {who}")
+    assert ws.events().empty and ws.reveals().empty

@@ -188,3 +188,20 @@ def test_unit_length_vectors_are_searched_without_a_copy_and_others_are_not_chan
     first = search_runs(queries, docs, plan_variants(16, depth=10), depth=10)[0].run
     again = search_runs(queries, Vectors("docs.npy", docs.ids, unit), plan_variants(16, depth=10), depth=10)[0].run
     assert [first.ranking(q) for q in queries.ids] == [again.ranking(q) for q in queries.ids]
+
+
+def test_a_zero_query_is_named_by_its_line_in_a_jsonl_file_after_unlabeled_rows_are_left_out() -> None:
+    """Issue 24, item 10: the place survives the rows left out before the search (`Vectors.subset`)."""
+    from evalcore.errors import VectorFileError
+    from evalcore.readers.vectors import labeled_only, read_vectors
+
+    queries = read_vectors(b'{"id": "q0", "vector": [1, 0]}\n\n{"id": "q1", "vector": [0.5, 1]}\n'
+                           b'{"id": "q2", "vector": [0, 0]}\n', name="queries.jsonl")
+    docs = read_vectors(b'{"id": "a", "vector": [1, 0]}\n{"id": "b", "vector": [0, 0]}\n', name="docs.jsonl")
+    kept, _ = labeled_only(queries, ["q1", "q2"], "labels.tsv")
+    with pytest.raises(VectorFileError) as refused:
+        search_runs(kept, docs, plan_variants(2, depth=1), depth=1)
+    assert str(refused.value).startswith("queries.jsonl, line 4: expected a query vector with a number other than 0")
+    [found] = search_runs(kept.subset(np.array([True, False])), docs, plan_variants(2, depth=1), depth=1)
+    assert found.n_docs == 1 and [w.code for w in found.warnings] == ["zero_doc_vectors"]
+    assert "(line 2; first id 'b')" in found.warnings[0].message
