@@ -17,6 +17,7 @@ import pandas as pd
 from evalcore.report.amounts import format_amount
 
 from dashboard.index_charts import index_frontier, index_speed  # noqa: F401 - the Index size page's charts
+from dashboard.index_charts import records as _records
 
 if TYPE_CHECKING:  # Altair is imported where an Altair chart is built: importing it costs ~0.5 s, and the
     import altair as alt  # Overview's charts (plain specs) should not wait for it after an upload.
@@ -50,15 +51,6 @@ def run_colors(runs: Sequence[str]) -> alt.Scale:
     import altair as alt
 
     return alt.Scale(domain=list(runs), range=[PALETTE[i % len(PALETTE)] for i in range(len(runs))])
-
-
-def _records(frame: pd.DataFrame) -> list[dict]:
-    """Rows as plain JSON values (NaN and NA as null)."""
-    out = []
-    for row in frame.to_dict(orient="records"):
-        out.append({k: (None if v is None or (isinstance(v, float) and v != v) or v is pd.NA else
-                        (v.item() if hasattr(v, "item") else v)) for k, v in row.items()})
-    return out
 
 
 def _color(runs: Sequence[str], legend: dict | None) -> dict:

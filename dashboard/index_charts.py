@@ -158,7 +158,8 @@ def _labelled(frame: pd.DataFrame, x: Axis, y: Axis, x_field: str, texts: Sequen
     return out
 
 
-def _records(frame: pd.DataFrame) -> list[dict]:
+def records(frame: pd.DataFrame) -> list[dict]:
+    """Rows as plain JSON values (NaN and NA as null), as a Vega-Lite spec holds its data."""
     out = []
     for row in frame.to_dict(orient="records"):
         out.append({k: (None if v is None or (isinstance(v, float) and v != v) or v is pd.NA else
@@ -230,7 +231,7 @@ def index_frontier(points: pd.DataFrame, models: Sequence[str], *, metric: str, 
                                            "titleFontSize": 13, "symbolFillColor": "#444444"}}}},
         _text_layer(colour, x_axis, y_axis),
     ]
-    return {"$schema": SCHEMA, "data": {"values": _records(frame)}, "layer": layers, "width": width,
+    return {"$schema": SCHEMA, "data": {"values": records(frame)}, "layer": layers, "width": width,
             "height": height, "autosize": {"type": "pad"},  # the plot is width x height, as the labels were placed
             "config": CONFIG,
             "title": {"text": title, "anchor": "start", "subtitle": subtitle}}
@@ -308,23 +309,23 @@ def index_speed(points: pd.DataFrame, *, metric: str, against: str, title: str, 
                           "text": {"field": "text", "type": "nominal"}}},
         ]
     layers += [
-        {"data": {"values": _records(approximate)}, "mark": {"type": "line", "strokeWidth": 3},
+        {"data": {"values": records(approximate)}, "mark": {"type": "line", "strokeWidth": 3},
          "encoding": {"x": x, "y": y, "color": quiet, "order": {"field": x_field, "type": "quantitative"}}},
-        {"data": {"values": _records(approximate)}, "mark": {"type": "rule", "strokeWidth": 2.5},
+        {"data": {"values": records(approximate)}, "mark": {"type": "rule", "strokeWidth": 2.5},
          "encoding": {"x": x, "y": {"field": "ci_low", "type": "quantitative", "scale": y_axis.scale()},
                       "y2": {"field": "ci_high"}, "color": quiet, "tooltip": tooltip}},
-        {"data": {"values": _records(approximate)},
+        {"data": {"values": records(approximate)},
          "mark": {"type": "point", "filled": True, "size": 150, "opacity": 1, "stroke": "white", "strokeWidth": 1},
          "encoding": {"x": x, "y": y, "color": colour, "tooltip": tooltip}},
-        {"data": {"values": _records(approximate)}, **_text_layer(colour, x_axis, y_axis)},
+        {"data": {"values": records(approximate)}, **_text_layer(colour, x_axis, y_axis)},
     ]
     if len(exact_point):  # exact search at its own speed (or size): where the ceiling is reached
         black = {"value": EXACT_COLOUR}
         layers += [
-            {"data": {"values": _records(exact_point)},
+            {"data": {"values": records(exact_point)},
              "mark": {"type": "point", "filled": True, "size": 150, "shape": "diamond", "opacity": 1},
              "encoding": {"x": x, "y": y, "color": black, "tooltip": tooltip}},
-            {"data": {"values": _records(exact_point)},
+            {"data": {"values": records(exact_point)},
              **{**_text_layer(colour, x_axis, y_axis), "encoding": {**_text_layer(colour, x_axis, y_axis)["encoding"],
                                                                     "color": black}}},
         ]

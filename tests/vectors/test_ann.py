@@ -59,14 +59,20 @@ def test_built_on_one_thread_every_kind_is_the_same_index_every_time() -> None:
     assert _pairs(first["ivfpq-nlist16-nprobe4-m8"].run) != _pairs(first["float32-full"].run)  # PQ is approximate
 
 
-def test_a_sweep_of_ef_builds_once_and_a_new_m_builds_again(monkeypatch) -> None:
-    built = []
+@pytest.fixture
+def built(monkeypatch) -> list[str]:
+    """The name of every index faiss builds while the test runs, in order."""
+    names: list[str] = []
     original = ann_faiss.FaissEngine.build
 
     def counting(self, spec, docs, similarity, *, seed):
-        built.append(spec.name)
+        names.append(spec.name)
         return original(self, spec, docs, similarity, seed=seed)
     monkeypatch.setattr(ann_faiss.FaissEngine, "build", counting)
+    return names
+
+
+def test_a_sweep_of_ef_builds_once_and_a_new_m_builds_again(built) -> None:
     found, _ = _search(["hnsw:m=8:ef=4", "hnsw:m=8:ef=16", "hnsw:m=8:ef=64", "hnsw:m=12:ef=16"])
     assert built == ["hnsw-m8-ef4", "hnsw-m12-ef16"]
     assert found["hnsw-m8-ef4"].speed.build_seconds == found["hnsw-m8-ef64"].speed.build_seconds
@@ -97,14 +103,7 @@ def test_without_faiss_the_message_says_how_to_install_it(monkeypatch) -> None:
     assert list(found) == ["float32-full"]
 
 
-def test_a_build_store_keeps_an_index_for_the_next_sweep_of_the_same_docs(monkeypatch) -> None:
-    built = []
-    original = ann_faiss.FaissEngine.build
-
-    def counting(self, spec, docs, similarity, *, seed):
-        built.append(spec.name)
-        return original(self, spec, docs, similarity, seed=seed)
-    monkeypatch.setattr(ann_faiss.FaissEngine, "build", counting)
+def test_a_build_store_keeps_an_index_for_the_next_sweep_of_the_same_docs(built) -> None:
     store: dict = {}
     first, _ = _search(["ivf:nlist=16:nprobe=1", "ivf:nlist=16:nprobe=2"], builds=store)
     again, _ = _search(["ivf:nlist=16:nprobe=2", "ivf:nlist=16:nprobe=4"], builds=store)  # a value added
