@@ -22,7 +22,7 @@ from .index_spec import IndexSpec
 from .search import doc_rows, prepared_rows
 
 TRAIN_ROWS = 262_144
-TRAIN_BYTES = 256 << 20
+TRAIN_BYTES = 128 << 20
 """Most docs an index trains on (IVF's lists, PQ's and SQ8's codes), and at most `TRAIN_BYTES` of them: a seeded
 sample when there are more."""
 LATENCY_QUERIES = 1000
