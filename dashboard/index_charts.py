@@ -240,8 +240,8 @@ def index_frontier(points: pd.DataFrame, models: Sequence[str], *, metric: str, 
 def index_speed(points: pd.DataFrame, *, metric: str, against: str, title: str, subtitle: str | list[str],
                 width: int = WIDTH, height: int = HEIGHT) -> dict:
     """Quality against latency (``against="latency"``: p50 ms on one thread) or memory (``"memory"``: index MB),
-    both log scale, for each setting of a sweep (a line per build, its points labelled by their ef or nprobe, with
-    intervals), and exact search drawn as the ceiling: its recall as a line across with its band.
+    both log scale, for each setting of a sweep (a line and its 95% band per build, its points labelled by their ef
+    or nprobe, with intervals), and exact search drawn as the ceiling: its recall as a line across with its band.
 
     ``points``: the rows of `evalcore.analyses.index_size.IndexSizeReport.points` for the exact search and the
     approximate indexes of the sweep, with ``setting`` (the label: ``ef = 32``) and ``sweep`` (the build).
@@ -309,6 +309,9 @@ def index_speed(points: pd.DataFrame, *, metric: str, against: str, title: str, 
                           "text": {"field": "text", "type": "nominal"}}},
         ]
     layers += [
+        {"data": {"values": records(approximate)}, "mark": {"type": "area", "opacity": 0.12},
+         "encoding": {"x": x, "y": {"field": "ci_low", "type": "quantitative", "title": metric,
+                                    "scale": y_axis.scale()}, "y2": {"field": "ci_high"}, "color": quiet}},
         {"data": {"values": records(approximate)}, "mark": {"type": "line", "strokeWidth": 3},
          "encoding": {"x": x, "y": y, "color": quiet, "order": {"field": x_field, "type": "quantitative"}}},
         {"data": {"values": records(approximate)}, "mark": {"type": "rule", "strokeWidth": 2.5},
