@@ -264,17 +264,18 @@ def index_part(args, docs: np.ndarray, queries: np.ndarray) -> None:
                  name=spec.name, model="bench")
         with_run = ours_seconds + time.perf_counter() - start
         rows.append((spec.name, build_seconds, ours.queries_per_second, ours.latency_p50_ms, ours.latency_p99_ms,
-                     recall_at(ours.rows, exact.docs), index.serialized_bytes(), ratio, with_run / theirs))
+                     recall_at(ours.rows, exact.docs), index.serialized_bytes(), ratio, ours_seconds / theirs,
+                     with_run / theirs))
         print(f"  {spec.name}: built {build_seconds:.1f} s, {ours.queries_per_second:,.0f} queries/s, recall@10 "
               f"{rows[-1][5]:.4f}, search {ratio:.2f}x faiss's own call (median of {len(ratios)} pairs; best "
               f"{ours_seconds:.3f} s against {theirs:.3f} s)", flush=True)
     print()
     print("| index | build s | queries/s (1 thread) | p50 ms | p99 ms | recall@10 vs exact | size MiB | "
-          "evalcore / faiss (search) | evalcore / faiss (with the run) |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-    for name, build, qps, p50, p99, recall, size, ratio, whole in rows:
+          "evalcore / faiss, search (median of pairs) | best / best | with the run (best / best) |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for name, build, qps, p50, p99, recall, size, ratio, best, whole in rows:
         print(f"| {name} | {build:.1f} | {qps:,.0f} | {p50:.2f} | {p99:.2f} | {recall:.4f} | {size / MB:,.1f} | "
-              f"{ratio:.2f} | {whole:.2f} |")
+              f"{ratio:.2f} | {best:.2f} | {whole:.2f} |")
     print(f"\ntarget: search within 1.2x of calling faiss directly (highest {max(r[7] for r in rows):.2f})\n")
 
 
