@@ -21,8 +21,8 @@ from ..analyses.headline import BestRun, FailureCounts, is_real, lead
 from ..metrics.failure import MISS_NAMES
 from .amounts import format_amount, is_share_metric
 
-WHAT_METRIC_SAYS = {"hit@1": "puts a relevant document first"}
-"""How the Overview's headline metric reads in a sentence."""
+WHAT_METRIC_SAYS = {"hit@1": ("puts a relevant document first", "put a relevant document first")}
+"""How the Overview's headline metric reads in a sentence: said of one run, and of several."""
 MAX_RUNS_NAMED = 3
 """Runs a headline names one by one; more are counted."""
 
@@ -63,7 +63,7 @@ def best_run_line(found: BestRun) -> str:
 
 def overview_evidence(found: BestRun) -> str:
     """The sentence that backs `best_run_line`: the best run's share and its lead over the next best."""
-    says = WHAT_METRIC_SAYS.get(found.metric, f"scores on {found.metric}")
+    says, say = WHAT_METRIC_SAYS.get(found.metric, (f"scores on {found.metric}", f"score on {found.metric}"))
     mean = found.means[found.best]
     share = percent(mean.point) if is_share_metric(found.metric) else f"{mean.point:.3f}"
     n = f"n = {found.n:,} queries"
@@ -73,7 +73,7 @@ def overview_evidence(found: BestRun) -> str:
     c = found.runner_up
     ci = f"{c.level * 100:g}% CI"
     if c.wins == 0 and c.losses == 0:
-        return (f"{found.best} and {c.run} both {says} for {share} of queries, the very same ones ({n}).")
+        return (f"{found.best} and {c.run} both {say} for {share} of queries, the very same ones ({n}).")
     diff, low, high = lead(c)
     verdict = "real" if is_real(c) else "could be chance"
     other = found.means[c.run].point
