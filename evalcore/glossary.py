@@ -22,6 +22,8 @@ GLOSSARY: dict[str, str] = {
     "missed a relevant doc": "A query with some relevant doc outside the top k (recall@k below 1).",
     "found nothing relevant": "A query with no relevant doc at all in the top k (hit@k = 0); the failure ledger and "
                               "the report count these.",
+    "got only a fragment": "A query whose relevant document is in the top k, but whose chunks there hold under half "
+                           "of its evidence (evidence recall@k below 0.5): relevant, yet too small to answer from.",
     "unjudged": "A doc nobody has labeled for this query, relevant or not: it counts as not relevant.",
     "came instead": "Docs in a run's top k that are not labeled relevant: what the customer got instead.",
     "first relevant rank": "Where the highest-ranked relevant doc landed in a run's list (1 = first); empty when the "

@@ -69,7 +69,8 @@ def headline(dataset: Dataset, runs: tuple[str, ...]) -> Headline | None:
     found = best_run(loaded.value, list(runs))
     caption = (f"{found.metric}: share of queries whose first result is a relevant document · n = {found.n:,} queries "
                f"· labels {found.labels}#{found.fingerprint} · paired bootstrap interval of each difference, "
-               "sign-flip test, Holm across the comparisons with the best run")
+               "sign-flip test, Holm across the comparisons with the best run · models: "
+               + "; ".join(f"{r} = {m}" for r, m in found.models.items()))
     return Headline(best_run_line(found), overview_evidence(found), [comparison_verdict(c) for c in found.comparisons],
                     caption)
 
