@@ -50,12 +50,12 @@ def _text(text: object, grey: bool = False, evidence: object = ()) -> str:
     return marked(text, evidence, FULL_TEXT_CHARS, grey)
 
 
-def name(doc_id: str, title: object, chunk_id: object = None) -> str:
-    """**Title** · doc id, or just the **doc id** when the documents file has no title for it; a chunk's id beside
-    its document's (``· chunk sent1-0042``)."""
+def name(doc_id: str, title: object, chunk_id: object = None, with_id: bool = True) -> str:
+    """**Title** · doc id (``with_id`` False: the title alone), or just the **doc id** when the documents file has no
+    title for it; a chunk's id beside its document's (``· chunk sent1-0042``)."""
     chunk = f" · :gray[chunk {md_text(chunk_id)}]" if isinstance(chunk_id, str) and chunk_id else ""
     if isinstance(title, str) and title:
-        return f"**{md_text(title)}** · :gray[{md_text(doc_id)}]{chunk}"
+        return f"**{md_text(title)}**" + (f" · :gray[{md_text(doc_id)}]" if with_id else "") + chunk
     return f"**{md_text(doc_id)}**{chunk}"
 
 

@@ -109,7 +109,9 @@ def failures_headline(counts: FailureCounts) -> str:
     text += "."
     if counts.larger_k is not None and first.failed:
         text += (f" Raising k to {counts.larger_k} would rescue {first.rescued:,} of {first.run}'s {first.failed:,}"
-                 + (": the rest are ranked further down or never returned." if first.rescued < first.failed else "."))
+                 + ("." if first.rescued == first.failed else
+                    ": the rest still get only a fragment." if counts.mode == "fragment" else
+                    ": the rest are ranked further down or never returned."))
     return text
 
 

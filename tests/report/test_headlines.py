@@ -92,3 +92,25 @@ def test_the_sources_headline_turns_the_gaps_into_one_sentence() -> None:
             f" to {points('recall@10', -base['ci_low'], unit=False)})") in said
     assert "(n = 260 vs 60)" in said and said.endswith("overstates what customers get.")
     assert sources_headline(gaps.gaps, "recall@10", list(RUNS), min_n=1000).startswith("Too few queries to compare")
+
+
+def test_fragments_are_a_third_kind_of_failure_in_the_headline_and_the_story() -> None:
+    from evalcore.analyses.drill_down import drill_down
+    from evalcore.analyses.failure_story import failure_story
+    from tests.chunk_sample import evaluation
+
+    chunked = evaluation()
+    counts = failure_counts(chunked, 5, mode="fragment")
+    listed = failure_list(chunked, 5, mode="fragment").per_run()
+    assert {r.run: r.failed for r in counts.runs} == listed and listed["sent1"] == 74
+    said = failures_headline(counts)
+    assert said.startswith(f"At k = 5, {listed['char400']} of 320 queries (4%) got only a fragment with char400, the "
+                           f"fewest of the runs shown (sent3 {listed['sent3']}, sent1 74)")
+    assert said.endswith("the rest still get only a fragment.")
+
+    story = failure_story(drill_down(chunked, "q308", 5), mode="fragment")
+    assert story.headline == "sent1, sent3 and char400 got only a fragment at k = 5."
+    sent1 = story.runs[0]
+    evidence = chunked["sent1"].score("evidence_recall@5")[list(chunked["sent1"].queries).index("q308")]
+    assert sent1.failed and sent1.evidence_recall == evidence < 0.5
+    assert [(d.chunk_id, d.rank, d.evidence) for d in sent1.chunks_found] == [("security-scim-01#s3", 4, ((0, 94),))]
