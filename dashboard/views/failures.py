@@ -415,5 +415,41 @@ def archive() -> None:
                                                            "first_rank_before", "status_label"])
 
 
+def production_miss() -> None:
+    """A query that failed in production, added to the labels as a new case (a new label-set version, as
+    ``evalcore workspace add-cases`` makes): the next evaluation scores it."""
+    if not opened.ok:
+        return
+    refused = access_ui.refusal("manage_label_versions")
+    flash = state.take("failures.case_added")
+    with st.expander("Add a production miss to the labels", icon=":material/playlist_add:", expanded=bool(flash)):
+        if flash:
+            st.success(md_text(flash), icon=":material/check_circle:")
+        st.caption(md_text(f"A query a customer asked that came back wrong: what they typed and the docs that should "
+                           f"have come back. It becomes a new version of the label set {saved.labels_name(v.dataset)} "
+                           "(earlier versions stay as they were); the next evaluation scores it."))
+        with st.form("failures.case_form", clear_on_submit=False, border=False):
+            cols = st.columns([1, 3])
+            with cols[0]:
+                case_id = st.text_input("Query id", placeholder="prod-001", max_chars=200, key="failures.case_id")
+                case_source = st.text_input("Source", value="production", max_chars=100, key="failures.case_source")
+            with cols[1]:
+                case_text = st.text_input("What the customer typed", max_chars=2000, key="failures.case_text")
+                case_docs = st.text_area("Relevant doc ids (commas or one per line)", height=68, max_chars=20_000,
+                                         key="failures.case_docs")
+            added = st.form_submit_button("Add to the labels", icon=":material/playlist_add:",
+                                          disabled=bool(refused), help=refused)
+        if added:
+            done = saved.add_production_miss(v.dataset, case_id or "", case_text or "", case_docs or "",
+                                             case_source or "")
+            if not layout.failed(done):
+                version = done.value.version
+                state.remember("failures.case_added", (f"Added query {case_id.strip()} to {version.ref}: "
+                                                       f"{version.change}." if version.created else
+                                                       f"{version.ref} already has this case: nothing new written."))
+                st.rerun()
+
+
 one_query()
 archive()
+production_miss()
