@@ -27,7 +27,10 @@ ORDER_LABELS = {"worst": "worst first", "query": "query id", "first_rank": "deep
 SCROLL = """<script>/* row {n} */
 (function scroll(tries) {{
   const heading = document.querySelector('.st-key-failures-drill');
-  if (heading) heading.scrollIntoView({{block: 'start'}});
+  if (heading) {{
+    heading.scrollIntoView({{block: 'start'}});
+    document.querySelector('[data-testid="stMain"]')?.scrollBy(0, -16);  // a little room above the heading
+  }}
   else if (tries > 0) setTimeout(() => scroll(tries - 1), 100);
 }})(20);
 </script>"""
@@ -76,9 +79,7 @@ with cols[3]:
                          **state.bind(PAGE, "sort", order))
 
 said = failures.headline(v.dataset, k, mode, tuple(v.runs))
-if said:
-    with st.container(key="headline"):
-        st.subheader(md_text(said), anchor=False)
+layout.headline(said)
 
 missed = failures.missed_at_k(v.dataset, k, mode, tuple(v.runs), tuple(sources), search or "", order)
 if missed is None:  # the header has said why the files cannot be scored
@@ -434,7 +435,7 @@ def production_miss() -> None:
                 case_id = st.text_input("Query id", placeholder="prod-001", max_chars=200, key="failures.case_id")
                 case_source = st.text_input("Source", value="production", max_chars=100, key="failures.case_source")
             with cols[1]:
-                case_text = st.text_input("What the customer typed", max_chars=2000, key="failures.case_text")
+                case_text = st.text_input("Query text (as the customer typed it)", max_chars=2000, key="failures.case_text")
                 case_docs = st.text_area("Relevant doc ids (commas or one per line)", height=68, max_chars=20_000,
                                          key="failures.case_docs")
             added = st.form_submit_button("Add to the labels", icon=":material/playlist_add:",

@@ -105,7 +105,7 @@ def failures_headline(counts: FailureCounts) -> str:
         if len(runs) > MAX_RUNS_NAMED:
             others.append(f"{len(runs) - MAX_RUNS_NAMED} more runs")
         fewest = "the fewest of the runs shown" if first.failed < runs[1].failed else "as few as any run shown"
-        text += f", {fewest} ({', '.join(others)}); {counts.in_every_run:,} fail with every run"
+        text += f", {fewest} ({', '.join(others)}). {counts.in_every_run:,} of them fail with every run"
     text += "."
     if counts.larger_k is not None and first.failed:
         text += (f" Raising k to {counts.larger_k} would rescue {first.rescued:,} of {first.run}'s {first.failed:,}"
@@ -140,14 +140,16 @@ def sources_headline(gaps: pd.DataFrame, metric: str, runs: Sequence[str], min_n
         else:
             parts.append(f"{row.run} {points(metric, row.gap)}, no clear difference ({bounds})")
     verdicts = set(rows["verdict"])
-    if verdicts == {"lower"}:
-        lead_in = f"{name_a[0].upper()}{name_a[1:]} score lower on {metric} than {name_b} with every run shown"
-    elif verdicts == {"higher"}:
-        lead_in = f"{name_a[0].upper()}{name_a[1:]} score higher on {metric} than {name_b} with every run shown"
-    else:
-        lead_in = f"On {metric}, {name_a} against {name_b}"
     more = f"; {len(rows) - MAX_RUNS_NAMED} more runs below" if len(rows) > MAX_RUNS_NAMED else ""
-    text = f"{lead_in}: {'; '.join(parts)}{more} ({counts})."
+    if len(verdicts) == 1 and verdicts <= {"lower", "higher"}:
+        sizes = sorted({points(metric, abs(g), unit=False) for g in rows["gap"]}, key=float)
+        size = sizes[0] if len(sizes) == 1 else f"{sizes[0]} to {sizes[-1]}"
+        unit = "" if not is_share_metric(metric) else (" point" if size == "1" else " points")
+        who = "with every run shown" if len(rows) > 1 else f"with {rows['run'].iloc[0]}"
+        text = (f"{name_a[0].upper()}{name_a[1:]} score {size}{unit} {next(iter(verdicts))} on {metric} than {name_b}, "
+                f"{who}. By run: {'; '.join(parts)}{more} ({counts}).")
+    else:
+        text = f"On {metric}, {name_a} against {name_b}: {'; '.join(parts)}{more} ({counts})."
     if "lower" in verdicts and name_b == "team-written ones":
         text += " A demo on the team's own queries overstates what customers get."
     return text

@@ -87,7 +87,10 @@ def test_the_sources_headline_turns_the_gaps_into_one_sentence() -> None:
     said = sources_headline(gaps.gaps, "recall@10", list(RUNS), gaps.min_n)
     base = gaps.gaps[(gaps.gaps["run"] == "base") & (gaps.gaps["metric"] == "recall@10")].iloc[0]
     assert base["verdict"] == "lower"
-    assert said.startswith("Customers' queries score lower on recall@10 than team-written ones with every run shown")
+    sizes = sorted({points("recall@10", -g, unit=False) for g in gaps.gaps["gap"]}, key=float)
+    size = sizes[0] if len(sizes) == 1 else f"{sizes[0]} to {sizes[-1]}"
+    assert said.startswith(f"Customers' queries score {size} points lower on recall@10 than team-written ones, with "
+                           "every run shown. By run: base")
     assert (f"base {points('recall@10', -base['gap'])} lower (real: 95% CI {points('recall@10', -base['ci_high'], unit=False)}"
             f" to {points('recall@10', -base['ci_low'], unit=False)})") in said
     assert "(n = 260 vs 60)" in said and said.endswith("overstates what customers get.")
