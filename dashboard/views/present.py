@@ -94,8 +94,7 @@ with st.container(key="present"):
                         f"{MISS_MODES[mode]} in at least one run shown, in the Failures page's order. Walk them "
                         "with the arrow keys (left, right), a presentation clicker (Page Down / Page Up) or the buttons.")
     with top[1]:
-        numbers = st.popover("The numbers", icon=":material/functions:", width="stretch",
-                             help="The numbers behind this failure, and a link to it on the Failures page")
+        numbers = st.popover("The numbers", icon=":material/functions:", width="stretch")
     with top[2]:
         st.button("Previous", on_click=go, args=(previous_q,), disabled=previous_q is None, shortcut="Left",
                   key="present.previous", width="stretch")
@@ -167,8 +166,11 @@ with numbers:
         dd = drill.value
         st.markdown("**The numbers behind this failure**")
         st.caption(md_text(f"query id {dd.query} · source {dd.source or 'not given'} · k = {k} · n = 1 query (this "
-                           f"one's own scores) · labels {dd.labels}#{dd.fingerprint}"))
-        layout.table(present.scores_shown(dd), hide_index=True, width="stretch", column_config={
+                           f"one's own scores) · labels {dd.labels}#{dd.fingerprint} · models: "
+                           + "; ".join(f"{r} = {m}" for r, m in dd.models.items())))
+        shown = present.scores_shown(dd)
+        layout.table(shown, hide_index=True, width="stretch", column_order=[c for c in shown.columns if c != "model"],
+                     column_config={
             f"recall@{k}": st.column_config.NumberColumn(
                 format="%.2f", help=f"Share of this query's relevant docs in the top {k}"),
             f"hit@{k}": st.column_config.NumberColumn(format="%.0f", help=f"1 if any relevant doc is in the top {k}"),
