@@ -26,6 +26,7 @@ import pandas as pd
 from evalcore import workflows
 from evalcore.analyses.audit import Audit
 from evalcore.analyses.judging import JudgingPool
+from evalcore.workflows.cases import split_doc_ids
 from evalcore.store.ledger import LedgerEntry
 from evalcore.store.datasets import Dataset, FileRef
 from evalcore.store.workspace import Workspace
@@ -146,7 +147,7 @@ def add_production_miss(dataset: Dataset, query: str, query_text: str, doc_ids: 
     if name is None:
         return loading.Loaded(error="The labels cannot be read, so there is no label set to add the case to.")
     return _on_workspace(lambda ws: workflows.add_production_miss(
-        ws, name, query, query_text, workflows.split_doc_ids(doc_ids), actor=access_ui.actor(), source=source))
+        ws, name, query, query_text, split_doc_ids(doc_ids), actor=access_ui.actor(), source=source))
 
 
 def reveal_holdout(dataset: Dataset, runs: Sequence[tuple[str, str]]) -> loading.Loaded:

@@ -19,7 +19,7 @@ Every action takes the person acting (``actor``, an `evalcore.access.Actor`), ch
 (`Workspace.events`). This is where permissions are enforced; front ends only hide what a person may not use.
 """
 
-from .cases import AddedCases, add_cases, add_production_miss, split_doc_ids
+from .cases import AddedCases, add_cases, add_production_miss
 from .deletion import delete
 from .evaluations import SavedRound, save_evaluation
 from .holdout import reveal_holdout
@@ -28,4 +28,4 @@ from .rejudging import Flagged, flag_for_rejudging, save_judging_round
 from .uploads import record_upload
 
 __all__ = ["AddedCases", "Flagged", "SavedRound", "add_cases", "add_production_miss", "delete", "edit_entry", "flag_for_rejudging",
-           "record_upload", "reveal_holdout", "save_evaluation", "save_judging_round", "split_doc_ids"]
+           "record_upload", "reveal_holdout", "save_evaluation", "save_judging_round"]
