@@ -23,7 +23,6 @@ already loaded is replaced by a file that failed.
 from __future__ import annotations
 
 import gc
-import json
 import os
 import re
 import sys
@@ -39,8 +38,8 @@ from evalcore import workflows
 from evalcore.analyses.curves import warnings_at
 from evalcore.errors import EvalcoreError, InputError
 from evalcore.metrics.split import scoring_labels
-from evalcore.readers.runs import META_FIELDS, sidecar_path
-from evalcore.readers.formats import FORMATS, file_stem
+from evalcore.readers.runs import read_sidecar, sidecar_path
+from evalcore.readers.formats import FORMATS, file_stem, formats_for
 from evalcore.readers.sources import Source, open_source
 from evalcore.store.datasets import Dataset, FileRef, RunSpec
 from evalcore.store.workspace import Workspace, default_location
@@ -162,10 +161,9 @@ def _sample_dataset(location: str) -> Dataset:
     runs = []
     for name in SAMPLE_FILES["runs"]:
         meta = {}
-        sidecar = sidecar_path(SAMPLE_DIR / name)
-        if sidecar.is_file():
-            raw = json.loads(sidecar.read_text(encoding="utf-8-sig"))
-            meta = {k: raw[k] for k in META_FIELDS if k in raw}
+        beside = sidecar_path(SAMPLE_DIR / name)
+        if beside.is_file():
+            meta = read_sidecar(beside)
         runs.append(RunSpec(file=put(name), name=file_stem(name), **meta))
     dataset = Dataset(labels=put(SAMPLE_FILES["labels"]), runs=tuple(runs),
                       documents=put(SAMPLE_FILES["documents"]), sample=True)
@@ -277,7 +275,7 @@ def upload_ref(uploaded: Any, format: str | None = None) -> FileRef:
 DETECT = "detect"
 FORMAT_CHOICES = (DETECT, *FORMATS)
 """The format choice beside each upload: detect (from the file's name and first lines), or one the readers take."""
-DOCUMENT_FORMAT_CHOICES = tuple(f for f in FORMAT_CHOICES if f not in ("trec", "json"))
+DOCUMENT_FORMAT_CHOICES = (DETECT, *formats_for("documents"))
 """The documents reader takes tables and JSON lines (no TREC, no single JSON document)."""
 
 
@@ -361,17 +359,9 @@ def documents(ref: FileRef) -> Loaded:
 
 
 def sidecar(ref: FileRef) -> Loaded:
-    """A ``<run>.meta.json`` uploaded beside runs: ``{"model": ..., "price_per_mtok": ...}``."""
-    try:
-        value = json.loads(_source(ref).text())
-    except ValueError as exc:
-        return Loaded(error=str(InputError(f"valid JSON run metadata ({exc})", source=ref.name)))
-    except EvalcoreError as exc:
-        return Loaded(error=str(exc))
-    if not isinstance(value, dict):
-        return Loaded(error=str(InputError('a JSON object like {"model": ..., "price_per_mtok": ...}',
-                                           source=ref.name)))
-    return Loaded({k: value[k] for k in META_FIELDS if k in value})
+    """A ``<run>.meta.json`` uploaded beside runs (`evalcore.readers.runs.read_sidecar`: ``{"model": ...,
+    "price_per_mtok": ...}`` checked), or the one-line message naming the file."""
+    return attempt(lambda: read_sidecar(_source(ref), name=ref.name))
 
 
 def runs_of(dataset: Dataset) -> list[Loaded]:

@@ -87,20 +87,47 @@ class ChunkMap:
         """``name#fingerprint``: how every number computed with this map names it."""
         return f"{self.name}#{self.fingerprint}"
 
-    def rows_of(self, ids: IdArray) -> np.ndarray:
+    @cached_property
+    def _by_hash(self) -> pd.Index | None:
+        """The map's id hashes as a hash table (row = position), built once per map; None when two ids share a hash
+        (then lookups go by the strings themselves)."""
+        table = pd.Index(self.chunk_ids.hashes())
+        return table if table.is_unique else None
+
+    def rows_of(self, ids: IdArray, confirm: np.ndarray | None = None,
+                candidate: np.ndarray | None = None) -> np.ndarray:
         """The map row of each of ``ids`` (int64), -1 where the map has no such chunk.
 
-        The ids' distinct values are hashed and the map's hashes (computed once per map) looked up among them, so
-        a run of a million rows against a map of millions of chunks costs one pass over each."""
-        values = ids.arrow.combine_chunks() if isinstance(ids.arrow, pa.ChunkedArray) else ids.arrow
-        encoded = pc.dictionary_encode(values)
-        distinct = encoded.dictionary
-        position = self.chunk_ids.index_in(distinct)  # per map row: which distinct id it is, -1 for none
-        row_of_distinct = np.full(len(distinct), -1, dtype=np.int64)
-        found = np.flatnonzero(position >= 0)
-        row_of_distinct[position[found]] = found
-        codes = encoded.indices.to_numpy(zero_copy_only=False)
-        return row_of_distinct[codes]
+        Each id's hash (kept with the ids) is looked up in the map's hash table, and a match is confirmed on the exact
+        strings: a run of a million rows against a map of millions of chunks is one pass over the run. ``confirm``
+        (a mask over ``ids``) limits the string check to the ids whose row can change a number (the caller knows
+        which); the others are taken on their 64-bit hash alone. ``candidate``: `candidate_rows` of ``ids``, when the
+        caller has it already."""
+        out = np.full(len(ids), -1, dtype=np.int64)
+        if not len(ids) or not self.n_chunks:
+            return out
+        table = self._by_hash
+        if table is None:
+            values = ids.arrow.combine_chunks() if isinstance(ids.arrow, pa.ChunkedArray) else ids.arrow
+            found = pc.fill_null(pc.index_in(values, value_set=self.chunk_ids.arrow.combine_chunks()), -1)
+            return found.to_numpy(zero_copy_only=False).astype(np.int64)
+        if candidate is None:
+            candidate = table.get_indexer(ids.hashes())
+        rows = np.flatnonzero((candidate >= 0) & (True if confirm is None else confirm))
+        same = pc.equal(ids.take_arrow(rows), self.chunk_ids.take_arrow(candidate[rows])).to_numpy(
+            zero_copy_only=False)
+        out[rows[same]] = candidate[rows[same]]
+        if confirm is not None:
+            trusted = (candidate >= 0) & ~confirm
+            out[trusted] = candidate[trusted]
+        return out
+
+    def candidate_rows(self, ids: IdArray) -> np.ndarray:
+        """The map row each of ``ids`` hashes to (-1: none), before any string check (see `rows_of`)."""
+        table = self._by_hash
+        if table is None:
+            return self.rows_of(ids)
+        return table.get_indexer(ids.hashes()).astype(np.int64)
 
 
 def chunk_map(chunk_ids, doc_ids, *, start=None, end=None, text=None, name: str = "chunks",
@@ -117,7 +144,8 @@ def chunk_map(chunk_ids, doc_ids, *, start=None, end=None, text=None, name: str 
             row = int(np.flatnonzero(values.is_null().to_numpy(zero_copy_only=False))[0])
             raise InputError(f"a {column} on every row", source=source or name, line=row + 1, where="row")
     ids = IdArray(chunks)
-    repeated = _first_repeat(ids)
+    table = pd.Index(ids.hashes())
+    repeated = _first_repeat(ids, table)
     if repeated is not None:
         first, again = repeated
         raise InputError("each chunk listed once (a chunk belongs to one document at one place)",
@@ -140,7 +168,9 @@ def chunk_map(chunk_ids, doc_ids, *, start=None, end=None, text=None, name: str 
             raise InputError("start at most end (character offsets, end exclusive)", source=source or name,
                              line=row + 1, where="row", text=f"start {starts[row]}, end {ends[row]}")
     chunk_text = None if text is None else to_arrow_strings(text)
-    return ChunkMap(name, ids, IdArray(encoded.dictionary), doc_of_chunk, starts, ends, chunk_text, source)
+    made = ChunkMap(name, ids, IdArray(encoded.dictionary), doc_of_chunk, starts, ends, chunk_text, source)
+    made.__dict__["_by_hash"] = table if table.is_unique else None  # the lookup table, built once with the check
+    return made
 
 
 def _offsets(values, n: int, column: str, source: str) -> np.ndarray:
@@ -148,6 +178,16 @@ def _offsets(values, n: int, column: str, source: str) -> np.ndarray:
     0 or more is an error naming the row."""
     if values is None:
         return np.full(n, NO_OFFSET, dtype=np.int64)
+    if isinstance(values, (pa.Array, pa.ChunkedArray)) and pa.types.is_integer(values.type):  # the columnar path
+        nulls = pc.is_null(values).to_numpy(zero_copy_only=False)
+        numbers = pc.fill_null(values, 0).to_numpy(zero_copy_only=False).astype(np.int64)
+        bad = ~nulls & (numbers < 0)
+        if bad.any():
+            row = int(np.flatnonzero(bad)[0])
+            raise InputError(f"a whole number of characters in {column} (0 or more)", source=source, line=row + 1,
+                             where="row", text=str(numbers[row]))
+        numbers[nulls] = NO_OFFSET
+        return numbers
     if isinstance(values, (pa.Array, pa.ChunkedArray)):
         values = values.to_pandas()
     given = pd.Series(values, dtype=object).reset_index(drop=True)
@@ -162,18 +202,18 @@ def _offsets(values, n: int, column: str, source: str) -> np.ndarray:
     return np.where(blank, NO_OFFSET, np.nan_to_num(numbers.to_numpy(), nan=NO_OFFSET)).astype(np.int64)
 
 
-def _first_repeat(ids: IdArray) -> tuple[int, int] | None:
-    """(first row, repeating row) of the first chunk id listed twice, in file order; None when all are distinct."""
-    hashes = ids.hashes()
-    order = np.argsort(hashes, kind="stable")
-    same = np.flatnonzero(hashes[order][1:] == hashes[order][:-1])
-    if not len(same):
+def _first_repeat(ids: IdArray, table: pd.Index) -> tuple[int, int] | None:
+    """(first row, repeating row) of the first chunk id listed twice, in file order; None when all are distinct.
+    ``table`` is the ids' hashes as an index: when they are unique (nearly always) nothing more is done."""
+    if table.is_unique:
         return None
+    hashes = ids.hashes()
+    repeated = np.flatnonzero(table.duplicated(keep=False))
+    order = repeated[np.argsort(hashes[repeated], kind="stable")]
+    same = np.flatnonzero(hashes[order][1:] == hashes[order][:-1])
     pairs = [(int(order[i]), int(order[i + 1])) for i in same]
     exact = [(a, b) for a, b in pairs if ids[a] == ids[b]]  # a hash only proposes
-    if not exact:
-        return None
-    return min(exact, key=lambda pair: pair[1])
+    return min(exact, key=lambda pair: pair[1]) if exact else None
 
 
 def placed_in(chunks: ChunkMap, documents: Documents) -> ChunkMap:

@@ -21,7 +21,6 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..errors import InputError
-from .json_files import is_json_id, read_jsonl_records  # noqa: F401 - evalcore.readers.vectors imports them from here
 from .sources import Source, first_content_line, max_file_bytes, too_large
 
 QUERY_ALIASES = ("query", "query_id", "qid", "query-id")

@@ -29,7 +29,7 @@ from ..warning_log import EvalWarning, plural
 from .ids import first_long_id, long_id_error
 from .nesting import MAX_NESTING, deepest_line
 from .sources import Source, SourceLike, max_file_bytes, open_source, too_large
-from .tables import is_json_id, read_jsonl_records
+from .json_files import is_json_id, read_jsonl_records
 
 VECTOR_FORMATS = ("parquet", "jsonl", "npy")
 ID_COLUMNS = ("id", "_id", "doc_id", "docid", "query_id", "query", "qid", "query-id", "corpus-id")

@@ -12,41 +12,39 @@ from .amounts import format_p, money
 MAX_RUNS_IN_HEADLINE = 3
 
 
-def decision_sentence(decision: KDecision) -> str:
-    """One run's k in a sentence: what it keeps of the reference k's recall, for how many prompt tokens and (with a
-    price the person set) what it costs.
-
-    "tuned: k = 6 keeps 97% of the recall of k = 50 for 540 prompt tokens ($0.54 per 1,000 requests at your
-    price)"; without a trade-off the k is the elbow and the sentence says so."""
-    what = (f"recall flattens at k = {decision.k} (the elbow)" if decision.basis == BASIS_ELBOW
-            else f"k = {decision.k}")
-    keeps = ("keeping" if decision.basis == BASIS_ELBOW else "keeps")
-    if decision.k >= decision.reference_k:
-        kept = f"recall {decision.recall:.0%}"
-    else:
-        kept = f"{keeps} {decision.share_kept:.0%} of the recall of k = {decision.reference_k}"
-    if decision.basis == BASIS_ELBOW and decision.k >= decision.reference_k:
-        kept = f"at recall {decision.recall:.0%}"
+def _clause(decision: KDecision, first: bool) -> str:
+    """One run's k with what it keeps and costs: in full for the first run named, short for the others."""
+    kept = (f"{decision.share_kept:.0%} of the recall of k = {decision.reference_k}" if first
+            else f"{decision.share_kept:.0%}") if decision.k < decision.reference_k else f"recall {decision.recall:.0%}"
+    tokens = f"{decision.tokens:,.0f} prompt tokens" if first else f"{decision.tokens:,.0f} tokens"
     cost = ""
     if decision.price_given:
-        cost = f" ({money(decision.cost_per_1k_requests)} per 1,000 requests"
+        cost = f", {money(decision.cost_per_1k_requests)}" + (" per 1,000 requests" if first else "")
         if decision.cost_per_month is not None:
-            cost += f", {money(decision.cost_per_month)} a month"
-        cost += " at your price)"
-    joiner = ", " if decision.basis == BASIS_ELBOW else " "
-    return f"{decision.run}: {what}{joiner}{kept} for {decision.tokens:,.0f} prompt tokens{cost}"
+            cost += f" or {money(decision.cost_per_month)} a month" if first else ""
+    return f"k = {decision.k} for {decision.run} ({kept}, {tokens}{cost})"
+
+
+def decision_sentence(decisions: list[KDecision]) -> str:
+    """The runs' k in one sentence: "Recall flattens at k = 9 for base (89% of the recall of k = 50, 825 prompt
+    tokens) and k = 14 for tuned (94%, 1,281 tokens)." (the elbow: no trade-off given), or "With your numbers, k = 8
+    for tuned (97% of the recall of k = 50, 724 prompt tokens, $1.81 per 1,000 requests)." (the recommendation)."""
+    clauses = [_clause(d, i == 0) for i, d in enumerate(decisions)]
+    listed = clauses[0] if len(clauses) == 1 else ", ".join(clauses[:-1]) + " and " + clauses[-1]
+    elbow = all(d.basis == BASIS_ELBOW for d in decisions)
+    lead = "Recall flattens at " if elbow else "With your numbers, "
+    return lead + listed + "."
 
 
 def choose_k_headline(report: BudgetReport, runs: list[str] | None = None) -> str:
     """The Choose k page's opening sentences (and ``evalcore budget``'s first lines, and the meeting report's): each
-    run's k with what it keeps and costs, then what is missing for a recommendation, if anything."""
+    run's k with what it keeps and costs, then what the person has not said yet, if anything."""
     chosen = [report[name] for name in (runs or [r.name for r in report])][:MAX_RUNS_IN_HEADLINE]
     decisions = [k_decision(run) for run in chosen]
-    text = "; ".join(decision_sentence(d) for d in decisions) + "."
+    text = decision_sentence(decisions)
     if any(d.basis == BASIS_ELBOW for d in decisions):
-        text += (" That is where recall stops rising steeply, cost aside: say what a recall point is worth to you "
-                 "(with your price and requests a month) for a recommendation that weighs the tokens.")
-    if not chosen[0].price_source != "default":
+        text += " Say what a recall point is worth to you for a k that weighs what the tokens cost."
+    elif not decisions[0].price_given:
         text += " Set your LLM's price to see what the prompt costs."
     return text
 
