@@ -196,9 +196,10 @@ def header(title: str, v: View, what: str) -> None:
     )
 
 
-def headline(text: str | None) -> None:
+def headline(text: str | None, v: View | None = None, k: int | None = None) -> None:
     """The sentence a page opens on (`evalcore.report.headlines`): its first sentence as a title, the rest as text,
-    in a container keyed ``headline`` (the browser tests find it there)."""
+    then (given the page's view ``v``) the context its numbers are read with, in a container keyed ``headline`` (the
+    browser tests find it there)."""
     if not text:
         return
     parts = re.split(r"(?<=[.!?])\s+(?=[A-Z0-9])", text, maxsplit=1)
@@ -206,6 +207,8 @@ def headline(text: str | None) -> None:
         st.subheader(md_text(parts[0]), anchor=False)
         if len(parts) > 1:
             st.markdown(md_text(parts[1]))
+        if v is not None:
+            context(v, k=k)
 
 
 def controls(page: str, v: View, *, k: bool = True, runs: bool = True, baseline: bool = False) -> View:

@@ -79,7 +79,7 @@ with cols[3]:
                          **state.bind(PAGE, "sort", order))
 
 said = failures.headline(v.dataset, k, mode, tuple(v.runs))
-layout.headline(said)
+layout.headline(said, v, k)
 
 missed = failures.missed_at_k(v.dataset, k, mode, tuple(v.runs), tuple(sources), search or "", order)
 if missed is None:  # the header has said why the files cannot be scored

@@ -66,7 +66,7 @@ pair = report.pair
 
 # ---------------------------------------------------------------- the answer, then the gap run by run
 said = sources_headline(gaps, metric, v.runs, report.min_n) if pair is not None else None
-layout.headline(said)
+layout.headline(said, v, k)
 st.subheader(f"The gap on {metric}, run by run")
 if pair is None:
     st.info(md_text(report.note), icon=":material/info:")
