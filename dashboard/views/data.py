@@ -81,14 +81,16 @@ if stored_problem:
 
 nonce = state.remembered("data.nonce", 0)
 applied = state.memo("data.applied")
+pending: dict = {}  # uploads taken in this run, counted as applied once the data set naming them is registered
 
 
 def new_files(slot: str, files, fmt: str | None) -> bool:
-    """True the first time a set of uploads is seen with this format (re-applying it would undo later edits)."""
+    """True until a set of uploads (with this format) is part of the registered data set (re-applying it later
+    would undo later edits). A run stopped early by the next upload has registered nothing: it is taken again."""
     ids = tuple(getattr(f, "file_id", f.name) for f in files)
     if not ids or applied.get(slot) == (ids, fmt):
         return False
-    applied[slot] = (ids, fmt)
+    pending[slot] = (ids, fmt)
     return True
 
 
@@ -248,7 +250,9 @@ if candidate.key != dataset.key:
     candidate = candidate.fitted_to(page.sample_dataset())
     state.forget(*PER_DATA_SET)
     state.set("data", page.register(candidate))
+    applied.update(pending)
     st.rerun()
+applied.update(pending)
 
 half = dataset.half_sample(page.sample_dataset())
 if half == "labels":
