@@ -126,7 +126,7 @@ def at_k(v: layout.View, spend: str) -> None:
 
 
 def against_tokens(v: layout.View) -> None:
-    """Every run over the mean prompt tokens of its top k chunks, and the sentence at the token budget."""
+    """The sentence at the token budget, then every run over the mean prompt tokens of its top k chunks."""
     asked = number("budget") or choose_k.default_budget(v.dataset, settings, tuple(v.runs))
     cols = st.columns([2, 3])
     with cols[0]:
@@ -141,9 +141,9 @@ def against_tokens(v: layout.View) -> None:
     if len(model.metrics) > 1:
         st.radio("Compare on", options=list(model.metrics), format_func=METRIC_LABELS.get, horizontal=True,
                  help=layout.explain("evidence recall@k"), **state.bind(PAGE, "metric", model.metric))
-    st.vega_lite_chart(model.chart, width="content")
-    with st.container(key="choose_k-at-tokens"):
+    with st.container(key="choose_k-at-tokens"):  # the answer at the budget, then the curves behind it
         st.markdown(f"**{md_text(model.sentence)}**")
+    st.vega_lite_chart(model.chart, width="content")
 
 
 with chart_column:
