@@ -27,6 +27,7 @@ import pandas as pd
 from ..analyses.budget import DEFAULT_MAX_K, BudgetReport, k_budget
 from ..analyses.compare import ComparisonReport, compare_evaluation
 from ..analyses.headline import best_run
+from ..analyses.k_decision import BASIS_RECOMMENDED, k_decision
 from ..errors import UsageError, invalid_parameter
 from ..metrics.evaluation import Evaluation
 from ..metrics.failure import LEDGER_MODE, MISS_NAMES
@@ -324,22 +325,25 @@ def _sections(report: MeetingReport) -> list[Section]:
         with_month = settings.get("requests_per_month") is not None
         if with_month:
             header.append(Safe("$ per month"))
-        header.append(Safe("recommended k"))
+        header.append(Safe("k to take (why)"))
         rows, sentences = [], []
         for run in report.budget:
             at = run.row(report.k)
+            decided = k_decision(run)
             cells = [run.name, run.model, Safe(f"{at['recall']:.4f}"),
                      Safe(f"{at['tokens_mean']:,.0f}"), Safe(f"{at['cost_per_1k_requests']:.4f}")]
             if with_month:
                 cells.append(Safe(f"{at['cost_per_month']:,.2f}"))
-            cells.append(Safe(str(run.recommended_k)))
+            why = "recommended" if decided.basis == BASIS_RECOMMENDED else "elbow: no trade-off given"
+            cells.append(Safe(f"{decided.k} ({why})"))
             rows.append(cells)
-            sentences.append([run.name, Safe(": "), budget_summary(run)])
+            if decided.basis == BASIS_RECOMMENDED:  # the rule's pick, its stability and what stopping costs
+                sentences.append([run.name, Safe(": "), budget_summary(run)])
         price = (f"Prompt cost at ${settings['price_per_mtok']:g} per million input tokens of the generator LLM "
                  f"({settings['price_source']}); tokens counted with {settings['tokenizer']}")
         docs = settings.get("documents")
         blocks = [("table", header, rows), ("p", [Safe(price), Safe("; documents "), docs or "(none)", Safe(".")]),
-                  ("list", sentences),
+                  *([("list", sentences)] if sentences else []),
                   ("image", "recall_k", f"Recall against k with {level}% bands, the chosen k and each run's elbow")]
         out.append((f"Chosen k = {report.k} and its cost", blocks))
 

@@ -145,3 +145,20 @@ def test_cli_report_from_files_and_from_the_workspace(tmp_path) -> None:
     both = run_cli("report", "--evaluation", "1", "--labels", SEED / "labels.json", "--run", SEED / "run.json",
                    env=env)
     assert both.returncode == 2 and "not both" in both.stderr
+
+
+def test_the_reports_k_table_takes_the_same_k_as_its_headline() -> None:
+    # No trade-off given (the report has no value per recall point): each run's k is its elbow, as the Choose k
+    # headline at the top says, not the placeholder lambda's pick.
+    from evalcore.analyses.k_decision import k_decision
+
+    evaluation = evalcore.evaluate_runs([SAMPLE / "base.trec", SAMPLE / "tuned.trec"], SAMPLE / "labels.tsv",
+                                        k=(1, 5))
+    report = build_report(evaluation, k=5, docs=SAMPLE / "docs.jsonl")
+    text = report.to_markdown()
+    assert "k to take (why)" in text and "recommended k" not in text
+    for run in report.budget:
+        decided = k_decision(run)
+        assert decided.basis == "elbow" and f"{decided.k} (elbow: no trade-off given)" in text
+        assert f"k = {decided.k} for {run.name}" in text  # the headline's k for this run
+    assert "of resamples" not in text  # the placeholder lambda's stability sentences are left out
