@@ -22,6 +22,7 @@ from evalcore.readers.chunks import read_chunks
 from evalcore.readers.parquet_files import decoded_bytes
 from evalcore.readers.queries import read_queries
 from evalcore.readers.vectors import read_vectors
+from cli_runner import run_cli
 from tests.readers import bombs
 from tests.readers.files import parquet_bytes, write
 
@@ -144,3 +145,14 @@ def test_each_hostile_upload_costs_under_a_gigabyte_above_idle(bomb_folder, kind
     found = json.loads(done.stdout)
     assert found["outcome"].startswith(expected), found["outcome"]
     assert found["peak_mb"] < 1024, f"{name}: {found['peak_mb']:,} MB above idle"
+
+
+def test_the_command_line_exits_2_on_a_bomb_with_the_one_line(tmp_path) -> None:
+    labels = write(tmp_path, "labels.tsv", "query\tdoc_id\nq1\td1\n")
+    for path, expected in ((bombs.gzip_with_a_long_first_line(tmp_path / "run.trec.gz", megabytes=64),
+                            "run.trec.gz, line 1: expected lines of at most 12,288 bytes"),
+                           (write(tmp_path, "run.parquet", parquet_bytes(long_doc_id_columns(100_000))),
+                            "run.parquet: expected Parquet columns that decode to at most 64 MB")):
+        out = run_cli("evaluate", "--labels", labels, "--run", path, env={"EVALCORE_MAX_FILE_MB": "64"})
+        assert out.returncode == 2 and "Traceback" not in out.stderr
+        assert len(out.stderr.strip().splitlines()) == 1 and expected in out.stderr
