@@ -23,7 +23,6 @@ already loaded is replaced by a file that failed.
 from __future__ import annotations
 
 import gc
-import json
 import os
 import re
 import sys
@@ -39,8 +38,10 @@ from evalcore import workflows
 from evalcore.analyses.curves import warnings_at
 from evalcore.errors import EvalcoreError, InputError
 from evalcore.metrics.split import scoring_labels
-from evalcore.readers.runs import META_FIELDS, sidecar_path
-from evalcore.readers.formats import FORMATS, file_stem
+from evalcore.readers.chunks import read_chunks
+from evalcore.readers.queries import with_query_text
+from evalcore.readers.runs import read_sidecar, sidecar_path
+from evalcore.readers.formats import FORMATS, file_stem, formats_for
 from evalcore.readers.sources import Source, open_source
 from evalcore.store.datasets import Dataset, FileRef, RunSpec
 from evalcore.store.workspace import Workspace, default_location
@@ -52,6 +53,9 @@ ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_DIR = Path(os.environ.get("EVALCORE_SAMPLE_DIR", ROOT / "sample_data"))
 SAMPLE_FILES = {"labels": "labels.tsv", "runs": ("base.trec", "tuned.trec", "tuned-256d.trec"),
                 "documents": "docs.jsonl"}
+CHUNKING_SAMPLE = {"labels": "chunking/labels.tsv", "runs": ("sent1", "sent3", "char400"), "documents": "docs.jsonl"}
+"""The sample's documents chunked three ways (one sentence, three sentences, 400-character windows), a run and a
+chunk map per chunking (``chunking/NAME.trec``, ``chunking/NAME.chunks.csv``), labels with evidence spans."""
 
 DEPTH = 100
 """Ranks the dashboard scores every run to: k can be chosen from 1 to this."""
@@ -162,10 +166,9 @@ def _sample_dataset(location: str) -> Dataset:
     runs = []
     for name in SAMPLE_FILES["runs"]:
         meta = {}
-        sidecar = sidecar_path(SAMPLE_DIR / name)
-        if sidecar.is_file():
-            raw = json.loads(sidecar.read_text(encoding="utf-8-sig"))
-            meta = {k: raw[k] for k in META_FIELDS if k in raw}
+        beside = sidecar_path(SAMPLE_DIR / name)
+        if beside.is_file():
+            meta = read_sidecar(beside)
         runs.append(RunSpec(file=put(name), name=file_stem(name), **meta))
     dataset = Dataset(labels=put(SAMPLE_FILES["labels"]), runs=tuple(runs),
                       documents=put(SAMPLE_FILES["documents"]), sample=True)
@@ -180,11 +183,32 @@ def sample_dataset() -> Dataset:
     return _sample_dataset(str(workspace_location()))
 
 
+@st.cache_resource(show_spinner=False)
+def _chunking_sample(location: str) -> Dataset:
+    def put(name: str) -> FileRef:
+        return _uploads(location).put_file(name, (SAMPLE_DIR / name).read_bytes(), keep=False)
+
+    runs = tuple(RunSpec(file=put(f"chunking/{name}.trec"), name=name, chunks=put(f"chunking/{name}.chunks.csv"))
+                 for name in CHUNKING_SAMPLE["runs"])
+    dataset = Dataset(labels=put(CHUNKING_SAMPLE["labels"]), runs=runs, documents=put(CHUNKING_SAMPLE["documents"]),
+                      sample=True)
+    _uploads(location).put_dataset(dataset)
+    return dataset
+
+
+def chunking_sample() -> Dataset:
+    """The chunking sample: the sample's documents chunked three ways, each chunking's run and chunk map, labels with
+    evidence spans (held in memory only, as the sample is)."""
+    return _chunking_sample(str(workspace_location()))
+
+
 def resolve(key: str | None) -> tuple[Dataset, str | None]:
     """The data set a URL names, or the sample with a note saying why the named one is not here."""
     sample = sample_dataset()
     if not key or key == sample.key:
         return sample, None
+    if key == chunking_sample().key:
+        return chunking_sample(), None
     dataset = uploads().dataset(key)
     if dataset is None:
         where = SERVER_WORKSPACE if workspace().ok else "this server's memory"
@@ -277,8 +301,10 @@ def upload_ref(uploaded: Any, format: str | None = None) -> FileRef:
 DETECT = "detect"
 FORMAT_CHOICES = (DETECT, *FORMATS)
 """The format choice beside each upload: detect (from the file's name and first lines), or one the readers take."""
-DOCUMENT_FORMAT_CHOICES = tuple(f for f in FORMAT_CHOICES if f not in ("trec", "json"))
+DOCUMENT_FORMAT_CHOICES = (DETECT, *formats_for("documents"))
 """The documents reader takes tables and JSON lines (no TREC, no single JSON document)."""
+CHUNK_FORMAT_CHOICES = (DETECT, *formats_for("chunks"))
+QUERY_FORMAT_CHOICES = (DETECT, *formats_for("queries"))
 
 
 def read_format(choice: str | None) -> str | None:
@@ -360,18 +386,36 @@ def documents(ref: FileRef) -> Loaded:
     return load(lambda: evalcore.read_documents(_source(ref), format=ref.format))
 
 
+@st.cache_resource(max_entries=16, show_spinner="Reading a chunk map…", hash_funcs=HASH)
+def chunks(ref: FileRef, documents_ref: FileRef | None = None) -> Loaded:
+    """A chunk map (checked against the documents file when there is one, which also places chunks given by their
+    text), or the one-line message naming the file and line."""
+    def read():
+        docs = documents(documents_ref) if documents_ref is not None else None
+        if docs is not None and not docs.ok:
+            docs = None  # the documents' own problem is shown beside them
+        return read_chunks(_source(ref), format=ref.format, name=file_stem(ref.name),
+                           documents=docs.value if docs is not None else None)
+    return load(read)
+
+
+@st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=HASH)
+def labels_of(dataset: Dataset) -> Loaded:
+    """The data set's labels as read, with each query's text from its queries file when it has one."""
+    found = labels(dataset.labels)
+    if not found.ok or dataset.queries is None:
+        return found
+    return load(lambda: with_query_text(found.value, _source(dataset.queries), format=dataset.queries.format))
+
+
+def queries_problem(dataset: Dataset) -> str | None:
+    """Why the queries file cannot give the labels their text (None when it can, or there is none)."""
+    return None if dataset.queries is None else labels_of(dataset).error
+
 def sidecar(ref: FileRef) -> Loaded:
-    """A ``<run>.meta.json`` uploaded beside runs: ``{"model": ..., "price_per_mtok": ...}``."""
-    try:
-        value = json.loads(_source(ref).text())
-    except ValueError as exc:
-        return Loaded(error=str(InputError(f"valid JSON run metadata ({exc})", source=ref.name)))
-    except EvalcoreError as exc:
-        return Loaded(error=str(exc))
-    if not isinstance(value, dict):
-        return Loaded(error=str(InputError('a JSON object like {"model": ..., "price_per_mtok": ...}',
-                                           source=ref.name)))
-    return Loaded({k: value[k] for k in META_FIELDS if k in value})
+    """A ``<run>.meta.json`` uploaded beside runs (`evalcore.readers.runs.read_sidecar`: ``{"model": ...,
+    "price_per_mtok": ...}`` checked), or the one-line message naming the file."""
+    return attempt(lambda: read_sidecar(_source(ref), name=ref.name))
 
 
 def runs_of(dataset: Dataset) -> list[Loaded]:
@@ -385,19 +429,20 @@ def runs_of(dataset: Dataset) -> list[Loaded]:
 def scope(dataset: Dataset) -> Loaded:
     """The labels every page scores (`evalcore.metrics.split.scoring_labels`): with a tune/holdout split, the tune
     queries only, the holdout sealed (the Integrity page reveals it, recorded in the workspace)."""
-    label_set = labels(dataset.labels)
+    label_set = labels_of(dataset)
     return load(scoring_labels, label_set.value) if label_set.ok else label_set
 
 
-def _core_inputs(dataset: Dataset) -> tuple[Any, list[Any]]:
+def _core_inputs(dataset: Dataset) -> tuple[Any, list[Any], dict[str, Any]]:
     label_set = scope(dataset)
     if not label_set.ok:
         raise EvalcoreError(label_set.error)
     loaded = runs_of(dataset)
-    bad = next((r for r in loaded if not r.ok), None)
+    maps = {spec.name: chunks(spec.chunks, dataset.documents) for spec in dataset.runs if spec.chunks is not None}
+    bad = next((r for r in [*loaded, *maps.values()] if not r.ok), None)
     if bad is not None:
         raise EvalcoreError(bad.error)
-    return label_set.value, [r.value for r in loaded]
+    return label_set.value, [r.value for r in loaded], {name: found.value for name, found in maps.items()}
 
 
 @st.cache_resource(max_entries=8, show_spinner="Scoring every run…", hash_funcs=HASH)
@@ -405,8 +450,8 @@ def evaluation(dataset: Dataset) -> Loaded:
     """Every run scored to `DEPTH` ranks: per-query scores for every k from 1 to 100 (on the tune split when the
     labels carry one; the evaluation names its split)."""
     def build():
-        split, runs = _core_inputs(dataset)
-        return split.evaluate(runs, k=DEPTH)
+        split, runs, maps = _core_inputs(dataset)
+        return split.evaluate(runs, k=DEPTH, chunks=maps or None)
     return load(build)
 
 

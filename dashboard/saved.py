@@ -129,10 +129,13 @@ def save_evaluation(dataset: Dataset, k: int, lines: dict[str, str]) -> loading.
     def save(ws: Workspace) -> workflows.SavedRound:
         store = loading.uploads()
         run_files = {spec.name: store.stored_file(spec.file) for spec in dataset.runs}
+        chunked = [spec for spec in dataset.runs if spec.chunks is not None]
         return workflows.save_evaluation(ws, listed, actor=access_ui.actor(), k=int(k),
                                          labels_file=store.stored_file(dataset.labels),
                                          run_files=run_files, lines=lines,
-                                         run_format={spec.name: spec.file.format for spec in dataset.runs})
+                                         run_format={spec.name: spec.file.format for spec in dataset.runs},
+                                         chunk_files={spec.name: store.stored_file(spec.chunks) for spec in chunked},
+                                         chunks_format={spec.name: spec.chunks.format for spec in chunked})
 
     return _on_workspace(save)
 

@@ -16,12 +16,23 @@ GLOSSARY: dict[str, str] = {
     "nDCG@k": "Like recall@k, but a relevant doc counts more the higher it is ranked and the higher its grade.",
     "MRR": "Mean reciprocal rank: 1 when the first relevant doc is ranked first, 1/2 when second, 1/3 when third, "
            "0 when none is returned; averaged over queries.",
+    "chunk map": "A file saying which document each retrieved chunk comes from (and where in its text): with it, a "
+                 "run of chunks is scored against labels that name documents, and k counts chunks.",
+    "evidence span": "The part of a relevant document a person marked as the answer (its start and end in the text).",
+    "evidence recall@k": "Of the evidence a person marked for a query, the share of its characters inside the top k "
+                         "chunks; a relevant chunk can still hold little of the answer.",
+    "evidence precision@k": "Of the top k chunks' characters, the share that is evidence: what the prompt spends on "
+                            "the answer.",
+    "prompt-token budget": "The mean number of prompt tokens per request you can afford for retrieved chunks: "
+                           "chunkings are compared at the same budget, each at the largest k that fits.",
     "judged@k": "The share of the top k docs that a person has judged at all (relevant or not); low values mean the "
                 "numbers rest on guesses about unjudged docs.",
     "n": "How many labeled queries a number is computed on; the more, the narrower its interval.",
     "missed a relevant doc": "A query with some relevant doc outside the top k (recall@k below 1).",
     "found nothing relevant": "A query with no relevant doc at all in the top k (hit@k = 0); the failure ledger and "
                               "the report count these.",
+    "got only a fragment": "A query whose relevant document is in the top k, but whose chunks there hold under half "
+                           "of the evidence: the chunk was relevant and too small to answer.",
     "unjudged": "A doc nobody has labeled for this query, relevant or not: it counts as not relevant.",
     "came instead": "Docs in a run's top k that are not labeled relevant: what the customer got instead.",
     "first relevant rank": "Where the highest-ranked relevant doc landed in a run's list (1 = first); empty when the "
@@ -54,6 +65,8 @@ GLOSSARY: dict[str, str] = {
     "λ (lambda)": "How many points of recall one thousand extra prompt tokens must buy to be worth it; the "
                   "recommended k maximises recall minus λ times the tokens.",
     "recommended k": "The k that best trades recall against prompt tokens at your λ.",
+    "a recall point's worth": "What one more point of recall (1% more of the relevant documents found) is worth to "
+                              "you a month; with your price and requests a month it turns into a recommended k.",
     "Kneedle elbow": "The k where the recall curve bends most, ignoring cost: a landmark, not a recommendation.",
     "stop at k": "What stopping at k loses against the reference cutoff (k = 50): the recall left on the table and "
                  "the tokens saved.",

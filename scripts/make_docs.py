@@ -5,8 +5,9 @@
 * ``docs/glossary.md``: every word the dashboard, the command line and the report use, in one plain sentence
   each, read from ``evalcore/glossary.py``.
 
-    python scripts/make_docs.py           # rewrite both pages (run it with the project installed: .venv/bin/python)
-    python scripts/make_docs.py --check   # change nothing; exit 1 naming each page that is out of date
+    python scripts/make_docs.py             # rewrite both pages (run it with the project installed: .venv/bin/python)
+    python scripts/make_docs.py --check     # change nothing; exit 1 naming each page that is out of date
+    python scripts/make_docs.py --examples  # also run every marked command example and paste what it prints now
 
 ``tests/test_docs.py`` regenerates both pages and fails when a committed one differs, so a new option or
 glossary term is one command away from its documentation.
@@ -16,6 +17,8 @@ from __future__ import annotations
 
 import argparse
 import re
+import shlex
+import subprocess
 import sys
 from pathlib import Path
 
@@ -201,9 +204,39 @@ def stale() -> list[str]:
             if not (ROOT / path).is_file() or (ROOT / path).read_text(encoding="utf-8") != make()]
 
 
+EXAMPLE = re.compile(r"(<!-- cli-example -->\s*```console\n)(.*?)(```)", re.S)
+"""A command example the docs tests run: ``$ `` and the command (continued by trailing backslashes), its output."""
+
+
+def refresh_examples() -> list[str]:
+    """Run every marked command example of the README and docs/ as a user would and write what it prints now
+    under its command (after a change to an output, so the page shows it; the tests then hold it)."""
+    changed = []
+    for path in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        text = path.read_text(encoding="utf-8")
+
+        def run(match: re.Match) -> str:
+            lines = match.group(2).splitlines()
+            command = [lines.pop(0)]
+            while command[-1].endswith("\\"):
+                command.append(lines.pop(0))
+            args = shlex.split(" ".join(line.rstrip("\\") for line in command)[2:])
+            out = subprocess.run([sys.executable, "-m", "evalcore.cli", *args[1:]], capture_output=True,
+                                 text=True, cwd=ROOT, timeout=600)
+            return match.group(1) + "\n".join(command) + "\n" + out.stdout.rstrip("\n") + "\n" + match.group(3)
+
+        new = EXAMPLE.sub(run, text)
+        if new != text:
+            path.write_text(new, encoding="utf-8")
+            changed.append(str(path.relative_to(ROOT)))
+    return changed
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description="Write docs/cli.md and docs/glossary.md from the code.")
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if a page is out of date")
+    parser.add_argument("--examples", action="store_true",
+                        help="also run every marked command example and paste what it prints now")
     args = parser.parse_args(argv)
     if args.check:
         old = stale()
@@ -213,6 +246,9 @@ def main(argv: list[str]) -> int:
     for path, make in PAGES.items():
         (ROOT / path).write_text(make(), encoding="utf-8")
         print(f"wrote {path}")
+    if args.examples:
+        for path in refresh_examples():
+            print(f"refreshed the command examples of {path}")
     return 0
 
 

@@ -17,11 +17,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 DASHBOARD = ROOT / "dashboard"
 
-VIEW_MAY_IMPORT = {"dashboard.layout", "dashboard.state", "dashboard.charts", "dashboard.saved", "dashboard.fragments",
-                   "dashboard.doc_cards", "dashboard.access_ui"}
+VIEW_MAY_IMPORT = {"dashboard.layout", "dashboard.state", "dashboard.charts", "dashboard.k_charts", "dashboard.saved",
+                   "dashboard.fragments", "dashboard.doc_cards", "dashboard.access_ui"}
 """What a view may import besides its page model (and the core): drawing, page state, writes, sign-in."""
-MODEL_MAY_IMPORT = {"dashboard.loading", "dashboard.computed", "dashboard.jobs", "dashboard.charts", "dashboard.saved",
-                    "dashboard.uploads"}
+MODEL_MAY_IMPORT = {"dashboard.loading", "dashboard.computed", "dashboard.jobs", "dashboard.charts",
+                    "dashboard.k_charts", "dashboard.saved", "dashboard.uploads"}
 """What a page model may import besides other page models (and the core): the files, shared results, the store."""
 DEFERRED_OK = ("altair", "vl_convert", "streamlit.runtime", "evalcore.report.meeting")
 """Imports allowed inside a function: Altair and its PNG export and the meeting report (slow to import: a page that

@@ -1,28 +1,36 @@
-"""The Choose k page's model: recall@k with its band over what k chunks cost (the chart), the numbers at the chosen
-k, and the recommendation, from `evalcore.analyses.budget.k_budget` for every run and k (`dashboard.computed.budget`).
+"""The Choose k page's model: the headline (each run's k from what the person said, `evalcore.report.choose_k`),
+recall@k with its band over what k chunks cost (the chart), the numbers at the chosen k, the recommendation, and the
+runs against prompt tokens at the person's token budget, from `evalcore.analyses.budget.k_budget` for every run and
+k (`dashboard.computed.budget`).
 
 The settings are one `evalcore.analyses.k_settings.BudgetSettings`, read from the URL (`settings_from`); the chart's
-spec is built once per data set, settings, runs and k range, and k only moves its rule.
+spec is built once per data set, settings, runs, k range and lower panel, and k only moves its rule.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 import pandas as pd
 import streamlit as st
 
 from evalcore.analyses.budget_report import BudgetReport, RunBudget
+from evalcore.analyses.k_decision import BASIS_ELBOW, k_decision, trade_off_given
 from evalcore.analyses.k_settings import BudgetSettings
+from evalcore.analyses.token_budget import at_tokens
 from evalcore.report.budget import budget_summary
+from evalcore.report.choose_k import at_tokens_sentence, choose_k_headline
 from evalcore.store.datasets import Dataset
 
-from dashboard import charts, computed, loading
+from dashboard import computed, k_charts, loading
 from dashboard.loading import DEPTH, HASH, Loaded
 
-CHART_COLUMNS = ["run", "k", "recall", "recall_ci_low", "recall_ci_high", "tokens_mean", "tokens_p90", "cost_per_month"]
+CHART_COLUMNS = ["run", "k", "recall", "recall_ci_low", "recall_ci_high", "tokens_mean", "tokens_p90",
+                 "cost_per_1k_requests", "cost_per_month", "marginal_recall"]
 WINDOW_MIN = 10
+SPEND = tuple(k_charts.SPEND_PANELS)
+"""What the lower panel can show: prompt tokens, $ per 1,000 requests, $ per month (with requests per month)."""
 
 
 def settings_from(read: Callable[[str], Any], can_size_chunks: bool) -> BudgetSettings:
@@ -37,8 +45,12 @@ def settings_from(read: Callable[[str], Any], can_size_chunks: bool) -> BudgetSe
 
     rpm = number("rpm", int)
     chunk = None if can_size_chunks else (number("chunk", int) or None)
+    lam = number("lam")
+    value = number("vpp")  # what a recall point is worth a month: needs the monthly requests (lambda wins for experts)
+    value = value if value and rpm and lam is None else None
     return BudgetSettings(price_per_mtok=number("price"), requests_per_month=float(rpm) if rpm else None,
-                          overhead_tokens=int(number("overhead", int) or 0), lam=number("lam"), chunk_tokens=chunk)
+                          overhead_tokens=int(number("overhead", int) or 0), lam=lam, value_per_point=value,
+                          chunk_tokens=chunk)
 
 
 def budget(dataset: Dataset, settings: BudgetSettings) -> Loaded:
@@ -51,16 +63,16 @@ def can_size_chunks(dataset: Dataset) -> bool:
 
 
 def k_window(runs: list[RunBudget]) -> int:
-    """The k range the chart opens on, 1..this: where the decision is. Twice the largest recommended k or elbow of
-    the runs shown, at least `WINDOW_MIN`, at most `DEPTH`."""
-    largest = max((max(r.recommended_k or 0, r.kneedle_k or 0) for r in runs), default=0)
+    """The k range the chart opens on, 1..this: where the decision is. Twice the largest k decided (recommended or
+    elbow) of the runs shown, at least `WINDOW_MIN`, at most `DEPTH`."""
+    largest = max((k_decision(r).k for r in runs), default=0)
     return int(min(DEPTH, max(WINDOW_MIN, 2 * largest)))
 
 
 def picked_k(event) -> int | None:
-    """The k a click on the chart picked (Streamlit's selection event, `charts.PICK`), or None."""
+    """The k a click on the chart picked (Streamlit's selection event, `k_charts.PICK`), or None."""
     try:
-        points = (event or {}).get("selection", {}).get(charts.PICK) or []
+        points = (event or {}).get("selection", {}).get(k_charts.PICK) or []
         return int(round(float(points[0]["k"]))) if points else None
     except (AttributeError, KeyError, TypeError, ValueError, IndexError):
         return None
@@ -69,12 +81,29 @@ def picked_k(event) -> int | None:
 def describe(report: BudgetReport, settings: BudgetSettings, n: int, labels_ref: str, first_run: str
              ) -> tuple[str, str]:
     """The context every number of the page carries, and the price it assumes."""
-    price_text = f"${report.settings['price_per_mtok']:g} per million input tokens" + (
-        " (placeholder: set your LLM's price below)" if report.settings["price_source"] == "default" else "")
-    context = (f"n = {n:,} queries · labels {labels_ref} · tokens: {report[first_run].tokenizer} · {price_text}"
+    price = f"${report.settings['price_per_mtok']:g} per million input tokens"
+    price_text = price + (" (a placeholder until you set your LLM's price)"
+                          if report.settings["price_source"] == "default" else "")
+    context = (f"n = {n:,} queries · labels {labels_ref} · tokens: {report[first_run].tokenizer} · "
+               + (price if report.settings["price_source"] != "default" else "no price set")
                + (f" · {settings.requests_per_month:,.0f} requests per month"
                   if settings.requests_per_month is not None else ""))
     return context, price_text
+
+
+@dataclass(frozen=True)
+class Headline:
+    """The page's first sentences, and what the person has not said yet."""
+
+    text: str
+    trade_off: bool  # a trade-off was given: the marks are recommendations, not elbows
+    price_given: bool
+
+
+def headline(dataset: Dataset, settings: BudgetSettings, runs: tuple[str, ...]) -> Headline:
+    report = computed.budget(dataset, settings).value
+    first = report[runs[0]]
+    return Headline(choose_k_headline(report, list(runs)), trade_off_given(first), first.price_source != "default")
 
 
 @dataclass(frozen=True)
@@ -87,27 +116,43 @@ class AtK:
     chart: dict
     lines: list[dict]  # per run: name, recall and its interval, tokens, cost text
     table: pd.DataFrame
-    recommended: list[tuple[str, int]]
+    decided: list[tuple[str, int, str]]  # per run: name, its k, "recommended" or "elbow"
     context: str
     models: str
 
 
+def _marks(shown: list[RunBudget]) -> pd.DataFrame:
+    rows = []
+    for run in shown:
+        decision = k_decision(run)
+        kind = "elbow" if decision.basis == BASIS_ELBOW else "recommended"
+        rows.append({"run": run.name, "k": decision.k, "recall": decision.recall, "kind": kind,
+                     "what": "the elbow (recall stops rising steeply)" if kind == "elbow" else "recommended k"})
+    return pd.DataFrame(rows, columns=["run", "k", "recall", "kind", "what"])
+
+
 @st.cache_data(max_entries=32, show_spinner=False, hash_funcs={**HASH, BudgetSettings: repr})
-def _chart(dataset: Dataset, settings: BudgetSettings, runs: tuple[str, ...], context: str, money: bool,
+def _chart(dataset: Dataset, settings: BudgetSettings, runs: tuple[str, ...], context: str, spend: str,
            k_max: int) -> dict:
     report = computed.budget(dataset, settings).value
     shown = [report[name] for name in runs]
     frame = pd.concat([r.table.assign(run=r.name) for r in shown], ignore_index=True)[CHART_COLUMNS]
-    marks = pd.DataFrame([{"run": r.name, "k": r.recommended_k, "recall": r.row(r.recommended_k)["recall"]}
-                          for r in shown])
     models = "models: " + "; ".join(f"{r.name} = {r.model}" for r in shown)
-    return charts.choose_k(frame, marks, list(dataset.run_names), context=context, models=models, money=money,
-                           k_max=k_max).to_dict()
+    return k_charts.choose_k(frame, _marks(shown), list(dataset.run_names), context=context, models=models,
+                             spend=spend, k_max=k_max).to_dict()
+
+
+def spend_shown(spend: str | None, settings: BudgetSettings) -> str:
+    """The lower panel asked for, when it can be drawn ($ per month needs the monthly requests)."""
+    if spend == "month" and settings.requests_per_month is None:
+        return "tokens"
+    return spend if spend in SPEND else "tokens"
 
 
 def at_k(dataset: Dataset, settings: BudgetSettings, runs: tuple[str, ...], k: int, every: bool, n: int,
-         labels_ref: str) -> AtK:
-    """The numbers at ``k`` for the runs shown (``every``: the chart shows every k, not only its opening range)."""
+         labels_ref: str, spend: str = "tokens") -> AtK:
+    """The numbers at ``k`` for the runs shown (``every``: the chart shows every k, not only its opening range;
+    ``spend``: the lower panel)."""
     report = computed.budget(dataset, settings).value
     shown = [report[name] for name in runs]
     money = settings.requests_per_month is not None
@@ -120,18 +165,63 @@ def at_k(dataset: Dataset, settings: BudgetSettings, runs: tuple[str, ...], k: i
         cost = (f"${at['cost_per_month']:,.0f} per month" if money
                 else f"${at['cost_per_1k_requests']:,.2f} per 1,000 requests")
         lines.append({"run": run.name, "recall": at["recall"], "low": at["recall_ci_low"],
-                      "high": at["recall_ci_high"], "tokens": at["tokens_mean"], "cost": cost})
+                      "high": at["recall_ci_high"], "tokens": at["tokens_mean"], "cost": cost,
+                      "added": 100 * at["marginal_recall"]})
         rows.append({
             "run": run.name, "model": run.model, f"recall@{k}": at["recall"],
-            "recall 95% CI": f"{at['recall_ci_low']:.3f} – {at['recall_ci_high']:.3f}", f"hit@{k}": at["hit"],
-            "hit 95% CI": f"{at['hit_ci_low']:.3f} – {at['hit_ci_high']:.3f}", "tokens (mean)": at["tokens_mean"],
+            f"recall@{k} 95% CI": f"{at['recall_ci_low']:.3f} – {at['recall_ci_high']:.3f}", f"hit@{k}": at["hit"],
+            f"hit@{k} 95% CI": f"{at['hit_ci_low']:.3f} – {at['hit_ci_high']:.3f}", "tokens (mean)": at["tokens_mean"],
             "tokens (p90)": at["tokens_p90"], "$ per 1,000 requests": at["cost_per_1k_requests"],
-            **({"$ per month": at["cost_per_month"]} if money else {}), "recommended k": run.recommended_k,
-            "n": run.n_queries,
+            **({"$ per month": at["cost_per_month"]} if money else {}),
+            **({f"evidence recall@{k}": at["evidence_recall"]} if "evidence_recall" in at.index else {}),
+            "recommended k": run.recommended_k, "elbow": run.kneedle_k, "n": run.n_queries,
         })
-    return AtK(k, window, k_max, _chart(dataset, settings, tuple(runs), context, money, k_max), lines,
-               pd.DataFrame(rows), [(r.name, r.recommended_k) for r in shown], context,
-               "models: " + "; ".join(f"{r.name} = {r.model}" for r in shown))
+    decided = [(r.name, k_decision(r).k, k_decision(r).basis) for r in shown]
+    return AtK(k, window, k_max, _chart(dataset, settings, tuple(runs), context, spend, k_max), lines,
+               pd.DataFrame(rows), decided, context, "models: " + "; ".join(f"{r.name} = {r.model}" for r in shown))
+
+
+@dataclass(frozen=True)
+class AgainstTokens:
+    """The runs against prompt tokens: the chart, and the sentence at the person's token budget."""
+
+    chart: dict
+    sentence: str
+    budget: float
+    metric: str
+    metrics: tuple[str, ...]  # what can be drawn: recall, and evidence_recall with evidence spans
+
+
+def default_budget(dataset: Dataset, settings: BudgetSettings, runs: tuple[str, ...]) -> float:
+    """The token budget the tokens view opens on: the prompt tokens of the first run's k, to the nearest 100."""
+    report = computed.budget(dataset, settings).value
+    tokens = k_decision(report[runs[0]]).tokens
+    return float(max(100, round(tokens / 100) * 100))
+
+
+@st.cache_data(max_entries=32, show_spinner=False, hash_funcs={**HASH, BudgetSettings: repr})
+def against_tokens(dataset: Dataset, settings: BudgetSettings, runs: tuple[str, ...], budget: float, metric: str,
+                   n: int, labels_ref: str) -> AgainstTokens:
+    report = computed.budget(dataset, settings).value
+    shown = [report[name] for name in runs]
+    metrics = ("recall", "evidence_recall") if all("evidence_recall" in r.table.columns for r in shown) \
+        else ("recall",)
+    metric = metric if metric in metrics else "recall"
+    columns = ["run", "k", metric, f"{metric}_ci_low", f"{metric}_ci_high", "tokens_mean"]
+    frame = pd.concat([r.table.assign(run=r.name) for r in shown], ignore_index=True)[columns]
+    reach = max(2.5 * float(budget), float(frame.loc[frame["k"] <= k_window(shown), "tokens_mean"].max()))
+    frame = frame[frame["tokens_mean"] <= reach]  # where the choice is: up to 2.5 times the budget, or the k window
+    context, _ = describe(report, settings, n, labels_ref, runs[0])
+    models = "models: " + "; ".join(f"{r.name} = {r.model}" for r in shown)
+    chart = k_charts.against_tokens(frame, list(dataset.run_names), metric=metric, budget=budget, context=context,
+                                    models=models).to_dict()
+    found = at_tokens(_subset(report, runs), loading.evaluation(dataset).value, budget, metric)
+    return AgainstTokens(chart, at_tokens_sentence(found), float(budget), metric, metrics)
+
+
+def _subset(report: BudgetReport, runs: tuple[str, ...]) -> BudgetReport:
+    """The report of the runs shown only (the comparison at the budget is among them)."""
+    return replace(report, runs=[report[name] for name in runs])
 
 
 @dataclass(frozen=True)

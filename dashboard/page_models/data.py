@@ -18,12 +18,17 @@ from evalcore.store.datasets import Dataset, unique_name
 
 from dashboard import loading
 from dashboard.loading import (
+    CHUNK_FORMAT_CHOICES,
     DOCUMENT_FORMAT_CHOICES,
+    QUERY_FORMAT_CHOICES,
     FORMAT_CHOICES,
     WORKSPACE_PROBLEM,
     Loaded,
+    chunking_sample,
+    chunks,
     documents,
     labels,
+    labels_of,
     read_format,
     register,
     run,
@@ -32,9 +37,16 @@ from dashboard.loading import (
     upload_ref,
 )
 
-__all__ = ["DOCUMENT_FORMAT_CHOICES", "FORMAT_CHOICES", "WORKSPACE_PROBLEM", "DataFiles", "documents", "files",
-           "labels", "read_format", "register", "run", "sample_dataset", "sidecar", "unique_name", "upload_ref",
-           "with_metadata", "workspace_opened"]
+__all__ = ["CHUNK_FORMAT_CHOICES", "DOCUMENT_FORMAT_CHOICES", "QUERY_FORMAT_CHOICES", "FORMAT_CHOICES", "WORKSPACE_PROBLEM", "DataFiles",
+           "chunking_sample", "chunks", "documents", "files", "labels", "labels_of", "queries_text", "read_format",
+           "register", "run", "sample_dataset", "sidecar", "unique_name", "upload_ref", "with_metadata",
+           "workspace_opened"]
+
+
+
+def queries_text(dataset: Dataset) -> Loaded:
+    """The labels with the queries file's text (or why the file cannot give it)."""
+    return labels_of(dataset)
 
 
 def workspace_opened() -> Loaded:

@@ -11,7 +11,6 @@ it, the URL names the new data set, and a reload or a copied link keeps it.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 
 import pandas as pd
@@ -20,6 +19,7 @@ import streamlit as st
 from evalcore.analyses.index_size import IndexSizeReport
 from evalcore.analyses.index_study import IndexSizeSettings, IndexSizeStudy, index_size_study
 from evalcore.errors import EvalcoreError, WorkspaceError
+from evalcore.readers.runs import read_sidecar
 from evalcore.readers.vectors import check_dimensions, read_vectors
 from evalcore.report.index_size import index_size_points
 from evalcore.store.datasets import Dataset, FileRef, RunSpec, VectorModel, content_key, models_manifest, unique_name
@@ -47,7 +47,7 @@ def _sample_models(location: str) -> tuple[VectorModel, ...]:
         for part in ("queries.npy", "queries.ids.txt", "docs.npy", "docs.ids.txt"):
             path = f"vectors/{name}.{part}"
             refs[part] = store.put_file(path, (loading.SAMPLE_DIR / path).read_bytes(), keep=False)
-        meta = json.loads((loading.SAMPLE_DIR / f"{name}.meta.json").read_text(encoding="utf-8"))
+        meta = read_sidecar(loading.SAMPLE_DIR / f"{name}.meta.json")
         out.append(VectorModel(name, meta["model"], refs["queries.npy"], refs["docs.npy"], refs["queries.ids.txt"],
                                refs["docs.ids.txt"], sample=True))
     return tuple(out)

@@ -16,6 +16,13 @@ LABEL_FORMATS = ("TREC qrels, BEIR qrels TSV, CSV / TSV / Parquet (query, doc_id
 RUN_FORMATS = ("TREC run, CSV / TSV / Parquet (query, doc_id, rank and/or score), JSON or JSONL; .gz accepted. "
                "Add a <run>.meta.json sidecar here to set model, price_per_mtok, dims and index_bytes")
 DOC_FORMATS = "CSV / TSV / JSONL / Parquet with doc_id and text and/or tokens; .gz accepted"
+QUERY_FORMATS = ("BEIR queries.jsonl (_id, text), or CSV / TSV / Parquet with query_id and query_text; .gz accepted. "
+                 "A text that differs from the labels' own is refused, naming both files")
+CHUNK_FORMATS = ("CSV / TSV / JSONL / Parquet with chunk_id and doc_id, optionally start and end (character offsets "
+                 "in the document's text) and text; .gz accepted")
+CHUNK_HELP = ("When a run ranks chunks and the labels name documents: a chunk map says which document each chunk "
+              "belongs to (and where in its text). k then counts chunks, relevance is the document's, and the "
+              "prompt tokens are each chunk's own text. Runs from different chunkings each take their own map.")
 FORMAT_HELP = ("How the file is read. detect: from its name and first lines. Choose the format when detection gets it "
                "wrong: a file without a header line, or a name that does not say what it holds (a .txt TREC file, a "
                ".csv holding JSON). Every file of this upload is read so.")
@@ -38,14 +45,29 @@ def bring_back_sample() -> None:
     state.take("data.applied")
 
 
-top = st.columns([3, 1])
+def load_chunking_sample() -> None:
+    state.forget(*PER_DATA_SET)
+    state.set("data", page.chunking_sample().key)
+    state.remember("data.nonce", state.remembered("data.nonce", 0) + 1)
+    state.take("data.applied")
+
+
+chunked_sample = dataset.key == page.chunking_sample().key
+top = st.columns([4, 2, 2])
 with top[0]:
-    where = "the sample data (a fictional help centre, 320 labeled queries, three embedding models)" \
-        if dataset.sample else f"your files (data set {dataset.key})"
+    where = ("the chunking sample (the sample's documents chunked three ways: one sentence, three sentences, "
+             "400-character windows; labels with evidence spans)" if chunked_sample else
+             "the sample data (a fictional help centre, 320 labeled queries, three embedding models)"
+             if dataset.sample else f"your files (data set {dataset.key})")
     st.markdown(md_text(f"Now loaded: {where}."))
 with top[1]:
     st.button("Bring back the sample data", on_click=bring_back_sample, icon=":material/restart_alt:",
-              disabled=dataset.sample, key="data.sample")
+              disabled=dataset.sample and not chunked_sample, key="data.sample")
+with top[2]:
+    st.button("Load the chunking sample", on_click=load_chunking_sample, icon=":material/splitscreen:",
+              disabled=chunked_sample, key="data.chunking_sample",
+              help="The sample's documents chunked three ways, each chunking's run and chunk map, and labels that "
+                   "mark the evidence inside each relevant document: the chunking decision on Choose k.")
 
 opened = page.workspace_opened()
 if opened.ok:
@@ -164,6 +186,59 @@ with right:
             st.text(f"Documents: {candidate.documents.name}{read_as(candidate.documents)} · {len(docs.value):,} docs")
     else:
         st.caption("Optional: chunk text for drill-downs and token counts for choosing k.")
+
+# ---------------------------------------------------------------- queries file
+left, middle, right = st.columns(COLUMNS, vertical_alignment="center")
+with left:
+    upload = st.file_uploader("Queries file", key=f"data.queries.{nonce}", help=barred or QUERY_FORMATS,
+                              disabled=bool(barred))
+    upload = None if barred else upload
+with middle:
+    queries_format = format_choice("queries", "Queries", page.QUERY_FORMAT_CHOICES)
+with right:
+    if upload is not None:
+        ref = page.upload_ref(upload, queries_format)
+        tried = page.queries_text(candidate.with_queries(ref))
+        if tried.ok:
+            if new_files("queries", [upload], queries_format):
+                candidate = candidate.with_queries(ref)
+        else:
+            layout.error(tried.error)
+    if candidate.queries is not None:
+        st.text(f"Queries: {candidate.queries.name}{read_as(candidate.queries)} · the text of each labeled query")
+    else:
+        st.caption("Optional: each query's text, when the labels carry ids only (BEIR queries.jsonl).")
+
+# ---------------------------------------------------------------- chunk maps, one per run
+st.markdown("**Chunk maps**", help=CHUNK_HELP)
+for run_spec in candidate.runs:
+    left, middle, right = st.columns(COLUMNS, vertical_alignment="center")
+    with left:
+        upload = st.file_uploader(f"Chunks file of {layout.safe(run_spec.name)}",
+                                  key=f"data.chunks.{nonce}.{run_spec.name}", help=barred or CHUNK_FORMATS,
+                                  disabled=bool(barred))
+        upload = None if barred else upload
+    with middle:
+        chunks_format = format_choice(f"chunks.{run_spec.name}", "Chunk map", page.CHUNK_FORMAT_CHOICES)
+    with right:
+        if upload is not None:
+            ref = page.upload_ref(upload, chunks_format)
+            mapped = page.chunks(ref, candidate.documents)
+            if mapped.ok:
+                if new_files(f"chunks.{run_spec.name}", [upload], chunks_format):
+                    candidate = candidate.with_chunks(run_spec.name, ref)
+            else:
+                layout.error(mapped.error)
+        now = next(r for r in candidate.runs if r.name == run_spec.name)
+        if now.chunks is not None:
+            mapped = page.chunks(now.chunks, candidate.documents)
+            if mapped.ok:
+                st.text(f"{run_spec.name}: chunk map {mapped.value.ref} · {mapped.value.n_chunks:,} chunks of "
+                        f"{mapped.value.n_docs:,} documents · k counts chunks")
+            else:
+                layout.error(mapped.error)
+        else:
+            st.caption(f"{run_spec.name} ranks documents (no chunk map).")
 
 if candidate.key != dataset.key:
     candidate = candidate.fitted_to(page.sample_dataset())

@@ -58,7 +58,7 @@ st.caption(md_text(shown.context))
 table = shown.table
 layout.table(table, hide_index=True, width="stretch",
              column_order=["step", "run_id", "run", "model", "uploaded_at", "labels_version", "metric", "mean",
-                           "interval", "n", "fingerprint", "evaluation_id"],
+                           "interval", "n", "fingerprint", "chunks", "evaluation_id"],
              column_config={"mean": st.column_config.NumberColumn(format="%.4f"),
                             "interval": st.column_config.TextColumn("95% interval"),
                             "uploaded_at": st.column_config.TextColumn("uploaded")})

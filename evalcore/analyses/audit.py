@@ -160,17 +160,19 @@ def _plain(value: object) -> object:
 
 
 def audit_runs(runs, labels, k="1,5,10", *, min_grade: float = 1, zero_relevant: str = "exclude",
-               level: float = 0.95, seed: int = 0, pool_depth: int = DEFAULT_POOL_DEPTH, **options) -> Audit:
+               level: float = 0.95, seed: int = 0, pool_depth: int = DEFAULT_POOL_DEPTH, chunks=None,
+               **options) -> Audit:
     """Evaluate ``runs`` deep enough for the pooling check (the quoted ``k`` and ``pool_depth``), then `audit`.
 
     ``labels`` may be a `evalcore.metrics.split.SplitView` (what front ends score: the tune split by default), and the
-    audit then covers those queries only and names the split."""
+    audit then covers those queries only and names the split. ``chunks``: the chunk maps of runs that rank chunks
+    (as `evaluate_runs` takes them)."""
     quoted = parse_ks(k)
     if isinstance(pool_depth, bool) or not isinstance(pool_depth, (int, np.integer)) or pool_depth < 1:
         raise invalid_parameter("pool depth", "an integer >= 1", pool_depth)
     scoring = labels.evaluate if isinstance(labels, SplitView) else (lambda r, k, **o: evaluate_runs(r, labels, k, **o))
     deep = scoring(runs, sorted(set(quoted) | {int(pool_depth)}), min_grade=min_grade, zero_relevant=zero_relevant,
-                   level=level, seed=seed)
+                   level=level, seed=seed, chunks=chunks)
     # Scored as deep as the pool, listed at the quoted cutoffs only.
     evaluation = dataclasses.replace(deep, ks=quoted,
                                      results=tuple(dataclasses.replace(r, ks=quoted) for r in deep.results))

@@ -257,15 +257,18 @@ def _finish_run(result: RunResult, evaluation: Evaluation, run_tokens: RunTokens
     recall_iv = shared_draw_intervals(recall, deviations[:, :max_k], cfg.level)
     hit_iv = shared_draw_intervals(hit, None, cfg.level)
 
-    # The rule on the point estimate: the fit below FIT_BELOW_QUERIES queries, else the raw curve.
-    fit = fit_saturating(recall_mean) if max_k >= 3 else None
+    # The decision is made on k = 1..50 (`STOP_REFERENCE_K`) whatever the table's depth, so the command (to 50), the
+    # dashboard (to 100) and the report pick the same k and the same elbow. The rule on the point estimate: the fit
+    # below FIT_BELOW_QUERIES queries, else the raw curve.
+    span = min(max_k, STOP_REFERENCE_K)
+    fit = fit_saturating(recall_mean[:span]) if span >= 3 else None
     use_fit = fit is not None and n < FIT_BELOW_QUERIES
-    rule_curve = fit.curves[0] if use_fit else recall_mean
-    recommended = int(pick_k(rule_curve, tokens_mean, lam))
+    rule_curve = fit.curves[0] if use_fit else recall_mean[:span]
+    recommended = int(pick_k(rule_curve, tokens_mean[:span], lam))
 
     # Stability: the same rule on every resample of the queries.
-    boot_recall = recall_mean + deviations[:, :max_k]
-    boot_tokens = tokens_mean + deviations[:, max_k:]
+    boot_recall = recall_mean[:span] + deviations[:, :span]
+    boot_tokens = tokens_mean[:span] + deviations[:, max_k:max_k + span]
     if use_fit:
         boot_recall = fit_saturating(boot_recall).curves
     stability = pick_stability(pick_k(boot_recall, boot_tokens, lam), recommended, n, cfg.n_resamples, cfg.seed)
@@ -299,7 +302,8 @@ def _finish_run(result: RunResult, evaluation: Evaluation, run_tokens: RunTokens
                 "rmse_points": 100 * float(fit.rmse[0])} if fit is not None else
                {"note": "no fit with fewer than 3 values of k"}),
         },
-        "max_k": max_k, "n": n, "kneedle": "plain Kneedle on the raw recall@k curve (elbow; ignores cost)",
+        "max_k": max_k, "decided_within_k": span, "n": n,
+        "kneedle": "plain Kneedle on the raw recall@k curve (elbow; ignores cost)",
     }
     table = _table(recall_mean, hit_mean, recall_iv, hit_iv, fit, rule_curve, tokens, tokens_mean, cfg)
     if result.scores.has_evidence:
@@ -308,7 +312,7 @@ def _finish_run(result: RunResult, evaluation: Evaluation, run_tokens: RunTokens
     return RunBudget(
         name=run.name, model=run.model, n_queries=n, labels_name=evaluation.labels.name,
         fingerprint=evaluation.labels.fingerprint, table=table, recommended_k=recommended,
-        kneedle_k=kneedle_k(recall_mean), stability=stability, stop_cost=stop_cost, rule=rule,
+        kneedle_k=kneedle_k(recall_mean[:span]), stability=stability, stop_cost=stop_cost, rule=rule,
         tokenizer=run_tokens.name, token_sources={"docs": run_tokens.sources, "fallback_tokens": run_tokens.fallback},
         price_per_mtok=cfg.price, price_source=cfg.price_source, requests_per_month=cfg.rpm,
         overhead_tokens=cfg.overhead, embedding_price_per_mtok=run.price_per_mtok, warnings=run_tokens.warnings,
@@ -325,6 +329,11 @@ def _evidence_columns(evidence: np.ndarray, cfg: _Checked) -> pd.DataFrame:
                          "evidence_recall_ci_high": [i.high for i in intervals]})
 
 
+def _padded(values: np.ndarray, length: int) -> np.ndarray:
+    """``values`` followed by NaN up to ``length`` (a column the decision's span does not reach)."""
+    return np.concatenate([values, np.full(length - len(values), np.nan)])
+
+
 def _table(recall_mean, hit_mean, recall_iv, hit_iv, fit, rule_curve, tokens, tokens_mean, cfg: _Checked):
     max_k = cfg.max_k
     marginal_recall = np.diff(recall_mean, prepend=0.0)
@@ -339,7 +348,7 @@ def _table(recall_mean, hit_mean, recall_iv, hit_iv, fit, rule_curve, tokens, to
         "hit": hit_mean,
         "hit_ci_low": hit_iv.low,
         "hit_ci_high": hit_iv.high,
-        "recall_fit": fit.curves[0] if fit is not None else np.full(max_k, np.nan),
+        "recall_fit": _padded(fit.curves[0], max_k) if fit is not None else np.full(max_k, np.nan),
         "tokens_mean": tokens_mean,
         "tokens_p90": np.percentile(tokens, 90, axis=0),
         "cost_per_1k_requests": tokens_mean * cfg.price / 1000.0,
@@ -347,7 +356,7 @@ def _table(recall_mean, hit_mean, recall_iv, hit_iv, fit, rule_curve, tokens, to
         "marginal_recall": marginal_recall,
         "marginal_tokens": marginal_tokens,
         "marginal_recall_per_1k_tokens": per_1k,
-        "rule_value": 100.0 * rule_curve - cfg.lam * tokens_mean / 1000.0,
+        "rule_value": _padded(100.0 * rule_curve - cfg.lam * tokens_mean[:len(rule_curve)] / 1000.0, max_k),
     })[TABLE_COLUMNS]
 
 

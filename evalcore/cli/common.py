@@ -20,7 +20,10 @@ import pandas as pd
 from ..access import Actor, local_actor
 from ..errors import UsageError
 from ..metrics.split import SplitRule, query_splits, scoring_labels
+from ..readers.chunks import ChunkMap, read_chunks
+from ..readers.documents import read_documents
 from ..readers.labels import read_labels
+from ..readers.queries import with_query_text
 from ..readers.runs import read_run
 from ..report.render import titled_table
 from ..safe_text import md_text, terminal_safe
@@ -33,10 +36,42 @@ Recording = Callable[[], ModuleType]
 
 
 def load(args: argparse.Namespace):
-    """The labels and runs named by --labels and --run (and their format options)."""
+    """The labels, runs and chunk maps named by --labels, --queries, --run and --chunks (and their format options):
+    labels (with the queries file's text), runs, and each chunk run's map by run name (a --docs file, when the
+    command takes one, checks the maps against the documents and places chunks given by their text)."""
     labels = read_labels(args.labels, format=args.labels_format)
+    if getattr(args, "queries", None):
+        labels = with_query_text(labels, args.queries)
     runs = [read_run(path, format=args.run_format, name=name) for name, path in map(run_argument, args.run)]
-    return labels, runs
+    return labels, runs, chunk_maps(args, [r.name for r in runs])
+
+
+def chunk_maps(args: argparse.Namespace, names: list[str]) -> dict[str, ChunkMap]:
+    """Each run's chunk map from --chunks FILE (every run) and --chunks NAME=FILE (run NAME); a name that is not a
+    run's is a usage error, and each file is read once."""
+    given = getattr(args, "chunks", None) or []
+    documents = getattr(args, "docs", None)
+    docs = read_documents(documents, format=getattr(args, "docs_format", None)) if documents and given else None
+    shared, named = None, {}
+    for value in given:
+        name, path = run_argument(value)
+        if name is None:
+            if shared is not None:
+                raise UsageError("--chunks FILE (for every run) is given twice; name the run of each: --chunks "
+                                 "NAME=FILE.")
+            shared = path
+        elif name not in names:
+            raise UsageError(f"--chunks {name}=...: there is no run named {name!r}; runs are: {', '.join(names)}.")
+        else:
+            named[name] = path
+    read: dict[str, ChunkMap] = {}
+
+    def once(path: str) -> ChunkMap:
+        if path not in read:
+            read[path] = read_chunks(path, documents=docs)
+        return read[path]
+
+    return {name: once(named.get(name, shared)) for name in names if named.get(name, shared) is not None}
 
 
 def run_argument(value: str) -> tuple[str | None, str]:

@@ -19,10 +19,10 @@ def run(args: argparse.Namespace, recording: Recording) -> int:
     check_split_options(args)
     check_save_options(args)
     stored = recording().store_inputs(args) if args.save else None  # the files are kept before anything reads them
-    labels, runs = load(args)
+    labels, runs, chunks = load(args)
     scoped = scope(args, labels, runs, recording)
     evaluation = scoped.evaluate(runs, args.k, min_grade=args.min_grade, zero_relevant=args.zero_relevant,
-                                 level=args.level, seed=args.seed)
+                                 level=args.level, seed=args.seed, chunks=chunks or None)
     split = evaluation.split if scoped.split is not None else None
     slices = None
     if args.slice_by:

@@ -8,7 +8,7 @@ import argparse
 import pandas as pd
 
 from ..analyses.judging import judging_pool, read_marks
-from ..errors import InputError
+from ..errors import InputError, UsageError
 from ..readers.documents import read_documents
 from ..safe_text import to_csv
 from ..store.workspace import Workspace
@@ -18,7 +18,10 @@ from .parser import EXIT_OK
 
 
 def pool(args: argparse.Namespace) -> int:
-    labels, runs = load(args)
+    labels, runs, chunks = load(args)
+    if chunks:
+        raise UsageError("judge pool pools documents for a person to judge: give the runs of documents, without "
+                         "--chunks.")
     judged = judging_pool(runs, labels, args.query, args.depth, seed=args.seed)
     texts = None
     if args.docs:

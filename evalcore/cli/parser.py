@@ -111,6 +111,20 @@ def build_parser() -> argparse.ArgumentParser:
     cmp_.add_argument("--alpha", type=float, default=0.05, help="significance level after Holm (default 0.05)")
     cmp_.add_argument("--target-diff", type=float, default=None, metavar="D",
                       help="difference to plan for, on the metric's 0..1 scale (0.03 = 3 points)")
+    cmp_.add_argument("--at-tokens", type=float, default=None, metavar="N",
+                      help="compare chunkings at one prompt budget: each run at its largest k whose mean prompt "
+                           "tokens stay within N, paired per query (tokens from the chunks' text, --docs, or "
+                           "--chunk-tokens)")
+    cmp_.add_argument("--at-tokens-metric", choices=("recall", "evidence_recall"), default="recall",
+                      help="with --at-tokens: documents found (recall, the default) or the evidence held "
+                           "(evidence_recall, with evidence spans in the labels)")
+    cmp_.add_argument("--docs", default=None, metavar="FILE",
+                      help="documents file (doc_id and text or tokens), to count prompt tokens for --at-tokens and "
+                           "to place chunks given by their text")
+    _add_format(cmp_, "--docs-format", "documents", "the documents file")
+    cmp_.add_argument("--chunk-tokens", type=int, default=None, metavar="N",
+                      help="with --at-tokens: tokens per chunk for chunks without text (default 300 when nothing "
+                           "can size them)")
     cmp_.add_argument("--format", choices=("table", "json", "markdown"), default="table")
     _add_interval_options(cmp_, seeded="the bootstrap and sign flips")
     _add_split_options(cmp_, workspace=True)
@@ -399,6 +413,14 @@ def _add_inputs(parser: argparse.ArgumentParser, required: bool = True) -> None:
     parser.add_argument("--run", required=required, action="append", metavar="FILE",
                         help="run file (TREC, CSV/TSV, Parquet, JSON or JSONL), or NAME=FILE to name it; repeat "
                              "for several runs. Metadata comes from a sidecar <stem>.meta.json when present")
+    parser.add_argument("--chunks", action="append", metavar="FILE", default=None,
+                        help="chunk map (chunk_id, doc_id, optional start, end, text; CSV, TSV, JSONL or Parquet) "
+                             "when the runs rank chunks and the labels name documents: k then counts chunks. "
+                             "FILE for every run, or NAME=FILE for run NAME (runs from different chunkings each "
+                             "name their own); repeatable")
+    parser.add_argument("--queries", default=None, metavar="FILE",
+                        help="queries file giving each query's text (BEIR queries.jsonl with _id and text, or a "
+                             "table with query_id and query_text) when the labels carry ids only")
     _add_format(parser, "--labels-format", "labels", "the labels file")
     _add_format(parser, "--run-format", "run", "the run files")
     parser.add_argument("--min-grade", type=float, default=1 if required else None,

@@ -14,7 +14,7 @@ from ..errors import UsageError
 from ..metrics.split import HoldoutSealed
 from ..store.workspace import DB_NAME, Workspace, default_location
 from ..workflows import flag_for_rejudging, reveal_holdout, save_evaluation
-from .common import acting, note, recorded_as
+from .common import acting, note, recorded_as, run_argument
 
 
 def reveal(args: argparse.Namespace, labels, runs, rule):
@@ -45,7 +45,10 @@ def reveal(args: argparse.Namespace, labels, runs, rule):
 def store_inputs(args: argparse.Namespace):
     """Open the workspace and store the labels and run files as they are, before anything reads them."""
     workspace = Workspace(args.workspace)
-    return workspace, workspace.put_file(args.labels), [workspace.put_file(path) for path in args.run]
+    runs = [workspace.put_file(path) for _, path in map(run_argument, args.run)]
+    chunks = {value: workspace.put_file(path) for value, (_, path) in
+              ((value, run_argument(value)) for value in getattr(args, "chunks", None) or [])}
+    return workspace, workspace.put_file(args.labels), runs, chunks
 
 
 def run_lines(given: list[str] | None, names: list[str]) -> dict[str, str]:
@@ -66,12 +69,14 @@ def run_lines(given: list[str] | None, names: list[str]) -> dict[str, str]:
 def save(args: argparse.Namespace, stored, evaluation) -> None:
     """Save ``evaluation`` with the files `store_inputs` kept (`evalcore.workflows.save_evaluation`: tune numbers go
     under the label set NAME:tune) and say what changed on each run's model line."""
-    workspace, labels_file, run_files = stored
+    workspace, labels_file, run_files, chunk_files = stored
     names = evaluation.run_names
     actor = acting(args.who)
+    by_path = {run_argument(value)[1]: stored_file for value, stored_file in chunk_files.items()}
+    maps = {name: by_path[found.source] for name, found in evaluation.chunk_maps.items() if found.source in by_path}
     done = save_evaluation(workspace, evaluation, actor=actor, k=args.save_k, labels_file=labels_file,
                            run_files=dict(zip(names, run_files)), lines=run_lines(args.line, names),
-                           label_set=args.label_set, run_format=args.run_format)
+                           label_set=args.label_set, run_format=args.run_format, chunk_files=maps)
     saved = done.saved
     if saved.created:
         note(f"saved {saved.describe()} in the workspace {workspace.location}; {recorded_as(actor)}")

@@ -48,9 +48,10 @@ def _from_files(args: argparse.Namespace, recording: Recording, options: dict):
     if args.labels is None or args.run is None:
         raise UsageError("A report from files needs both --labels and --run.")
     k = 10 if args.k is None else args.k
-    labels, runs = load(args)
+    labels, runs, chunks = load(args)
     scoped = scope(args, labels, runs, recording)
-    evaluation = scoped.evaluate(runs, sorted({1, k}), min_grade=1 if args.min_grade is None else args.min_grade,
+    evaluation = scoped.evaluate(runs, sorted({1, k}), chunks=chunks or None,
+                                 min_grade=1 if args.min_grade is None else args.min_grade,
                                  zero_relevant=args.zero_relevant or "exclude",
                                  level=0.95 if args.level is None else args.level,
                                  seed=0 if args.seed is None else args.seed)

@@ -156,7 +156,7 @@ def rank_grades(run: Run, index: LabelIndex, depth: int, chunks: ChunkMap | None
     if chunks is None:
         label_doc_of_stored = run.doc_ids.index_in(index.doc_id_strings)
     else:
-        chunk_rows, unit_of_stored, label_doc_of_stored = _through_chunks(run, index, chunks)
+        chunk_rows, unit_of_stored, label_doc_of_stored = _through_chunks(run, index, chunks, depth)
     label_doc_of_row = label_doc_of_stored[run.doc_codes]
 
     # Judged rows anywhere in the ranking (for grades and the first relevant rank) ...
@@ -217,13 +217,21 @@ def rank_grades(run: Run, index: LabelIndex, depth: int, chunks: ChunkMap | None
                         in_run, tie_after, relevant_rows, label_doc_of_stored, chunks, first_of_doc, chunk_rows)
 
 
-def _through_chunks(run: Run, index: LabelIndex, chunks: ChunkMap) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _through_chunks(run: Run, index: LabelIndex, chunks: ChunkMap,
+                    depth: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """For each of the run's stored ids: its row in the map, the map's document code, and the labels' doc code of
     that document.
 
-    Every chunk the run names must be in the map (a clear error names the first that is not). Labels that name
-    chunks rather than documents are refused: then the chunk is the unit, and no map is needed."""
-    rows = chunks.rows_of(run.doc_ids)
+    Every chunk the run names must be in the map (a clear error names the first that is not). An id is checked on its
+    exact string when its row can change a number: within the depth scored, or a chunk of a labeled document; the
+    others (deeper than scored, of an unlabeled document) are taken on their 64-bit hash. Labels that name chunks
+    rather than documents are refused: then the chunk is the unit, and no map is needed."""
+    label_of_doc = chunks.doc_ids.index_in(index.doc_id_strings)
+    candidate = chunks.candidate_rows(run.doc_ids)
+    scored = np.zeros(len(run.doc_ids), dtype=bool)
+    scored[run.doc_codes[run.positions < depth]] = True
+    labeled = (candidate >= 0) & (label_of_doc[chunks.doc_of_chunk[np.maximum(candidate, 0)]] >= 0)
+    rows = chunks.rows_of(run.doc_ids, confirm=scored | labeled | (candidate < 0), candidate=candidate)
     missing = np.flatnonzero(rows < 0)
     if len(missing):
         where = run.source or run.name
@@ -232,7 +240,6 @@ def _through_chunks(run: Run, index: LabelIndex, chunks: ChunkMap) -> tuple[np.n
                          f"({absent:,} {'chunk is' if absent == 1 else 'chunks are'} not, for example this one)",
                          source=where, text=str(run.doc_ids[int(missing[0])]))
     unit = chunks.doc_of_chunk[rows]
-    label_of_doc = chunks.doc_ids.index_in(index.doc_id_strings)
     if not (label_of_doc >= 0).any() and len(index.doc_ids):
         as_chunks = chunks.chunk_ids.index_in(index.doc_id_strings)
         if (as_chunks >= 0).any():

@@ -89,20 +89,47 @@ class ChunkMap:
         """``name#fingerprint``: how every number computed with this map names it."""
         return f"{self.name}#{self.fingerprint}"
 
-    def rows_of(self, ids: IdArray) -> np.ndarray:
+    @cached_property
+    def _by_hash(self) -> pd.Index | None:
+        """The map's id hashes as a hash table (row = position), built once per map; None when two ids share a hash
+        (then lookups go by the strings themselves)."""
+        table = pd.Index(self.chunk_ids.hashes())
+        return table if table.is_unique else None
+
+    def rows_of(self, ids: IdArray, confirm: np.ndarray | None = None,
+                candidate: np.ndarray | None = None) -> np.ndarray:
         """The map row of each of ``ids`` (int64), -1 where the map has no such chunk.
 
-        The ids' distinct values are hashed and the map's hashes (computed once per map) looked up among them, so
-        a run of a million rows against a map of millions of chunks costs one pass over each."""
-        values = ids.arrow.combine_chunks() if isinstance(ids.arrow, pa.ChunkedArray) else ids.arrow
-        encoded = pc.dictionary_encode(values)
-        distinct = encoded.dictionary
-        position = self.chunk_ids.index_in(distinct)  # per map row: which distinct id it is, -1 for none
-        row_of_distinct = np.full(len(distinct), -1, dtype=np.int64)
-        found = np.flatnonzero(position >= 0)
-        row_of_distinct[position[found]] = found
-        codes = encoded.indices.to_numpy(zero_copy_only=False)
-        return row_of_distinct[codes]
+        Each id's hash (kept with the ids) is looked up in the map's hash table, and a match is confirmed on the exact
+        strings: a run of a million rows against a map of millions of chunks is one pass over the run. ``confirm``
+        (a mask over ``ids``) limits the string check to the ids whose row can change a number (the caller knows
+        which); the others are taken on their 64-bit hash alone. ``candidate``: `candidate_rows` of ``ids``, when the
+        caller has it already."""
+        out = np.full(len(ids), -1, dtype=np.int64)
+        if not len(ids) or not self.n_chunks:
+            return out
+        table = self._by_hash
+        if table is None:
+            values = ids.arrow.combine_chunks() if isinstance(ids.arrow, pa.ChunkedArray) else ids.arrow
+            found = pc.fill_null(pc.index_in(values, value_set=self.chunk_ids.arrow.combine_chunks()), -1)
+            return found.to_numpy(zero_copy_only=False).astype(np.int64)
+        if candidate is None:
+            candidate = table.get_indexer(ids.hashes())
+        rows = np.flatnonzero((candidate >= 0) & (True if confirm is None else confirm))
+        same = pc.equal(ids.take_arrow(rows), self.chunk_ids.take_arrow(candidate[rows])).to_numpy(
+            zero_copy_only=False)
+        out[rows[same]] = candidate[rows[same]]
+        if confirm is not None:
+            trusted = (candidate >= 0) & ~confirm
+            out[trusted] = candidate[trusted]
+        return out
+
+    def candidate_rows(self, ids: IdArray) -> np.ndarray:
+        """The map row each of ``ids`` hashes to (-1: none), before any string check (see `rows_of`)."""
+        table = self._by_hash
+        if table is None:
+            return self.rows_of(ids)
+        return table.get_indexer(ids.hashes()).astype(np.int64)
 
 
 def chunk_map(chunk_ids, doc_ids, *, start=None, end=None, text=None, name: str = "chunks",
@@ -180,14 +207,17 @@ def _assemble(chunks: pa.Array | pa.ChunkedArray, docs: pa.Array | pa.ChunkedArr
     """The map from checked columns; a chunk listed twice is an error naming both places (``rows``: how a row is
     named, `_Rows` or an `ArrowTable`)."""
     ids = IdArray(chunks)
-    repeated = first_repeat(ids)
+    table = pd.Index(ids.hashes())  # the lookup table every run's chunks go through, built once with the check
+    repeated = None if table.is_unique else first_repeat(ids)
     if repeated is not None:
         first, again = repeated
         raise rows.error(again, "each chunk listed once (a chunk belongs to one document at one place)",
                          f"{ids[again]} (listed first at {rows.where} {rows.line_of(first)})")
     encoded = pc.dictionary_encode(docs.combine_chunks() if isinstance(docs, pa.ChunkedArray) else docs)
     doc_of_chunk = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    return ChunkMap(name, ids, IdArray(encoded.dictionary), doc_of_chunk, starts, ends, text, source)
+    made = ChunkMap(name, ids, IdArray(encoded.dictionary), doc_of_chunk, starts, ends, text, source)
+    made.__dict__["_by_hash"] = table if table.is_unique else None
+    return made
 
 
 class _Rows:

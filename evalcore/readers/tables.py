@@ -20,7 +20,6 @@ import pandas as pd
 import pyarrow as pa
 
 from ..errors import InputError
-from .json_files import is_json_id, read_jsonl_records  # noqa: F401 - evalcore.readers.vectors imports them from here
 from .parquet_files import read_parquet_columns
 from .sources import Source, first_content_line
 

@@ -21,9 +21,9 @@ def budget_summary(run: RunBudget) -> str:
     spread = (f"{s['share']:.0%} of resamples pick {s['low_k']}" if s["low_k"] == s["high_k"] else
               f"{s['share']:.0%} of resamples between {s['low_k']} and {s['high_k']}")
     text = f"k = {run.recommended_k}; {spread}"
-    if stop["k"] == stop["max_k"]:
-        text += (". That is the largest k in the table: recall is still gaining more than lambda points per "
-                 "1,000 tokens there, so a larger max k (or a larger lambda) may move the pick")
+    if stop["k"] == run.rule.get("decided_within_k", stop["max_k"]):
+        text += (". That is the largest k the decision looks at: recall is still gaining more than lambda points per "
+                 "1,000 tokens there, so a larger lambda may move the pick")
     elif stop["k"] < stop["reference_k"]:
         text += (f". Stopping at {stop['k']} instead of {stop['reference_k']} loses {100 * stop['recall_lost']:.1f} "
                  f"recall points ({stop['level']:.0%} CI {100 * stop['ci_low']:.1f} to {100 * stop['ci_high']:.1f}) and saves "

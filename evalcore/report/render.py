@@ -48,6 +48,9 @@ def evaluation_dict(evaluation: Evaluation, *, per_query: bool = False, split: "
             for entry in metrics.values():
                 entry["split"] = split.split
         entry = {"name": result.name, "model": result.model, "n_queries": result.n_queries, "metrics": metrics}
+        if result.chunks is not None:  # a run of chunks names the chunking its numbers rest on
+            entry["chunks"] = {"name": result.chunks.name, "fingerprint": result.chunks.fingerprint,
+                               "n_chunks": result.chunks.n_chunks}
         if per_query:
             entry["per_query"] = [
                 {key: (_num(value) if key != "query" else value) for key, value in record.items()}
@@ -118,6 +121,8 @@ def evaluation_table(evaluation: Evaluation, *, per_query: bool = False, markdow
         body = [[row.metric, f"{row.mean:.4f}", f"{row.ci_low:.4f} to {row.ci_high:.4f}", str(row.n),
                  row.model, label_ref, row.note] for row in rows.itertuples()]
         title = f"run {result.name}"
+        if result.chunks is not None:
+            title += f" (chunks {result.chunks.ref}: k counts chunks)"
         if split is not None:
             header.insert(6, "split")
             for line in body:

@@ -45,6 +45,8 @@ from .chain import chain_heads, chain_problems
 from .chain import upgrade as upgrade_to_chain
 from .manifest_rows import import_legacy_manifests, remove_imported
 from .schema import (
+    CHUNKS_VERSION,
+    _chunks_statements,
     _FROZEN_MARK,
     CHAIN_VERSION,
     DB_NAME,
@@ -53,6 +55,7 @@ from .schema import (
     _integrity_statements,
     _manifests_statements,
     _schema_statements,
+    columns_of,
     missing_objects,
 )
 
@@ -230,6 +233,9 @@ class Database:
                 imported = import_legacy_manifests(conn, self.location) if current else []
             if current < CHAIN_VERSION:
                 upgrade_to_chain(conn)
+            if current < CHUNKS_VERSION:
+                for statement in _chunks_statements(columns_of(conn)):
+                    conn.execute(statement)
             if current < SCHEMA_VERSION:
                 conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             conn.execute("COMMIT")

@@ -25,7 +25,7 @@ def content_key(manifest: object) -> str:
 @dataclass(frozen=True)
 class FileRef:
     """One file the user gave, by name and content hash, and the format it is read with (None: detected from its
-    name and content; else one of `evalcore.readers.sources.FORMATS`, the format chosen beside its upload)."""
+    name and content; else one of `evalcore.readers.formats.FORMATS`, the format chosen beside its upload)."""
 
     name: str
     sha256: str
@@ -39,7 +39,8 @@ class FileRef:
 
 @dataclass(frozen=True)
 class RunSpec:
-    """A run file and the metadata to read it with (None = what the file or its sidecar says)."""
+    """A run file and the metadata to read it with (None = what the file or its sidecar says), and the chunk map
+    of its chunking when the run ranks chunks."""
 
     file: FileRef
     name: str
@@ -47,6 +48,7 @@ class RunSpec:
     price_per_mtok: float | None = None
     dims: int | None = None
     index_bytes: int | None = None
+    chunks: FileRef | None = None
 
     def metadata(self) -> dict:
         return {"model": self.model, "price_per_mtok": self.price_per_mtok, "dims": self.dims,
@@ -62,6 +64,7 @@ class Dataset:
     documents: FileRef | None = None
     sample: bool = False
     notes: tuple[str, ...] = field(default=(), compare=False)
+    queries: FileRef | None = None
 
     @cached_property
     def key(self) -> str:
@@ -73,7 +76,14 @@ class Dataset:
         the detected format has no ``format`` entry, so data sets made before the format choice keep their keys."""
         manifest = asdict(self)
         manifest.pop("notes")
-        for ref in [manifest["labels"], manifest["documents"], *(r["file"] for r in manifest["runs"])]:
+        if manifest["queries"] is None:  # data sets made before queries files keep their keys
+            manifest.pop("queries")
+        for run in manifest["runs"]:
+            if run["chunks"] is None:  # and runs without a chunk map theirs
+                run.pop("chunks")
+        refs = [manifest["labels"], manifest["documents"], manifest.get("queries"),
+                *(r["file"] for r in manifest["runs"]), *(r.get("chunks") for r in manifest["runs"])]
+        for ref in refs:
             if ref is not None and ref.get("format") is None:
                 ref.pop("format", None)
         return manifest
@@ -81,16 +91,18 @@ class Dataset:
     @classmethod
     def from_manifest(cls, manifest: dict) -> "Dataset":
         """The data set a stored manifest describes (raises KeyError or TypeError on anything else)."""
-        runs = tuple(RunSpec(file=FileRef(**r["file"]), **{k: v for k, v in r.items() if k != "file"})
+        runs = tuple(RunSpec(file=FileRef(**r["file"]), chunks=FileRef(**r["chunks"]) if r.get("chunks") else None,
+                             **{k: v for k, v in r.items() if k not in ("file", "chunks")})
                      for r in manifest["runs"])
         documents = FileRef(**manifest["documents"]) if manifest.get("documents") else None
+        queries = FileRef(**manifest["queries"]) if manifest.get("queries") else None
         return cls(labels=FileRef(**manifest["labels"]), runs=runs, documents=documents,
-                   sample=bool(manifest.get("sample", False)))
+                   sample=bool(manifest.get("sample", False)), queries=queries)
 
     @property
     def files(self) -> list[FileRef]:
-        refs = [self.labels, *(r.file for r in self.runs)]
-        return refs + ([self.documents] if self.documents is not None else [])
+        refs = [self.labels, *(r.file for r in self.runs), *(r.chunks for r in self.runs if r.chunks is not None)]
+        return refs + [ref for ref in (self.documents, self.queries) if ref is not None]
 
     @property
     def run_names(self) -> list[str]:
@@ -104,6 +116,13 @@ class Dataset:
 
     def with_documents(self, ref: FileRef | None) -> "Dataset":
         return replace(self, documents=ref, sample=False)
+
+    def with_queries(self, ref: FileRef | None) -> "Dataset":
+        return replace(self, queries=ref, sample=False)
+
+    def with_chunks(self, run: str, ref: FileRef | None) -> "Dataset":
+        """The data set with run ``run`` scored through the chunk map ``ref`` (None: without one)."""
+        return self.with_runs(tuple(replace(r, chunks=ref) if r.name == run else r for r in self.runs))
 
     def spec_for_upload(self, ref: FileRef, name: str, sidecar: dict | None = None) -> RunSpec:
         """How an uploaded run file is read: the same file under the same name keeps the metadata edited for it

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, Sequence
 
+import numpy as np
 import pandas as pd
 
 from ..errors import NotInWorkspace, UsageError, invalid_parameter
@@ -26,6 +27,7 @@ from .database import _check_name, _frame, _key, _known, _names, _now, _replace_
 from .files import StoredFile, _require_file
 from .label_versions import LabelStore, LabelVersion, _ensure_version, _LabelsPayload, _set_id, _version_by_id
 from .runs import RunStore, StoredRun, _ensure_run, _run_by_id, _RunPayload
+from .schema import columns_of
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,8 @@ class EvaluationStore(LabelStore, RunStore):
         label_set: str | None = None,
         run_format: str | Mapping[str, str | None] | None = None,
         note: str | None = None,
+        chunk_files: Mapping[str, StoredFile] | None = None,
+        chunks_format: Mapping[str, str | None] | None = None,
     ) -> SavedEvaluation:
         """Record an evaluation: its label-set version, runs, summary and per-query outcomes at ``k``.
 
@@ -84,7 +88,9 @@ class EvaluationStore(LabelStore, RunStore):
         uploads the inputs were read from (`put_file`); a run without one is stored as a table.
         ``lines`` maps run names to model-line names (default: each run's model string);
         ``label_set`` names the label set (default: the labels' name); ``run_format`` is the format
-        override the run files were read with, if any: one for every run, or one per run name. Everything is computed
+        override the run files were read with, if any: one for every run, or one per run name. A run of chunks is stored
+        with the chunk map it was scored through: ``chunk_files`` (by run name) are the stored chunk map files (a map
+        given without one is stored as a table), ``chunks_format`` the format each was read with. Everything is computed
         first and written in one transaction. Saving the same evaluation again (same version,
         runs and settings) returns the stored one with ``created`` False.
         """
@@ -100,8 +106,10 @@ class EvaluationStore(LabelStore, RunStore):
         set_name = _check_name(label_set or evaluation.labels.name, "label_set")
         labels_payload = _LabelsPayload.build(evaluation.labels)
         formats = run_format if isinstance(run_format, Mapping) else {name: run_format for name in names}
+        chunk_files, chunks_format = dict(chunk_files or {}), dict(chunks_format or {})
         run_payloads = [_RunPayload.build(r.run, run_files.get(r.name), lines.get(r.name),
-                                          formats.get(r.name) if r.name in run_files else None)
+                                          formats.get(r.name) if r.name in run_files else None, r.chunks,
+                                          chunk_files.get(r.name), chunks_format.get(r.name))
                         for r in evaluation.results]
         summary = evaluation.summary
         per_run = []
@@ -146,7 +154,7 @@ class EvaluationStore(LabelStore, RunStore):
                     [(evaluation_id, run_id, *row) for row in metrics])
                 conn.executemany(
                     "INSERT INTO outcomes (evaluation_id, run_id, query, n_relevant, first_rank, hit, recall, rr, "
-                    "in_run) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "in_run, evidence_recall) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     [(evaluation_id, run_id, *row) for row in outcomes])
             return evaluation_id, True
 
@@ -216,10 +224,11 @@ class EvaluationStore(LabelStore, RunStore):
         saved = self.evaluation(key)
         labels = self.load_labels(saved.labels.name, saved.labels.version)
         runs = [self.load_run(r.id) for r in saved.runs]
+        maps = {r.name: self.load_chunks(r.id) for r in saved.runs if r.chunks_sha256 is not None}
         settings = saved.settings
         return evaluate_runs(runs, labels, list(saved.ks), min_grade=settings["min_grade"],
                              zero_relevant=settings["zero_relevant"], level=settings["level"], seed=settings["seed"],
-                             n_resamples=settings["n_resamples"])
+                             n_resamples=settings["n_resamples"], chunks=maps or None)
 
     # ------------------------------------------------------------------ history
 
@@ -231,12 +240,15 @@ class EvaluationStore(LabelStore, RunStore):
         ``step`` (1 = the line's first run), ``run_id``, ``run``, ``model``, ``uploaded_at``
         (datetime, UTC), ``evaluation_id``, ``labels``, ``labels_version``, ``fingerprint``,
         ``metric``, ``k``, ``mean``, ``ci_low``, ``ci_high``, ``n``, ``level``, ``seed``,
-        ``ci_method``, ``note``. A change of ``labels_version`` between points means the queries
+        ``ci_method``, ``note``, ``chunks`` (the chunk map a run of chunks was scored through, ``name#fingerprint``;
+        None for a run of documents). A change of ``labels_version`` between points means the queries
         changed too: compare such points with care.
         """
         def read(conn):
             set_name = _line_labels(conn, line, labels, self.location)
-            return _frame(conn, """
+            chunks = ("r.chunks_name || '#' || r.chunks_fingerprint" if ("runs", "chunks_name") in columns_of(conn)
+                      else "NULL")  # a read-only workspace from before chunk runs
+            return _frame(conn, f"""
                 WITH latest AS (
                     SELECT er.run_id, MAX(e.id) AS evaluation_id
                     FROM evaluation_runs er JOIN evaluations e ON e.id = er.evaluation_id
@@ -245,7 +257,7 @@ class EvaluationStore(LabelStore, RunStore):
                     WHERE r.line = ? AND s.name = ? GROUP BY er.run_id)
                 SELECT r.line, r.id AS run_id, r.name AS run, r.model, r.uploaded_at, l.evaluation_id,
                        s.name AS labels, v.version AS labels_version, v.fingerprint, m.metric, m.k, m.mean,
-                       m.ci_low, m.ci_high, m.n, e.level, e.seed, m.ci_method, m.note
+                       m.ci_low, m.ci_high, m.n, e.level, e.seed, m.ci_method, m.note, {chunks} AS chunks
                 FROM latest l JOIN runs r ON r.id = l.run_id JOIN evaluations e ON e.id = l.evaluation_id
                 JOIN label_versions v ON v.id = e.label_version_id JOIN label_sets s ON s.id = v.set_id
                 JOIN metrics m ON m.evaluation_id = l.evaluation_id AND m.run_id = l.run_id
@@ -266,15 +278,19 @@ class EvaluationStore(LabelStore, RunStore):
 
 
 def _outcome_rows(result, k: int) -> list[tuple]:
-    """Per evaluated query: n_relevant, first relevant rank (None if none returned), hit@k, recall@k, rr, in_run."""
+    """Per evaluated query: n_relevant, first relevant rank (None if none returned), hit@k, recall@k, rr, in_run, and
+    evidence_recall@k (None without evidence spans)."""
     ranked = result.ranked
     first = ranked.first_relevant
     hit = result.score(f"hit@{k}")
     recall = result.score(f"recall@{k}")
     rr = result.score("mrr")
-    return [(str(q), int(n), int(f) if f > 0 else None, int(h > 0), float(r), float(x), int(bool(i)))
-            for q, n, f, h, r, x, i in zip(result.queries, ranked.index.n_relevant, first, hit, recall, rr,
-                                           ranked.in_run)]
+    evidence = (result.score(f"evidence_recall@{k}") if result.scores.has_evidence
+                else np.full(len(result.queries), np.nan))
+    return [(str(q), int(n), int(f) if f > 0 else None, int(h > 0), float(r), float(x), int(bool(i)),
+             None if np.isnan(e) else float(e))
+            for q, n, f, h, r, x, i, e in zip(result.queries, ranked.index.n_relevant, first, hit, recall, rr,
+                                              ranked.in_run, evidence)]
 
 
 def _evaluation_by_id(conn: sqlite3.Connection, evaluation_id: int, location: Path) -> SavedEvaluation:

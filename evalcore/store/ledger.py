@@ -17,8 +17,10 @@ vocabulary; any short tag is accepted) and a **note**. Edits go through `Workspa
 logged; outcomes themselves are never edited.
 
 A query fails at k when no relevant doc is in its top k (hit@k = 0: `evalcore.metrics.failure.LEDGER_MODE`,
-decided by `failed_at_k`), and passes when its first relevant doc is at rank k or better. The ledger's
-k defaults to the chosen k of the line's latest evaluation.
+decided by `failed_at_k`), and passes when its first relevant doc is at rank k or better. A run of chunks scored
+with evidence spans also fails on a **fragment** (a relevant chunk in the top k holding under half the evidence);
+each failing outcome says which kind it is (``failure``). The ledger's k defaults to the chosen k of the line's
+latest evaluation.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import NotInWorkspace, invalid_parameter
-from ..metrics.failure import LEDGER_MODE, failed_at_k
+from ..metrics.failure import LEDGER_MODE, MISS_NAMES, failed_at_k
 from ..metrics.measures import check_k
 from ..warning_log import plural
 from .database import _frame, _now
@@ -70,7 +72,7 @@ MAX_NOTE = 10_000
 
 LEDGER_COLUMNS = [
     "line", "labels", "query", "query_text", "source", "status", "status_label", "status_by", "open", "passing",
-    "regressed_now", "first_rank", "n_relevant", "first_failed_run_id", "first_failed_run", "first_failed_at",
+    "failure", "regressed_now", "first_rank", "n_relevant", "first_failed_run_id", "first_failed_run", "first_failed_at",
     "fixed_run_id", "fixed_run", "regressed_run_id", "regressed_run", "last_run_id", "last_run", "n_runs",
     "n_failed", "tags", "note", "k", "labels_version", "fingerprint",
 ]
@@ -353,7 +355,7 @@ def _observations(conn: sqlite3.Connection, workspace: LabelStore, line: str, la
             WHERE r.line = ? AND s.name = ? {"AND r.id <= ?" if limit is not None else ""}
             GROUP BY er.run_id)
         SELECT r.id AS run_id, r.name AS run, r.model, r.uploaded_at, l.evaluation_id, v.version AS labels_version,
-               v.fingerprint, o.query, o.n_relevant, o.first_rank, o.in_run
+               v.fingerprint, o.query, o.n_relevant, o.first_rank, o.in_run, o.evidence_recall
         FROM latest l JOIN runs r ON r.id = l.run_id JOIN evaluations e ON e.id = l.evaluation_id
         JOIN label_versions v ON v.id = e.label_version_id
         JOIN outcomes o ON o.evaluation_id = l.evaluation_id AND o.run_id = l.run_id
@@ -364,7 +366,7 @@ def _observations(conn: sqlite3.Connection, workspace: LabelStore, line: str, la
 def _replay(frame: pd.DataFrame, line: str, labels: str, k: int) -> pd.DataFrame:
     """Add ``passed`` at k and each outcome's event (new / fixed / regressed) down the line's run order."""
     columns = ["run_id", "run", "model", "uploaded_at", "evaluation_id", "labels_version", "fingerprint", "query",
-               "n_relevant", "first_rank", "in_run"]
+               "n_relevant", "first_rank", "in_run", "evidence_recall"]
     if frame.empty:
         frame = pd.DataFrame({c: [] for c in columns})
     out = frame.copy()
@@ -374,7 +376,12 @@ def _replay(frame: pd.DataFrame, line: str, labels: str, k: int) -> pd.DataFrame
     # Only the first relevant rank is stored, so ``found`` is 1 when any relevant doc is in the top k, else 0:
     # exactly what the ledger's meaning of failure (LEDGER_MODE, "none": nothing relevant found) asks.
     found = (ranks <= k).astype(np.int64)
-    out["passed"] = ~failed_at_k(found, out["n_relevant"].to_numpy(), LEDGER_MODE)
+    nothing = failed_at_k(found, out["n_relevant"].to_numpy(), LEDGER_MODE)
+    # A run of chunks with evidence spans also fails on a fragment: a relevant chunk holding under half the evidence.
+    evidence = pd.to_numeric(out.get("evidence_recall", pd.Series(np.nan, index=out.index)), errors="coerce")
+    fragment = failed_at_k(found, out["n_relevant"].to_numpy(), "fragment", evidence.to_numpy(dtype=np.float64))
+    out["passed"] = ~(nothing | fragment)
+    out["failure"] = np.select([nothing, fragment], [MISS_NAMES[LEDGER_MODE], MISS_NAMES["fragment"]], "")
     out = out.sort_values(["query", "run_id"], kind="stable")
     grouped = out.groupby("query", sort=False)
     before = grouped["passed"].shift(1)
@@ -413,6 +420,7 @@ def _ledger(observed: pd.DataFrame, edits: pd.DataFrame, fields: pd.DataFrame, l
     last = grouped.tail(1).set_index("query")
     table = pd.DataFrame(index=last.index)
     table["passing"] = last["passed"]
+    table["failure"] = last["failure"].where(~last["passed"], "") if "failure" in last else ""
     table["first_rank"] = last["first_rank"]
     table["n_relevant"] = last["n_relevant"]
     table["last_run_id"] = last["run_id"]

@@ -13,9 +13,13 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from ..errors import NotInWorkspace, invalid_parameter
+from ..readers.chunks import ChunkMap, read_chunks
 from ..readers.runs import Run, read_run
 from ..readers.sources import Source
 from .database import _check_name, _key, _known, _names, _now, _replace_created, _row, _sha256
@@ -40,10 +44,19 @@ class StoredRun:
     n_rows: int
     uploaded_at: str
     created: bool = False
+    chunks_sha256: str | None = None  # the chunk map the run was scored through (a run of chunks), stored
+    chunks_name: str | None = None
+    chunks_format: str | None = None
+    chunks_fingerprint: str | None = None
 
     @property
     def ref(self) -> str:
         return f"#{self.id} {self.name}"
+
+    @property
+    def chunks_ref(self) -> str | None:
+        """``name#fingerprint`` of its chunk map (None for a run of documents)."""
+        return None if self.chunks_sha256 is None else f"{self.chunks_name}#{self.chunks_fingerprint}"
 
 
 class RunStore(FileStore):
@@ -93,6 +106,14 @@ class RunStore(FileStore):
         record = self.run(run_id)
         return _load_run(record, self.read_file(record.file_sha256))
 
+    def load_chunks(self, run_id: int) -> ChunkMap | None:
+        """The chunk map a stored run was scored through, read back from its stored file (None: a run of docs)."""
+        record = self.run(run_id)
+        if record.chunks_sha256 is None:
+            return None
+        return read_chunks(Source(record.chunks_name or "chunks", self.read_file(record.chunks_sha256)),
+                           format=record.chunks_format, name=record.chunks_name)
+
     def lines(self) -> pd.DataFrame:
         """One row per model line: its runs, models, first and latest upload, evaluations."""
         return self._frame("""
@@ -123,9 +144,16 @@ class _RunPayload:
     n_queries: int
     n_rows: int
     content: bytes | None
+    chunks_sha256: str | None = None
+    chunks_name: str | None = None
+    chunks_format: str | None = None
+    chunks_fingerprint: str | None = None
+    chunks_content: bytes | None = None
 
     @classmethod
-    def build(cls, run: Run, file: StoredFile | None, line: str | None, format: str | None) -> "_RunPayload":
+    def build(cls, run: Run, file: StoredFile | None, line: str | None, format: str | None,
+              chunks: ChunkMap | None = None, chunks_file: StoredFile | None = None,
+              chunks_format: str | None = None) -> "_RunPayload":
         if file is None:
             buffer = io.BytesIO()
             table = run.to_frame()
@@ -141,8 +169,18 @@ class _RunPayload:
         line = run.model if line is None else _check_name(line, "line")
         meta = {"name": run.name, "model": run.model, "line": line, "price_per_mtok": run.price_per_mtok,
                 "dims": run.dims, "index_bytes": run.index_bytes, "file": sha, "format": format}
+        mapped = {}
+        if chunks is not None:  # a run of chunks: the map it was scored through is part of what was stored
+            if chunks_file is None:
+                chunks_content = _chunk_table(chunks)
+                mapped = {"chunks_sha256": _sha256(chunks_content), "chunks_format": "parquet",
+                          "chunks_content": chunks_content}
+            else:
+                mapped = {"chunks_sha256": chunks_file.sha256, "chunks_format": chunks_format}
+            mapped.update(chunks_name=chunks.name, chunks_fingerprint=chunks.fingerprint)
+            meta["chunks"] = mapped["chunks_sha256"]  # only runs of chunks: the keys of the others do not move
         return cls(_key(meta), run.name, run.model, line, run.price_per_mtok, run.dims, run.index_bytes, sha,
-                   file_name, format, run.n_queries, run.n_rows, content)
+                   file_name, format, run.n_queries, run.n_rows, content, **mapped)
 
 
 def _ensure_run(conn: sqlite3.Connection, payload: _RunPayload) -> tuple[int, bool]:
@@ -153,12 +191,19 @@ def _ensure_run(conn: sqlite3.Connection, payload: _RunPayload) -> tuple[int, bo
         _store_file(conn, payload.file_sha256, len(payload.content), payload.file_name, lambda: iter([payload.content]))
     else:
         _require_file(conn, payload.file_sha256)
+    if payload.chunks_content is not None:
+        _store_file(conn, payload.chunks_sha256, len(payload.chunks_content), f"{payload.chunks_name}.parquet",
+                    lambda: iter([payload.chunks_content]))
+    elif payload.chunks_sha256 is not None:
+        _require_file(conn, payload.chunks_sha256)
     cursor = conn.execute(
         "INSERT INTO runs (key, name, model, line, price_per_mtok, dims, index_bytes, file_sha256, file_name, format, "
-        "n_queries, n_rows, uploaded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "n_queries, n_rows, uploaded_at, chunks_sha256, chunks_name, chunks_format, chunks_fingerprint) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (payload.key, payload.name, payload.model, payload.line, payload.price_per_mtok, payload.dims,
          payload.index_bytes, payload.file_sha256, payload.file_name, payload.format, payload.n_queries,
-         payload.n_rows, _now()))
+         payload.n_rows, _now(), payload.chunks_sha256, payload.chunks_name, payload.chunks_format,
+         payload.chunks_fingerprint))
     return cursor.lastrowid, True
 
 
@@ -170,7 +215,22 @@ def _run_by_id(conn: sqlite3.Connection, run_id: int) -> StoredRun:
     return StoredRun(id=row["id"], name=row["name"], model=row["model"], line=row["line"],
                      price_per_mtok=row["price_per_mtok"], dims=row["dims"], index_bytes=row["index_bytes"],
                      file_sha256=row["file_sha256"], file_name=row["file_name"], format=row["format"],
-                     n_queries=row["n_queries"], n_rows=row["n_rows"], uploaded_at=row["uploaded_at"])
+                     n_queries=row["n_queries"], n_rows=row["n_rows"], uploaded_at=row["uploaded_at"],
+                     chunks_sha256=row.get("chunks_sha256"), chunks_name=row.get("chunks_name"),
+                     chunks_format=row.get("chunks_format"), chunks_fingerprint=row.get("chunks_fingerprint"))
+
+
+def _chunk_table(chunks: ChunkMap) -> bytes:
+    """A chunk map given without its file, as a Parquet table (chunk_id, doc_id, start, end, text) to store."""
+    columns = {"chunk_id": chunks.chunk_ids.arrow, "doc_id": chunks.doc_ids.arrow.take(pa.array(chunks.doc_of_chunk))}
+    if chunks.start is not None:
+        columns.update(start=pa.array(np.where(chunks.start >= 0, chunks.start, None), pa.int64()),
+                       end=pa.array(np.where(chunks.end >= 0, chunks.end, None), pa.int64()))
+    if chunks.text is not None:
+        columns["text"] = chunks.text
+    buffer = io.BytesIO()
+    pq.write_table(pa.table(columns), buffer)
+    return buffer.getvalue()
 
 
 def _load_run(record: StoredRun, data: bytes) -> Run:

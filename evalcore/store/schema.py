@@ -10,13 +10,14 @@ import re
 import sqlite3
 
 DB_NAME = "workspace.sqlite"
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 """1: files, label sets, runs, evaluations, ledger. 2: adds the integrity tables (holdout reveals,
 re-judging queue, blind judging rounds). 3: adds the append-only log of who did what (``events``). 4: adds the
 manifests of saved views (``manifests``, ``manifest_files``), which the dashboard kept as JSON files before (imported
 once on upgrade). 5: chains the events and the holdout reveals (a hash per row, `chain`), the rows already there
-included. An older workspace is upgraded in place on open (each step adds tables or columns, none changes a
-recorded value)."""
+included. 6: a stored run names the chunk map it was scored through (its file and fingerprint), and each saved
+outcome its evidence recall (fragments are a failure kind). An older workspace is upgraded in place on open (each
+step adds tables or columns, none changes a recorded value)."""
 CHAIN_VERSION = 5
 """The schema step that chains the record (`chain.upgrade`); kept apart so versions can be renumbered."""
 
@@ -331,3 +332,28 @@ def missing_objects(conn: sqlite3.Connection) -> list[str]:
         elif kind == "trigger" and " ".join(present[(kind, name)].split()) != " ".join(statement.split()):
             problems.append(f"the trigger {name} is not the one evalcore made (it was replaced)")
     return problems
+
+
+# ----------------------------------------------------------------------------- schema: chunk runs (issue 21)
+# A run that ranks chunks is scored through a chunk map: the stored run names the map's stored file (so a saved
+# evaluation is computed again exactly), its name, format and fingerprint (what History shows beside the run). Each
+# saved outcome keeps the query's evidence recall at the saved k (NULL without evidence spans), so the failure ledger
+# can tell a fragment (a relevant chunk holding under half the evidence) from a miss.
+
+CHUNKS_VERSION = 6
+
+
+_CHUNKS_COLUMNS = (("runs", "chunks_sha256", "TEXT REFERENCES files(sha256)"), ("runs", "chunks_name", "TEXT"),
+                   ("runs", "chunks_format", "TEXT"), ("runs", "chunks_fingerprint", "TEXT"),
+                   ("outcomes", "evidence_recall", "REAL"))
+
+
+def _chunks_statements(present: set[tuple[str, str]]) -> list[str]:
+    """The columns step 6 adds, each only where it is not already (``present``: (table, column) pairs)."""
+    return [f"ALTER TABLE {table} ADD COLUMN {column} {kind}" for table, column, kind in _CHUNKS_COLUMNS
+            if (table, column) not in present]
+
+
+def columns_of(conn, tables: tuple[str, ...] = ("runs", "outcomes")) -> set[tuple[str, str]]:
+    """Every (table, column) of ``tables`` the workspace has now."""
+    return {(table, row[1]) for table in tables for row in conn.execute(f"PRAGMA table_info({table})")}

@@ -28,11 +28,14 @@ class SavedRound:
 def save_evaluation(workspace: Workspace, evaluation: Evaluation, *, actor: Actor, k: int | None = None,
                     labels_file: StoredFile | None = None, run_files: Mapping[str, StoredFile] | None = None,
                     lines: Mapping[str, str] | None = None, label_set: str | None = None,
-                    run_format: str | Mapping[str, str | None] | None = None) -> SavedRound:
+                    run_format: str | Mapping[str, str | None] | None = None,
+                    chunk_files: Mapping[str, StoredFile] | None = None,
+                    chunks_format: Mapping[str, str | None] | None = None) -> SavedRound:
     """Save ``evaluation`` at ``k`` (default its largest k) with the stored files it was read from.
 
     ``lines`` maps run names to model lines (default: each run's own name); ``run_format`` is the format override
-    the run files were read with: one for all, or one per run name. With a split, ``label_set`` (default
+    the run files were read with: one for all, or one per run name; ``chunk_files`` and ``chunks_format`` the stored
+    chunk maps of runs of chunks, by run name. With a split, ``label_set`` (default
     the labels' own name) becomes the side's name and the note says which queries of which full set were scored.
     ``actor`` must be an editor or owner (`NotPermitted` otherwise, before anything is stored); a new save is logged
     under their name.
@@ -46,7 +49,8 @@ def save_evaluation(workspace: Workspace, evaluation: Evaluation, *, actor: Acto
                 f"{split.full_name}#{split.full_fingerprint} ({split.rule})")
     saved = workspace.save_evaluation(evaluation, k=k, labels_file=labels_file, run_files=run_files,
                                       lines={run: line for run, line in (lines or {}).items() if line},
-                                      label_set=label_set, run_format=run_format, note=note)
+                                      label_set=label_set, run_format=run_format, note=note,
+                                      chunk_files=chunk_files, chunks_format=chunks_format)
     if saved.created:
         workspace.record_event(actor.who, "save evaluation", f"evaluation {saved.id}", saved.describe())
     changes = tuple(workspace.archive.changes(run.line, run_id=run.id, labels=saved.labels.name, k=saved.k)

@@ -13,23 +13,30 @@ def _k_domain(at) -> list[float]:
     return spec["vconcat"][0]["layer"][0]["encoding"]["x"]["scale"]["domain"]
 
 
-def test_inputs_show_the_defaults_they_apply() -> None:
+def test_nothing_is_decided_on_numbers_nobody_set() -> None:
     at = app("views/choose_k.py")
-    assert at.number_input(key="choose_k.price").value == 1.00
-    assert at.number_input(key="choose_k.lam").value == 10.0
-    assert at.number_input(key="choose_k.rpm").value is None  # not set: no monthly figure
+    for name in ("price", "rpm", "vpp", "lam"):  # shown as not set, never as a made-up value
+        assert at.number_input(key=f"choose_k.{name}").value is None, name
     assert at.number_input(key="choose_k.overhead").value == 0
-    assert "placeholder: set your LLM's price below" in texts(at)  # shown as 1.00, still a placeholder
+    text = texts(at)
+    assert "Recall flattens at k = 9 for base" in text and "Say what a recall point is worth" in text
+    assert "a placeholder until you set your LLM's price" in text
     at.number_input(key="choose_k.price").set_value(3.0).run()
+    at.number_input(key="choose_k.rpm").set_value(1_000_000).run()
+    at.number_input(key="choose_k.vpp").set_value(500.0).run()
     no_exceptions(at)
-    assert at.query_params["price"] == "3.0" and "placeholder" not in texts(at)
+    assert (at.query_params["price"], at.query_params["rpm"], at.query_params["vpp"]) == ("3.0", "1000000", "500.0")
+    text = texts(at)
+    assert "With your numbers, k = " in text and "per 1,000 requests or $" in text and "placeholder" not in text
 
 
 def test_the_k_axis_opens_where_the_choice_is_and_every_k_is_a_toggle_away() -> None:
     at = app("views/choose_k.py")
-    # The sample's largest recommended k or elbow is 14: the axis opens on 1..28.
+    # The sample's largest recommended k or elbow is 14 (tuned's elbow): the axis opens on 1..28.
     assert _k_domain(at) == [0.5, 28.5]
-    assert "**Recommended k**: base 10 · tuned 8 · tuned-256d 9" in texts(at)
+    spec = json.loads(charts(at)[0].proto.spec)
+    assert "Marked (diamond: recommended; ring: elbow):   base: elbow k = 9   tuned: elbow k = 14   tuned-256d: " \
+           "elbow k = 12" in spec["vconcat"][0]["title"]["subtitle"][0]
     at.toggle(key="choose_k.every").set_value(True).run()
     no_exceptions(at)
     assert _k_domain(at) == [0.5, 100.5] and at.query_params["every"] == "1"
@@ -50,7 +57,8 @@ def test_the_chart_selects_k_with_a_click() -> None:
     spec = json.loads(chart.proto.spec)
     pick = next(p for p in spec["params"] if p["name"] == "pick_k")
     assert pick["select"] == {"type": "point", "fields": ["k"], "on": "click", "clear": False, "toggle": False}
-    assert len(pick["views"]) == 2  # a click in either panel
+    panels = [[layer.get("name") for layer in panel["layer"]] for panel in spec["vconcat"]]
+    assert all(set(pick["views"]) & set(names) for names in panels)  # a click in either panel
 
 
 def test_picked_k_reads_the_selection_event() -> None:

@@ -1,5 +1,6 @@
 """Choose k in a real browser (Chromium via Playwright against `streamlit run`, 1400 x 900, the sample data): the
-chart is in the first screen, and a click on it picks k: the k control, the numbers at k and the URL follow."""
+answer, the chart and the person's price are in the first screen; hovering any k tells every run's numbers there;
+a click on the chart picks k: the k control, the numbers at k and the URL follow."""
 
 from __future__ import annotations
 
@@ -38,9 +39,24 @@ def _plot(page: Page):
 
 
 
+def _in_first_screen(locator) -> None:
+    box = locator.bounding_box()
+    assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= HEIGHT, box
+
+
+def _at_k(page: Page, k: int):
+    return page.get_by_text(f"At k = {k}:", exact=False).first
+
+
 def test_the_chart_is_on_the_first_screen_and_a_click_picks_k(screen: Page, server: str) -> None:
     open_page(screen, f"{server}/choose-k?k=10")
-    expect(screen.get_by_role("heading", name="At k = 10")).to_be_visible()
+    expect(_at_k(screen, 10)).to_be_visible()
+    headline = screen.locator(".st-key-choose_k-headline")
+    expect(headline).to_contain_text("Recall flattens at k = 9 for base")
+    _in_first_screen(headline)  # the answer, not only its text, is on the first screen
+    price = screen.get_by_role("spinbutton", name="LLM input price ($ per million tokens)")
+    expect(price).to_be_visible()
+    _in_first_screen(price)  # the price is set without opening anything
     drawn, box = _plot(screen)
     assert box["y"] >= 0 and box["x"] >= 0
     assert box["y"] + box["height"] <= HEIGHT, f"the chart ends at {box['y'] + box['height']:.0f} px, below the first screen"
@@ -48,23 +64,26 @@ def test_the_chart_is_on_the_first_screen_and_a_click_picks_k(screen: Page, serv
     no_exceptions(screen)
     shoot(screen, "choose_k_first_screen")
 
-    # The recall panel's plot: find k = 5 by hovering across it until the tooltip says so.
-    target = None
+    # The recall panel's plot: find k = 5 by hovering across it until the tooltip says so; it tells each run's
+    # recall with its interval, tokens, dollars per 1,000 requests and what that chunk added.
+    target, told = None, ""
     y = box["y"] + box["height"] * 0.35
     for i in range(80):
         x = box["x"] + box["width"] * (0.05 + 0.9 * i / 80)
         screen.mouse.move(x, y)
         screen.wait_for_timeout(60)
         tip = screen.locator("#vg-tooltip-element")
-        if tip.count() and tip.is_visible() and "click to choose k" in tip.inner_text():
-            value = tip.inner_text().split("=")[-1].strip()
-            if value == "5":
+        if tip.count() and tip.is_visible() and "click to choose" in tip.inner_text():
+            told = tip.inner_text()
+            if told.split("click to choose)")[1].split()[0] == "5":
                 target = x
                 break
-    assert target is not None, "no column of the chart says 'click to choose k = 5'"
+    assert target is not None, f"no column of the chart says it picks k = 5 (last: {told!r})"
+    for words in ("base", "recall 0.", " – ", "tokens", "per 1,000 requests", "points for this chunk"):
+        assert words in told, (words, told)
     started = time.monotonic()
     screen.mouse.click(target, y)
-    expect(screen.get_by_role("heading", name="At k = 5")).to_be_visible()
+    expect(_at_k(screen, 5)).to_be_visible()
     settle(screen)
     took = time.monotonic() - started
     expect(_k_field(screen)).to_have_value("5")
@@ -77,10 +96,10 @@ def test_the_chart_is_on_the_first_screen_and_a_click_picks_k(screen: Page, serv
     # The control still moves k after a click; a click on the k picked before picks it again.
     screen.locator('[data-testid="stNumberInputStepUp"]').first.click()
     settle(screen)
-    expect(screen.get_by_role("heading", name="At k = 6")).to_be_visible()
+    expect(_at_k(screen, 6)).to_be_visible()
     assert params(screen)["k"] == ["6"]
     screen.mouse.click(target, y)
-    expect(screen.get_by_role("heading", name="At k = 5")).to_be_visible()
+    expect(_at_k(screen, 5)).to_be_visible()
     settle(screen)
     assert params(screen)["k"] == ["5"]
     screen.goto(screen.url)  # a copied link opens the same k

@@ -71,9 +71,9 @@ def test_every_page_renders() -> None:
 def test_choose_k_reads_the_budget_and_moves_with_k() -> None:
     at = app("views/choose_k.py", k="7")
     words = texts(at)
-    assert "At k = 7" in words and "Recommended k" in words
+    assert "At k = 7" in words and "How the k is chosen" in words
     table = at.dataframe[0].value
-    assert {"recall@7", "hit@7", "tokens (mean)", "recommended k"} <= set(table.columns)
+    assert {"recall@7", "hit@7", "tokens (mean)", "recommended k", "elbow"} <= set(table.columns)
     assert len(charts(at)) == 1
     at.number_input(key="choose_k.k").set_value(12).run()
     no_exceptions(at)
@@ -87,15 +87,18 @@ def test_choose_k_reads_the_budget_and_moves_with_k() -> None:
 def test_chart_png_export() -> None:
     import pandas as pd
 
-    from dashboard import charts as builders
+    from dashboard import charts, k_charts
 
     frame = pd.DataFrame({"run": ["a"] * 3, "k": [1, 2, 3], "recall": [0.2, 0.4, 0.5], "recall_ci_low": [0.1, 0.3, 0.4],
-                          "recall_ci_high": [0.3, 0.5, 0.6]})
-    spec = builders.recall_curve(frame, ["a"], title="t", subtitle="s").to_dict()
-    at_2 = builders.set_k(spec, 2)
-    assert at_2["datasets"][builders.K_DATA] == [{"k": 2, "label": "k = 2"}]
-    assert builders.K_DATA not in spec.get("datasets", {})  # the cached spec is left alone
-    png = builders.to_png(at_2)
+                          "recall_ci_high": [0.3, 0.5, 0.6], "tokens_mean": [100.0, 200, 300],
+                          "cost_per_1k_requests": [0.1, 0.2, 0.3], "cost_per_month": [None] * 3,
+                          "marginal_recall": [0.2, 0.2, 0.1]})
+    marks = pd.DataFrame({"run": ["a"], "k": [2], "recall": [0.4], "kind": ["elbow"], "what": ["the elbow"]})
+    spec = k_charts.choose_k(frame, marks, ["a"], context="c", models="m", spend="tokens", k_max=3).to_dict()
+    at_2 = k_charts.set_k(spec, 2)
+    assert at_2["datasets"][k_charts.K_DATA] == [{"k": 2, "label": "k = 2"}]
+    assert k_charts.K_DATA not in spec.get("datasets", {})  # the cached spec is left alone
+    png = charts.to_png(at_2)
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 2000
 
 

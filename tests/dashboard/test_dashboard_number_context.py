@@ -301,6 +301,7 @@ VIEWS = [
     ("overview k=3 baseline tuned", "views/overview.py", {"k": "3", "baseline": "tuned"}),
     ("choose k", "views/choose_k.py", {}),
     ("choose k k=5", "views/choose_k.py", {"k": "5"}),
+    ("choose k against tokens", "views/choose_k.py", {"axis": "tokens"}),
     ("failures", "views/failures.py", {}),
     ("failures k=5 query", "views/failures.py", {"k": "5", "query": "q006"}),
     ("history", "views/history.py", {}),

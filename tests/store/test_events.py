@@ -51,7 +51,7 @@ def test_a_version_2_workspace_gets_the_log_on_open_and_keeps_everything(tmp_pat
     assert read_only.events().empty and read_only.label_version("old").version == 1
     read_only.close()
     reopened = Workspace(tmp_path / "ws")
-    assert reopened.read(lambda c: c.execute("PRAGMA user_version").fetchone()[0]) == SCHEMA_VERSION == 5
+    assert reopened.read(lambda c: c.execute("PRAGMA user_version").fetchone()[0]) == SCHEMA_VERSION == 6
     assert reopened.label_version("old").version == 1 and reopened.events().empty
     reopened.record_event("ana", "upload", "label set old v1")
     assert len(reopened.events()) == 1

@@ -1,0 +1,60 @@
+"""The k a person takes to the meeting, from what they said: the recommendation when they gave a trade-off (what a
+recall point is worth, or lambda), else the elbow of the recall curve, and what that k keeps and costs.
+
+The rule behind the recommendation (`evalcore.analyses.k_choice`) needs a trade-off between recall and tokens; the
+default lambda is a placeholder nobody set, so a decision that rests on it would be evalcore's, not the team's.
+Until a trade-off is given the decision is the elbow (where recall stops rising steeply, cost aside), and the page,
+the command and the report say that a trade-off is missing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .budget_report import RunBudget
+
+BASIS_RECOMMENDED = "recommended"
+BASIS_ELBOW = "elbow"
+
+
+@dataclass(frozen=True)
+class KDecision:
+    """One run's k and what it keeps: its recall against the reference k, its tokens, and (with a price the person
+    set) what it costs per 1,000 requests and per month."""
+
+    run: str
+    k: int
+    basis: str  # BASIS_RECOMMENDED (a trade-off was given) or BASIS_ELBOW
+    recall: float
+    reference_k: int
+    reference_recall: float
+    tokens: float
+    marginal_recall: float  # what the k-th chunk added (recall points as a share)
+    price_given: bool
+    cost_per_1k_requests: float
+    cost_per_month: float | None
+
+    @property
+    def share_kept(self) -> float:
+        """recall(k) / recall(reference k): how much of the recall of the reference this k keeps."""
+        return self.recall / self.reference_recall if self.reference_recall > 0 else 1.0
+
+
+def trade_off_given(run: RunBudget) -> bool:
+    """Whether the person gave a trade-off (lambda, or a value per recall point with a monthly volume)."""
+    return run.rule["lambda_source"] != "default"
+
+
+def k_decision(run: RunBudget) -> KDecision:
+    """The decision for one run: the recommended k with a trade-off, else the elbow (the recommended k when the
+    curve has no elbow)."""
+    given = trade_off_given(run)
+    k = run.recommended_k if given or run.kneedle_k is None else run.kneedle_k
+    row = run.row(k)
+    reference = run.stop_cost["reference_k"] if given else max(run.stop_cost["reference_k"], k)
+    return KDecision(
+        run=run.name, k=int(k), basis=BASIS_RECOMMENDED if given or run.kneedle_k is None else BASIS_ELBOW,
+        recall=float(row["recall"]), reference_k=int(reference), reference_recall=float(run.row(reference)["recall"]),
+        tokens=float(row["tokens_mean"]), marginal_recall=float(row["marginal_recall"]),
+        price_given=run.price_source != "default", cost_per_1k_requests=float(row["cost_per_1k_requests"]),
+        cost_per_month=None if run.requests_per_month is None else float(row["cost_per_month"]))
