@@ -16,6 +16,9 @@ import pandas as pd
 
 from evalcore.report.amounts import format_amount
 
+from dashboard.index_charts import index_frontier, index_speed  # noqa: F401 - the Index size page's charts
+from dashboard.index_charts import records as _records
+
 if TYPE_CHECKING:  # Altair is imported where an Altair chart is built: importing it costs ~0.5 s, and the
     import altair as alt  # Overview's charts (plain specs) should not wait for it after an upload.
 
@@ -45,15 +48,6 @@ def run_colors(runs: Sequence[str]) -> alt.Scale:
     import altair as alt
 
     return alt.Scale(domain=list(runs), range=[PALETTE[i % len(PALETTE)] for i in range(len(runs))])
-
-
-def _records(frame: pd.DataFrame) -> list[dict]:
-    """Rows as plain JSON values (NaN and NA as null)."""
-    out = []
-    for row in frame.to_dict(orient="records"):
-        out.append({k: (None if v is None or (isinstance(v, float) and v != v) or v is pd.NA else
-                        (v.item() if hasattr(v, "item") else v)) for k, v in row.items()})
-    return out
 
 
 def _color(runs: Sequence[str], legend: dict | None) -> dict:
@@ -289,49 +283,3 @@ def to_png(chart: alt.TopLevelMixin | dict[str, Any], scale: float = 2.0) -> byt
 
     spec = chart if isinstance(chart, dict) else chart.to_dict()
     return vl_convert.vegalite_to_png(vl_spec=spec, scale=scale)
-
-
-def index_frontier(points: pd.DataFrame, models: Sequence[str], *, metric: str, title: str,
-                   subtitle: str | list[str]) -> dict:
-    """Quality against index size (log scale), one point per variant with its interval, each model's frontier (the
-    variants no smaller index beats) drawn as a line with its band (Vega-Lite spec).
-
-    ``points`` has the columns of `evalcore.analyses.index_size.IndexSizeReport.points` plus ``name`` (the model
-    on the page): run, variant, precision, index_mb, ratio, mean, ci_low, ci_high, n, model, verdict, frontier.
-    """
-    frame = points.copy()
-    frame["interval"] = [f"{lo:.3f} to {hi:.3f}" for lo, hi in zip(frame["ci_low"], frame["ci_high"])]
-    frame["smaller"] = [f"{r:,.1f}x" for r in frame["ratio"]]
-    color = {"field": "name", "type": "nominal", "title": "model",
-             "scale": {"domain": list(models), "range": [PALETTE[i % len(PALETTE)] for i in range(len(models))]},
-             "legend": {"orient": "top"}}
-    x = {"field": "index_mb", "type": "quantitative", "title": "index size (MB, log scale; smaller is left)",
-         "scale": {"type": "log", "padding": 20}}
-    y = {"field": "mean", "type": "quantitative", "title": metric, "scale": {"zero": False, "padding": 12}}
-    tooltip = [{"field": "run", "type": "nominal"}, {"field": "model", "type": "nominal"},
-               {"field": "metric", "type": "nominal"}, {"field": "mean", "type": "quantitative", "format": ".3f"},
-               {"field": "interval", "type": "nominal", "title": "95% CI"}, {"field": "n", "type": "quantitative"},
-               {"field": "index_mb", "type": "quantitative", "title": "index MB", "format": ",.3f"},
-               {"field": "smaller", "type": "nominal", "title": "smaller than full"},
-               {"field": "verdict", "type": "nominal"}]
-    frontier = {"filter": "datum.frontier"}
-    layers = [
-        {"transform": [frontier], "mark": {"type": "area", "opacity": 0.15},
-         "encoding": {"x": x, "y": {"field": "ci_low", "type": "quantitative", "title": metric},
-                      "y2": {"field": "ci_high"}, "color": color}},
-        {"transform": [frontier], "mark": {"type": "line", "strokeWidth": 2},
-         "encoding": {"x": x, "y": y, "color": color}},
-        {"mark": {"type": "rule", "strokeWidth": 2, "opacity": 0.7},
-         "encoding": {"x": x, "y": {"field": "ci_low", "type": "quantitative"}, "y2": {"field": "ci_high"},
-                      "color": color, "tooltip": tooltip}},
-        {"mark": {"type": "point", "filled": True, "size": 110},
-         "encoding": {"x": x, "y": y, "color": color, "tooltip": tooltip,
-                      "shape": {"field": "precision", "type": "nominal", "title": "precision",
-                                "legend": {"orient": "top"}}}},
-        # Names on the frontier only (the variants worth choosing): every point named overlapped its neighbours;
-        # the others are in the tooltip and the table below.
-        {"transform": [frontier], "mark": {"type": "text", "align": "left", "dx": 8, "dy": -9, "fontSize": 12},
-         "encoding": {"x": x, "y": y, "text": {"field": "variant", "type": "nominal"}, "color": color}},
-    ]
-    return {"$schema": SCHEMA, "data": {"values": _records(frame)}, "layer": layers, "width": 760, "height": 380,
-            "title": _title(title, subtitle)}

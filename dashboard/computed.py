@@ -158,7 +158,14 @@ def missed(dataset: Dataset, k: int, mode: str) -> core_failures.FailureList | N
     loaded = loading.evaluation(dataset)
     if not loaded.ok:
         return None
-    return core_failures.failure_list(loaded.value, k, mode=mode, where=landed(dataset))
+    return core_failures.failure_list(loaded.value, k, mode=mode, runs=runs_for(loaded.value, mode),
+                                      where=landed(dataset))
+
+
+def runs_for(evaluation: Any, mode: str) -> list[str]:
+    """The runs a meaning of failure applies to: every run, except that a fragment needs evidence (the runs whose
+    chunks have a place in their documents, with labels that carry evidence spans)."""
+    return [r.name for r in evaluation.results if mode != "fragment" or r.scores.has_evidence]
 
 
 @st.cache_resource(max_entries=128, show_spinner=False, hash_funcs=HASH)

@@ -7,6 +7,7 @@ or into elements that show plain text (``st.text``, ``st.code``, ``st.dataframe`
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -193,6 +194,21 @@ def header(title: str, v: View, what: str) -> None:
         + ", ".join(f"{safe(r)} ({safe(v.model(r))})" for r in v.runs)
         + f" · {source}" + (f" · {safe(v.split)}" if v.split else "")
     )
+
+
+def headline(text: str | None, v: View | None = None, k: int | None = None) -> None:
+    """The sentence a page opens on (`evalcore.report.headlines`): its first sentence as a title, the rest as text,
+    then (given the page's view ``v``) the context its numbers are read with, in a container keyed ``headline`` (the
+    browser tests find it there)."""
+    if not text:
+        return
+    parts = re.split(r"(?<=[.!?])\s+(?=[A-Z0-9])", text, maxsplit=1)
+    with st.container(key="headline"):
+        st.subheader(md_text(parts[0]), anchor=False)
+        if len(parts) > 1:
+            st.markdown(md_text(parts[1]))
+        if v is not None:
+            context(v, k=k)
 
 
 def controls(page: str, v: View, *, k: bool = True, runs: bool = True, baseline: bool = False) -> View:

@@ -26,6 +26,7 @@ import pandas as pd
 from evalcore import workflows
 from evalcore.analyses.audit import Audit
 from evalcore.analyses.judging import JudgingPool
+from evalcore.workflows.cases import split_doc_ids
 from evalcore.store.ledger import LedgerEntry
 from evalcore.store.datasets import Dataset, FileRef
 from evalcore.store.workspace import Workspace
@@ -138,6 +139,18 @@ def save_evaluation(dataset: Dataset, k: int, lines: dict[str, str]) -> loading.
                                          chunks_format={spec.name: spec.chunks.format for spec in chunked})
 
     return _on_workspace(save)
+
+
+def add_production_miss(dataset: Dataset, query: str, query_text: str, doc_ids: str, source: str) -> loading.Loaded:
+    """Add a query seen failing in production, with its relevant docs (``doc_ids`` as typed: commas, semicolons or
+    lines between them), to the label set this data set's evaluations are saved under
+    (`evalcore.workflows.add_production_miss`, what ``evalcore workspace add-cases`` does with a file); the value is
+    its `AddedCases`."""
+    name = labels_name(dataset)
+    if name is None:
+        return loading.Loaded(error="The labels cannot be read, so there is no label set to add the case to.")
+    return _on_workspace(lambda ws: workflows.add_production_miss(
+        ws, name, query, query_text, split_doc_ids(doc_ids), actor=access_ui.actor(), source=source))
 
 
 def reveal_holdout(dataset: Dataset, runs: Sequence[tuple[str, str]]) -> loading.Loaded:

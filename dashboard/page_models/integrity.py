@@ -10,7 +10,9 @@ from __future__ import annotations
 import streamlit as st
 
 from evalcore.analyses.audit import audit
+from evalcore.analyses.coverage import number_caveats
 from evalcore.metrics.split import Reveal, SplitRule, scoring_labels
+from evalcore.report.checks import check_sentence
 
 from evalcore.store.datasets import Dataset
 
@@ -50,3 +52,14 @@ def labels_as_read(dataset: Dataset):
 def source_gaps(dataset: Dataset, k: int) -> Loaded | None:
     """The customers-versus-team gap of the Sources page, when the labels carry a source (else None)."""
     return sources.source_gaps(dataset, k) if sources.has_source(dataset) else None
+
+
+@st.cache_data(max_entries=32, show_spinner=False, hash_funcs=HASH)
+def check_sentences(dataset: Dataset, k: int, runs: tuple[str, ...]) -> list[str]:
+    """The Overview's checks (blind share, judged depth, bounds) at ``k`` as one plain sentence per run shown
+    (`evalcore.report.checks.check_sentence`)."""
+    loaded = loading.evaluation(dataset)
+    if not loaded.ok:
+        return []
+    rows = number_caveats(loaded.value, int(k))
+    return [check_sentence(row) for row in rows.to_dict("records") if row["run"] in runs]

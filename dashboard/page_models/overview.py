@@ -14,8 +14,10 @@ import pandas as pd
 import streamlit as st
 
 from evalcore.analyses.coverage import number_caveats
+from evalcore.analyses.headline import best_run
 from evalcore.metrics.measures import DESCRIPTIONS
 from evalcore.report.compare import comparison_verdict, plan_summary
+from evalcore.report.headlines import best_run_line, overview_evidence
 from evalcore.store.datasets import Dataset
 
 from dashboard import charts, computed, loading
@@ -44,6 +46,33 @@ class Overview:
     chart: dict  # recall@1, recall@k and MRR with their intervals (a Vega-Lite spec)
     tradeoff: dict | None  # recall@k against price and index size; None when no run has either
     help: dict[str, str]  # column -> what it means
+
+
+@dataclass(frozen=True)
+class Headline:
+    """The answer the page opens on (`evalcore.report.headlines`: the CLI's and the meeting report's sentence), and
+    the paired tests behind it."""
+
+    best: str  # the best run in one line
+    evidence: str  # the sentence that backs it
+    details: list[str]  # every other run against the best, in the words of `comparison_verdict`
+    caption: str  # what the numbers are: metric, n, labels, method
+
+
+@st.cache_resource(max_entries=32, show_spinner=False, hash_funcs=HASH)
+def headline(dataset: Dataset, runs: tuple[str, ...]) -> Headline | None:
+    """The page's headline for the runs shown (None when the files cannot be scored). k-independent and fast (one
+    metric, one paired test per other run): drawn before the table."""
+    loaded = loading.evaluation(dataset)
+    if not loaded.ok:
+        return None
+    found = best_run(loaded.value, list(runs))
+    caption = (f"{found.metric}: share of queries whose first result is a relevant document · n = {found.n:,} queries "
+               f"· labels {found.labels}#{found.fingerprint} · paired bootstrap interval of each difference, "
+               "sign-flip test, Holm across the comparisons with the best run · models: "
+               + "; ".join(f"{r} = {m}" for r, m in found.models.items()))
+    return Headline(best_run_line(found), overview_evidence(found), [comparison_verdict(c) for c in found.comparisons],
+                    caption)
 
 
 @dataclass(frozen=True)
@@ -103,8 +132,9 @@ def caveat_cells(row: dict | None, k: int) -> dict:
 
 
 @st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=HASH)
-def overview(dataset: Dataset, k: int, runs: tuple[str, ...], more: bool) -> Overview:
-    """The Overview at ``k`` for the runs shown (``more``: every cutoff metric, not only recall and MRR)."""
+def overview(dataset: Dataset, k: int, runs: tuple[str, ...], more: bool, checks: bool = False) -> Overview:
+    """The Overview at ``k`` for the runs shown (``more``: every cutoff metric, not only recall and MRR; ``checks``:
+    the blind share, judged depth and bounds columns, whose plain sentences the Integrity page says)."""
     evaluation = loading.evaluation(dataset).value
     summary = computed.summary(dataset, k, more)
     summary = summary[summary["run"].isin(runs)]
@@ -115,7 +145,7 @@ def overview(dataset: Dataset, k: int, runs: tuple[str, ...], more: bool) -> Ove
     n = evaluation.results[0].n_queries
     cells = {(run, m): (mean, low, high, count) for run, m, mean, low, high, count in zip(
         *(summary[c].tolist() for c in ("run", "metric", "mean", "ci_low", "ci_high", "n")))}
-    caveats = _caveats_every_k(dataset).get(int(k), {})
+    caveats = _caveats_every_k(dataset).get(int(k), {}) if checks else {}
     rows = []
     for run in runs:
         meta = runs_meta[run]
@@ -152,8 +182,9 @@ def overview(dataset: Dataset, k: int, runs: tuple[str, ...], more: bool) -> Ove
                                    subtitle=[f"n = {n:,} queries · labels {labels_ref} · bars: 95% intervals",
                                              f"models: {models}"])
     helps = {m: DESCRIPTIONS[m.split("@")[0]] for m in metrics}
-    helps.update({"blind share": CAVEAT_HELP["blind share"], f"recall@{k} judged depth": CAVEAT_HELP["judged depth"],
-                  f"recall@{k} bounds": CAVEAT_HELP["bounds"]})
+    if checks:
+        helps.update({"blind share": CAVEAT_HELP["blind share"], f"recall@{k} judged depth": CAVEAT_HELP["judged depth"],
+                      f"recall@{k} bounds": CAVEAT_HELP["bounds"]})
     return Overview(k, metrics, pd.DataFrame(rows), export, chart, tradeoff, helps)
 
 

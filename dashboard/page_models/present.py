@@ -12,8 +12,8 @@ from dashboard import computed, loading
 from dashboard.loading import HASH, Loaded
 from dashboard.page_models import failures
 
-INSTEAD = 3
-"""What came instead: the first entries shown of each run's list above the relevant doc."""
+INSTEAD = 2
+"""What came instead: the first entries shown of each run's list above the relevant doc (the rest are counted)."""
 
 
 def sequence(dataset: Dataset, k: int, mode: str, runs: tuple[str, ...], sources: tuple[str, ...], text: str,
@@ -34,7 +34,7 @@ def story(dataset: Dataset, query: str, k: int, runs: tuple[str, ...], mode: str
     loaded = computed.drill_down(dataset, query, k, runs)
     if not loaded.ok:
         return loaded
-    return loading.attempt(failure_story, loaded.value, mode=mode, instead=INSTEAD, chars=260, instead_chars=90)
+    return loading.attempt(failure_story, loaded.value, mode=mode, instead=INSTEAD, chars=170, instead_chars=90)
 
 
 drill_down = failures.drill_down

@@ -210,35 +210,39 @@ with right:
         st.caption("Optional: each query's text, when the labels carry ids only (BEIR queries.jsonl).")
 
 # ---------------------------------------------------------------- chunk maps, one per run
-st.markdown("**Chunk maps**", help=CHUNK_HELP)
-for run_spec in candidate.runs:
-    left, middle, right = st.columns(COLUMNS, vertical_alignment="center")
-    with left:
-        upload = st.file_uploader(f"Chunks file of {layout.safe(run_spec.name)}",
-                                  key=f"data.chunks.{nonce}.{run_spec.name}", help=barred or CHUNK_FORMATS,
-                                  disabled=bool(barred))
-        upload = None if barred else upload
-    with middle:
-        chunks_format = format_choice(f"chunks.{run_spec.name}", "Chunk map", page.CHUNK_FORMAT_CHOICES)
-    with right:
-        if upload is not None:
-            ref = page.upload_ref(upload, chunks_format)
-            mapped = page.chunks(ref, candidate.documents)
-            if mapped.ok:
-                if new_files(f"chunks.{run_spec.name}", [upload], chunks_format):
-                    candidate = candidate.with_chunks(run_spec.name, ref)
+mapped_runs = [r.name for r in candidate.runs if r.chunks is not None]
+chunk_title = (f"Chunk maps: {len(mapped_runs)} of {len(candidate.runs)} runs rank chunks" if mapped_runs
+               else "Chunk maps (optional): for runs that rank chunks rather than documents")
+with st.expander(chunk_title, expanded=bool(mapped_runs)):
+    st.caption(CHUNK_HELP)
+    for run_spec in candidate.runs:
+        left, middle, right = st.columns(COLUMNS, vertical_alignment="center")
+        with left:
+            upload = st.file_uploader(f"Chunks file of {layout.safe(run_spec.name)}",
+                                      key=f"data.chunks.{nonce}.{run_spec.name}", help=barred or CHUNK_FORMATS,
+                                      disabled=bool(barred))
+            upload = None if barred else upload
+        with middle:
+            chunks_format = format_choice(f"chunks.{run_spec.name}", "Chunk map", page.CHUNK_FORMAT_CHOICES)
+        with right:
+            if upload is not None:
+                ref = page.upload_ref(upload, chunks_format)
+                mapped = page.chunks(ref, candidate.documents)
+                if mapped.ok:
+                    if new_files(f"chunks.{run_spec.name}", [upload], chunks_format):
+                        candidate = candidate.with_chunks(run_spec.name, ref)
+                else:
+                    layout.error(mapped.error)
+            now = next(r for r in candidate.runs if r.name == run_spec.name)
+            if now.chunks is not None:
+                mapped = page.chunks(now.chunks, candidate.documents)
+                if mapped.ok:
+                    st.text(f"{run_spec.name}: chunk map {mapped.value.ref} · {mapped.value.n_chunks:,} chunks of "
+                            f"{mapped.value.n_docs:,} documents · k counts chunks")
+                else:
+                    layout.error(mapped.error)
             else:
-                layout.error(mapped.error)
-        now = next(r for r in candidate.runs if r.name == run_spec.name)
-        if now.chunks is not None:
-            mapped = page.chunks(now.chunks, candidate.documents)
-            if mapped.ok:
-                st.text(f"{run_spec.name}: chunk map {mapped.value.ref} · {mapped.value.n_chunks:,} chunks of "
-                        f"{mapped.value.n_docs:,} documents · k counts chunks")
-            else:
-                layout.error(mapped.error)
-        else:
-            st.caption(f"{run_spec.name} ranks documents (no chunk map).")
+                st.caption(md_text(f"{run_spec.name} ranks documents (no chunk map)."))
 
 if candidate.key != dataset.key:
     candidate = candidate.fitted_to(page.sample_dataset())

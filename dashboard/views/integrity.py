@@ -40,6 +40,12 @@ for w in found.warnings:
                   "blind_unknown", "judged_depth_unknown"):
         st.warning(md_text(f"{w.message} (labels {ref})"), icon=":material/warning:")
 
+# ---------------------------------------------------------------- the Overview's checks, in a sentence per run
+st.subheader("Can each run's numbers be trusted?", anchor=False)
+for sentence in page.check_sentences(v.dataset, k, tuple(v.runs)):
+    st.markdown(md_text(sentence))
+layout.context(v, k=k, extra="the Overview's \"Show every check\" columns, in words")
+
 gap_tab, blind_tab, depth_tab, split_tab, check_tab = st.tabs(
     ["Whose words", "Blind labels", "Judged depth", "Tune and holdout", "Check the label"])
 

@@ -17,7 +17,7 @@ CURVES_PENDING = ("The intervals and paired tests for every k are being computed
                   "queries); the table and chart above were computed for this k alone, with the same numbers.")
 BADGES = {"better": ":green-badge[better]", "worse": ":red-badge[worse]",
           "no clear difference": ":gray-badge[no clear difference]"}
-v = layout.view(PAGE, own=("more",))
+v = layout.view(PAGE, own=("more", "checks"))
 layout.header("Overview", v, "How each run scores on the labeled queries, whether the differences are real, "
                              "and what each run costs.")
 layout.words("recall@k", "MRR", "n", "k", "95% interval", "Wilson interval", "BCa bootstrap", "paired comparison",
@@ -25,24 +25,48 @@ layout.words("recall@k", "MRR", "n", "k", "95% interval", "Wilson interval", "BC
              "fingerprint", "judged@k", "blind labels", "planner")
 
 
+def answer(v: layout.View) -> None:
+    """The headline: the best run in one line, the sentence that backs it, and the paired tests one click away."""
+    said = overview.headline(v.dataset, tuple(v.runs))
+    if said is None:
+        return
+    with st.container(key="headline"):
+        st.subheader(md_text(said.best), anchor=False)
+        st.markdown(md_text(said.evidence))
+        if said.details:
+            with st.expander("The paired tests behind this sentence", icon=":material/functions:"):
+                for line in said.details:
+                    st.markdown(md_text(line))
+                st.caption(md_text(said.caption))
+
+
 @st.fragment
 def body(v: layout.View) -> None:
     """The table, its chart, the paired comparison, the trade-off and the warnings, at the k chosen here."""
     shown = layout.controls(PAGE, fragments.current(v), baseline=True)
     fragments.rerun_page_if(shown.runs != v.runs)  # the header above lists the runs shown
-    more = st.toggle("Show every metric (hit@k, precision@k, nDCG@k, judged@k)",
-                     **state.bind(PAGE, "more", state.get("more") == "1", lambda on: "1" if on else None))
-    _body(shown, more)
+    toggles = st.columns(2)
+    with toggles[0]:
+        more = st.toggle("Show every metric (hit@k, precision@k, nDCG@k, judged@k)",
+                         **state.bind(PAGE, "more", state.get("more") == "1", lambda on: "1" if on else None))
+    with toggles[1]:
+        checks = st.toggle("Show every check (blind share, judged depth)",
+                           help="Whether each run's queries were judged blind and whether k reads deeper than the "
+                                "judgments cover; the Integrity page says the same in a sentence per run.",
+                           **state.bind(PAGE, "checks", state.get("checks") == "1", lambda on: "1" if on else None))
+    _body(shown, more, checks)
 
 
-def _body(v: layout.View, more: bool) -> None:
+def _body(v: layout.View, more: bool, checks: bool) -> None:
     k = v.k
-    model = overview.overview(v.dataset, k, tuple(v.runs), more)
+    model = overview.overview(v.dataset, k, tuple(v.runs), more, checks)
     config = {m: st.column_config.NumberColumn(m, format="%.3f", help=model.help[m]) for m in model.metrics}
-    config.update({"blind share": st.column_config.NumberColumn(format="percent", help=model.help["blind share"]),
-                   f"recall@{k} judged depth": st.column_config.TextColumn(help=model.help[f"recall@{k} judged depth"]),
-                   f"recall@{k} bounds": st.column_config.TextColumn(help=model.help[f"recall@{k} bounds"]),
-                   "index MB": st.column_config.NumberColumn(format="%.2f"),
+    if checks:
+        config.update({
+            "blind share": st.column_config.NumberColumn(format="percent", help=model.help["blind share"]),
+            f"recall@{k} judged depth": st.column_config.TextColumn(help=model.help[f"recall@{k} judged depth"]),
+            f"recall@{k} bounds": st.column_config.TextColumn(help=model.help[f"recall@{k} bounds"])})
+    config.update({"index MB": st.column_config.NumberColumn(format="%.2f"),
                    "n": st.column_config.NumberColumn(help=layout.explain("n")),
                    "labels": st.column_config.TextColumn(help=layout.explain("fingerprint")),
                    "price $/M tokens": st.column_config.NumberColumn(format="$%.3f")})
@@ -90,4 +114,5 @@ def _body(v: layout.View, more: bool) -> None:
             layout.table(overview.warnings(v.dataset, k), hide_index=True, width="stretch")
 
 
+answer(v)
 body(v)

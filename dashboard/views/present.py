@@ -4,7 +4,9 @@ The same list as the Failures page (k, runs, meaning of failed, source, search a
 the link from there opens it as it was), walked with the arrow keys, a clicker's Page Down / Page Up or the buttons;
 the query follows in the URL.
 Plain words first: what the customer typed, what was relevant, where it landed in each run's list and what came
-instead. The numbers behind it (recall, reciprocal rank, the labels' fingerprint) are one click away.
+instead (titles, the first two, with a count of the rest); for a run of chunks, its chunk of the relevant document
+with the evidence in it marked. The numbers behind it (recall, reciprocal rank, the labels' fingerprint) are one click
+away. A presenter layout: no page navigation, so one failure with three runs fits 1280 x 720 without scrolling.
 """
 
 import streamlit as st
@@ -13,19 +15,24 @@ from evalcore.analyses.failures import SORT_ORDERS, neighbours
 from evalcore.metrics.failure import MISS_MODES
 from evalcore.safe_text import md_text
 
-from dashboard import layout, state
+from dashboard import doc_cards, layout, state
 from dashboard.page_models import present
 
 PAGE = "present"
 FOLLOWED = ("data", "runs", "k", "query", "miss", "source", "search", "sort")  # the Failures page's selections
 MAX_RELEVANT = 3  # relevant docs told on the first screen; the rest are named
-# This page's own type sizes (no user text here): large for a room, scoped to this page's containers.
+CHUNK_CHARS = 150  # a retrieved chunk of a relevant document: about two lines of a run's column
+# This page's own type sizes (no user text here): large for a room, scoped to this page's containers; the page's
+# navigation is hidden (a presenter layout: the Failures link is in the numbers panel).
 STYLE = """<style>
-.stMainBlockContainer:has(.st-key-present) { padding-top: 4.6rem; padding-bottom: 1rem; }
+.stApp:has(.st-key-present) [data-testid="stHeader"] { display: none; }
+.stMainBlockContainer:has(.st-key-present) { padding-top: 1.2rem; padding-bottom: 0.5rem; }
 .st-key-present p, .st-key-present li { font-size: 1.3rem; line-height: 1.4; }
+.st-key-present [data-testid="stVerticalBlock"] { gap: 0.65rem; }
 .st-key-present [data-testid="stCaptionContainer"] p { font-size: 1.05rem; }
-.st-key-present-query p { font-size: 2.5rem; line-height: 1.15; font-weight: 600; }
+.st-key-present-query p { font-size: 2.3rem; line-height: 1.15; font-weight: 600; }
 [class*="st-key-present-landed"] { margin-top: -0.7rem; }
+.st-key-present-relevant p { font-size: 1.15rem; }
 [class*="st-key-present-landed"] p { font-size: 1.5rem; }
 [class*="st-key-present-instead"] p, [class*="st-key-present-small"] p { font-size: 1.05rem; line-height: 1.3; }
 </style>"""
@@ -57,7 +64,7 @@ if v.evaluation is None:
     st.page_link("views/data.py", label="Fix the files on the Data page", icon=":material/upload_file:")
     st.stop()
 k = v.k
-mode = "none" if state.get("miss") == "none" else "any"
+mode = state.get("miss") if state.get("miss") in MISS_MODES else "any"
 order = state.get("sort", "worst")
 order = order if order in SORT_ORDERS else "worst"
 sequence = present.sequence(v.dataset, k, mode, tuple(v.runs), tuple(state.get("source", [])),
@@ -78,7 +85,7 @@ def go(q: str | None) -> None:
 
 previous_q, next_q = neighbours(sequence, query)
 with st.container(key="present"):
-    top = st.columns([7, 2, 2], vertical_alignment="center")
+    top = st.columns([5, 3, 2, 2], vertical_alignment="center")
     with top[0]:
         where = (f"Failure {sequence.index(query) + 1} of {len(sequence)}" if query in sequence
                  else f"Not in the list of {len(sequence)} failures (opened by its link)")
@@ -87,9 +94,11 @@ with st.container(key="present"):
                         f"{MISS_MODES[mode]} in at least one run shown, in the Failures page's order. Walk them "
                         "with the arrow keys (left, right), a presentation clicker (Page Down / Page Up) or the buttons.")
     with top[1]:
+        numbers = st.popover("The numbers", icon=":material/functions:", width="stretch")
+    with top[2]:
         st.button("Previous", on_click=go, args=(previous_q,), disabled=previous_q is None, shortcut="Left",
                   key="present.previous", width="stretch")
-    with top[2]:
+    with top[3]:
         st.button("Next", on_click=go, args=(next_q,), disabled=next_q is None, shortcut="Right",
                   key="present.next", width="stretch", type="primary")
 
@@ -111,12 +120,13 @@ with st.container(key="present"):
 
     relevant = story.relevant
     st.caption("What was relevant" if len(relevant) == 1 else f"What was relevant ({len(relevant)} docs)")
-    for doc in relevant[:MAX_RELEVANT]:  # three or more: titles only, so each run's part stays on the first screen
+    if len(relevant) == 1:
+        doc = relevant[0]
         st.markdown(f":green-background[**✔ {md_text(doc.name)}**]"
-                    + (f" – {md_text(doc.excerpt)}" if doc.excerpt and len(relevant) < 3 else ""))
-    if len(relevant) > MAX_RELEVANT:
-        st.markdown(md_text(f"and {len(relevant) - MAX_RELEVANT} more: "
-                            + ", ".join(d.name for d in relevant[MAX_RELEVANT:])))
+                    + (f" – {md_text(doc.excerpt)}" if doc.excerpt else ""))
+    else:  # titles only, on one line, so each run's part stays on the first screen
+        st.container(key="present-relevant").markdown(" ".join(f":green-background[**✔ {md_text(doc.name)}**]" for doc in relevant[:MAX_RELEVANT])
+                    + (md_text(f" and {len(relevant) - MAX_RELEVANT} more") if len(relevant) > MAX_RELEVANT else ""))
 
     st.caption(f"Where it landed in each run's list, and what came instead (the top {k} are retrieved)")
     for i, (column, run) in enumerate(zip(st.columns(len(story.runs), border=True), story.runs)):
@@ -124,30 +134,43 @@ with st.container(key="present"):
             st.markdown(f"**{md_text(run.run)}** :gray[:small[{md_text(run.model)}]]  \n"
                         + (f":red[**✘ {md_text(run.summary)}**]" if run.failed else f":green[✔ {md_text(run.summary)}]"))
             lines = []
-            for spot in run.landings[:MAX_RELEVANT]:
-                words = md_text(spot.said)
-                name = f" · :gray[{md_text(spot.name)}]" if len(run.landings) > 1 else ""
+            for spot in run.landings[:MAX_RELEVANT]:  # several: the rank alone beside each title
+                several = len(run.landings) > 1
+                words = md_text(f"#{spot.rank}" if several and spot.rank is not None else spot.said)
+                name = f" :gray[{md_text(spot.name)}]" if several else ""
                 lines.append(f":green[**{words}**]{name}" if spot.in_top_k else f":red[**{words}**]{name}")
             if len(run.landings) > MAX_RELEVANT:
                 lines.append(f":gray[and {len(run.landings) - MAX_RELEVANT} more relevant docs]")
             with st.container(key=f"present-landed-{i}" if len(run.landings) == 1 else f"present-small-{i}"):
                 st.markdown("  \n".join(lines))
+            if run.chunks_found:  # a run of chunks: what it took from the relevant document, evidence marked
+                chunk = run.chunks_found[0]
+                share = ("" if run.evidence_recall is None
+                         else f" · {run.evidence_recall:.0%} of the evidence in its top {k}")
+                with st.container(key=f"present-chunk-{i}"):
+                    st.markdown(f":gray[Its chunk of the relevant document{share}:]  \n"
+                                f"#{chunk.rank} {doc_cards.name(chunk.doc_id, chunk.title, chunk.chunk_id, False)}  \n"
+                                + doc_cards.marked(chunk.text, chunk.evidence, CHUNK_CHARS))
             with st.container(key=f"present-instead-{i}"):
-                if run.instead:
+                if run.instead:  # titles first, the first two; the rest counted
                     st.markdown(f":gray[Came instead, in the top {k}:]  \n" + "  \n".join(
-                        f"#{doc.rank} **{md_text(doc.name)}**" + (f" – {md_text(doc.excerpt)}" if doc.excerpt else "")
+                        f"#{doc.rank} {doc_cards.name(doc.doc_id, doc.title, doc.chunk_id, with_id=False)}"
                         for doc in run.instead)
                         + (f"  \n:gray[and {run.more_instead} more in the top {k}]" if run.more_instead else ""))
                 else:
                     st.markdown(f":gray[Nothing else in the top {k}: every place went to a relevant doc.]")
 
-with st.expander("The numbers behind this failure", icon=":material/functions:"):
+with numbers:
     drill = present.drill_down(v.dataset, query, k, tuple(v.runs))
     if not layout.failed(drill):
         dd = drill.value
+        st.markdown("**The numbers behind this failure**")
         st.caption(md_text(f"query id {dd.query} · source {dd.source or 'not given'} · k = {k} · n = 1 query (this "
-                           f"one's own scores) · labels {dd.labels}#{dd.fingerprint}"))
-        layout.table(present.scores_shown(dd), hide_index=True, width="stretch", column_config={
+                           f"one's own scores) · labels {dd.labels}#{dd.fingerprint} · models: "
+                           + "; ".join(f"{r} = {m}" for r, m in dd.models.items())))
+        shown = present.scores_shown(dd)
+        layout.table(shown, hide_index=True, width="stretch", column_order=[c for c in shown.columns if c != "model"],
+                     column_config={
             f"recall@{k}": st.column_config.NumberColumn(
                 format="%.2f", help=f"Share of this query's relevant docs in the top {k}"),
             f"hit@{k}": st.column_config.NumberColumn(format="%.0f", help=f"1 if any relevant doc is in the top {k}"),
@@ -156,6 +179,6 @@ with st.expander("The numbers behind this failure", icon=":material/functions:")
             "first_rank": st.column_config.TextColumn("first relevant rank", alignment="right"),
             "n_returned": st.column_config.NumberColumn("docs returned"),
         })
-st.page_link("views/failures.py", label="Open this query on the Failures page (every doc, the ledger)",
-             icon=":material/search_insights:", query_params=layout.link_params(FOLLOWED))
+    st.page_link("views/failures.py", label="Open this query on the Failures page (every doc, the ledger)",
+                 icon=":material/search_insights:", query_params=layout.link_params(FOLLOWED))
 st.html(SCRIPT.format(position=sequence.index(query) if query in sequence else -1), unsafe_allow_javascript=True)

@@ -8,6 +8,7 @@ import streamlit as st
 from evalcore.safe_text import md_text, to_csv
 from evalcore.metrics.measures import DESCRIPTIONS
 from evalcore.analyses.slices import DEFAULT_MIN_SLICE_N, MISSING_VALUE
+from evalcore.report.headlines import sources_headline
 from evalcore.report.segments import gap_sentence
 
 from dashboard import charts, layout, state
@@ -63,8 +64,10 @@ segments = report.segments[report.segments["run"].isin(v.runs)]
 gaps = report.gaps[report.gaps["run"].isin(v.runs)]
 pair = report.pair
 
-# ---------------------------------------------------------------- the gap in words
-st.subheader(f"The gap on {metric}")
+# ---------------------------------------------------------------- the answer, then the gap run by run
+said = sources_headline(gaps, metric, v.runs, report.min_n) if pair is not None else None
+layout.headline(said, v, k)
+st.subheader(f"The gap on {metric}, run by run")
 if pair is None:
     st.info(md_text(report.note), icon=":material/info:")
 else:

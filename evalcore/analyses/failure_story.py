@@ -47,13 +47,18 @@ def _given(value: object) -> str | None:
 
 @dataclass(frozen=True)
 class StoryDoc:
-    """One doc as a person reads it: ``name`` (its title, or its id when it has none) and a short excerpt."""
+    """One doc as a person reads it: ``name`` (its title, or its id when it has none) and a short excerpt; for a run
+    of chunks also the chunk's id, and its whole ``text`` with the ``evidence`` in it as (start, end) ranges (for a
+    renderer that marks them, `evalcore.safe_text.marked_pieces`)."""
 
     doc_id: str
     title: str | None
     excerpt: str | None
     rank: int | None = None
     mark: str | None = None  # relevant / judged non-relevant / unjudged (the drill-down's marks); None: not ranked
+    chunk_id: str | None = None
+    text: str | None = None
+    evidence: tuple[tuple[int, int], ...] = ()
 
     @property
     def name(self) -> str:
@@ -93,6 +98,8 @@ class RunStory:
     landings: tuple[Landing, ...]
     instead: tuple[StoryDoc, ...]  # the docs not labeled relevant that took places in its top k, best first
     more_instead: int  # how many more of those than ``instead`` shows
+    chunks_found: tuple[StoryDoc, ...] = ()  # a run of chunks: its top k chunks of relevant documents, evidence marked
+    evidence_recall: float | None = None  # share of the query's evidence in its top k chunks (with evidence spans)
 
     @property
     def summary(self) -> str:
@@ -134,6 +141,18 @@ class FailureStory:
         return f"{who} {meaning} at k = {self.k}."
 
 
+def _docs(rows: pd.DataFrame, chars: int) -> tuple[StoryDoc, ...]:
+    """Ranked rows of a drill-down as `StoryDoc`s: each with its excerpt and, for a chunk, its id, text and evidence."""
+    has_chunks = "chunk_id" in rows.columns
+    evidence = rows["evidence"] if "evidence" in rows.columns else [()] * len(rows)
+    return tuple(StoryDoc(str(d), _given(t), excerpt(_given(x), chars), int(r), m,
+                          chunk_id=_given(c) if has_chunks else None, text=_given(x),
+                          evidence=tuple(tuple(int(v) for v in span) for span in (e or ())))
+                 for d, t, x, r, m, c, e in zip(rows["doc_id"], rows["title"], rows["text"], rows["rank"],
+                                                rows["mark"], rows["chunk_id"] if has_chunks else [None] * len(rows),
+                                                evidence))
+
+
 def failure_story(drill: DrillDown, *, mode: str = "any", instead: int = 3, chars: int = EXCERPT_CHARS,
                   instead_chars: int | None = None) -> FailureStory:
     """The drill-down ``drill`` told as a `FailureStory`: per run, at most ``instead`` of the docs that took its
@@ -160,12 +179,20 @@ def failure_story(drill: DrillDown, *, mode: str = "any", instead: int = 3, char
                                     rank is not None and rank <= k, k))
         found = sum(x.in_top_k for x in landings)
         ranking = drill.ranking(run)
-        above = ranking[ranking["in_top_k"].to_numpy(dtype=bool) & (ranking["mark"] != MARK_RELEVANT).to_numpy()]
+        top = ranking["in_top_k"].to_numpy(dtype=bool)
+        above = ranking[top & (ranking["mark"] != MARK_RELEVANT).to_numpy()]
         shown = above.head(instead)
-        came = tuple(StoryDoc(str(d), _given(t), excerpt(_given(x), instead_chars or chars), int(r), m) for d, t, x, r, m in
-                     zip(shown["doc_id"], shown["title"], shown["text"], shown["rank"], shown["mark"]))
-        failed = bool(failed_at_k(np.array([found]), np.array([len(landings)]), mode)[0])
-        runs.append(RunStory(run, drill.models[run], k, failed, found, tuple(landings), came, len(above) - len(shown)))
+        came = _docs(shown, instead_chars or chars)
+        chunks = _docs(ranking[top & (ranking["mark"] == MARK_RELEVANT).to_numpy()], chars) \
+            if "chunk_id" in ranking and ranking["chunk_id"].notna().any() else ()
+        scored = drill.scores.set_index("run")
+        column = f"evidence_recall@{k}"
+        evidence = float(scored.at[run, column]) if column in scored.columns else None
+        evidence = None if evidence is None or np.isnan(evidence) else evidence
+        failed = bool(failed_at_k(np.array([found]), np.array([len(landings)]), mode,
+                                  None if mode != "fragment" else np.array([np.nan if evidence is None else evidence]))[0])
+        runs.append(RunStory(run, drill.models[run], k, failed, found, tuple(landings), came, len(above) - len(shown),
+                             chunks, evidence))
     return FailureStory(query=drill.query, query_text=drill.query_text, k=k, mode=mode, relevant=relevant,
                         runs=tuple(runs), labels=drill.labels, fingerprint=drill.fingerprint)
 

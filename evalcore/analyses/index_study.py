@@ -13,9 +13,11 @@ from dataclasses import dataclass
 from ..metrics.measures import check_k, parse_ks
 from ..readers.labels import LabelSet
 from ..readers.vectors import Vectors, check_dimensions
+from ..vectors.ann_runs import DEFAULT_ENGINE, BuildStore
+from ..vectors.index_spec import IndexSpec, parse_index_specs
 from ..vectors.runs import DEFAULT_DEPTH, search_runs
 from ..vectors.search import SIMILARITIES
-from ..vectors.variants import PRECISIONS, plan_variants
+from ..vectors.variants import PRECISIONS, Variant, plan_variants
 from ..warning_log import EvalWarning
 from .index_size import IndexSizeReport, index_size_report, scoped_queries
 
@@ -26,11 +28,17 @@ DEFAULT_TRUNCATIONS = (512, 256, 128, 64)
 @dataclass(frozen=True)
 class IndexSizeSettings:
     """What a person asks of the study. ``dims``: the dimensions kept (``"full"`` and numbers; None: full and every
-    `DEFAULT_TRUNCATIONS` below the vectors' own; a number not below them is left out); ``precisions``: float32,
-    int8, binary; ``rescore``: each binary variant also rescored from its top N candidates (0: off)."""
+    `DEFAULT_TRUNCATIONS` below the vectors' own, or only full when ``indexes`` are asked for; a number not below
+    them is left out); ``precisions``: float32, int8, binary (None: all three, or only float32 with ``indexes``);
+    ``rescore``: each binary variant also rescored from its top N candidates (0: off); ``indexes``: approximate
+    index SPECs (``hnsw:m=16:ef=32``, `evalcore.vectors.index_spec`), built on ``build_threads`` threads (None:
+    every core; 1 builds the same index every time) and trained from ``seed``."""
 
     dims: tuple[str, ...] | None = None
-    precisions: tuple[str, ...] = PRECISIONS
+    precisions: tuple[str, ...] | None = None
+    indexes: tuple[str, ...] = ()
+    build_threads: int | None = None
+    engine: str = DEFAULT_ENGINE
     similarity: str = SIMILARITIES[0]
     depth: int = DEFAULT_DEPTH
     rescore: int = 0
@@ -44,9 +52,24 @@ class IndexSizeSettings:
 
     def dims_for(self, full_dims: int) -> list[str]:
         """The dimensions this study keeps of vectors with ``full_dims`` numbers (full always)."""
-        asked = self.dims if self.dims is not None else ("full", *map(str, DEFAULT_TRUNCATIONS))
+        default = ("full",) if self.indexes else ("full", *map(str, DEFAULT_TRUNCATIONS))
+        asked = self.dims if self.dims is not None else default
         kept = [d for d in asked if str(d) == "full" or not str(d).isdigit() or int(d) < full_dims]
         return kept or ["full"]
+
+    def precisions_asked(self) -> list[str]:
+        if self.precisions is not None:
+            return list(self.precisions) or ["float32"]
+        return ["float32"] if self.indexes else list(PRECISIONS)
+
+    def index_specs(self) -> list[IndexSpec]:
+        """The approximate indexes asked for, parsed (one clear sentence for a bad SPEC)."""
+        return parse_index_specs(self.indexes)
+
+    def variants(self, full_dims: int) -> list[Variant]:
+        """Every variant this study searches of vectors with ``full_dims`` numbers, the full float32 first."""
+        return plan_variants(full_dims, self.dims_for(full_dims), self.precisions_asked(), rescore=self.rescore,
+                             depth=self.depth, indexes=self.index_specs())
 
 
 @dataclass(frozen=True)
@@ -63,16 +86,20 @@ Progress = Callable[[float, str], None]
 
 def index_size_study(labels: LabelSet, scope, queries: Vectors, docs: Vectors,
                      settings: IndexSizeSettings = IndexSizeSettings(), *, model: str, prefix: str = "",
-                     progress: Progress | None = None) -> IndexSizeStudy:
+                     progress: Progress | None = None, builds: BuildStore | None = None) -> IndexSizeStudy:
     """Search every variant ``settings`` asks for, for each query ``scope`` scores (a
     `evalcore.metrics.split.SplitView`: the tune side when the labels carry a split), and report each against the
-    full float32 vectors. Runs are named ``prefix + variant`` and their model ``MODEL-VARIANT``."""
+    full float32 vectors. Runs are named ``prefix + variant`` and their model ``MODEL-VARIANT``; ``builds`` keeps
+    the approximate indexes built, for the next study of the same doc vectors."""
     check_dimensions(queries, docs)
-    variants = plan_variants(docs.dims, settings.dims_for(docs.dims), list(settings.precisions) or ["float32"],
-                             rescore=settings.rescore, depth=settings.depth)
+    variants = settings.variants(docs.dims)
+    for variant in variants:
+        if variant.index is not None:  # a SPEC the docs cannot take is refused before anything is searched
+            variant.index.check(docs.n, docs.dims)
     chosen, warnings = scoped_queries(queries, labels, scope)
     found = search_runs(chosen, docs, variants, similarity=settings.similarity, depth=settings.depth, model=model,
-                        prefix=prefix, progress=progress)
+                        prefix=prefix, progress=progress, build_threads=settings.build_threads, seed=settings.seed,
+                        engine=settings.engine, builds=builds)
     report = index_size_report(found, scope, settings.k, metric=settings.metric, min_grade=settings.min_grade,
                                zero_relevant=settings.zero_relevant, level=settings.level, seed=settings.seed,
                                alpha=settings.alpha)
@@ -82,14 +109,14 @@ def index_size_study(labels: LabelSet, scope, queries: Vectors, docs: Vectors,
 def planned_names(settings: IndexSizeSettings, full_dims: int, model: str) -> list[tuple[str, str]]:
     """(run name, model string) of every variant the study will search, before anything is searched: a front end
     records a holdout reveal with them first."""
-    variants = plan_variants(full_dims, settings.dims_for(full_dims), list(settings.precisions) or ["float32"],
-                             rescore=settings.rescore, depth=settings.depth)
-    return [(v.name, f"{model}-{v.name}") for v in variants]
+    return [(v.name, f"{model}-{v.name}") for v in settings.variants(full_dims)]
 
 
 def check_ks_within_depth(settings: IndexSizeSettings) -> None:
-    """Every k asked for (and the compared metric's) within the depth searched, before any file is read: a recall@50
-    of a 10-doc search would silently score the docs never searched as misses."""
+    """Every k asked for (and the compared metric's) within the depth searched, and every index SPEC readable,
+    before any file is read: a recall@50 of a 10-doc search would silently score the docs never searched as
+    misses."""
+    settings.index_specs()
     parse_ks(settings.k, settings.depth)
     metric_k = str(settings.metric or "").partition("@")[2]
     if metric_k.isdigit():

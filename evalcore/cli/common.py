@@ -11,6 +11,7 @@ import io
 import json
 import os
 import sys
+import textwrap
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import ModuleType
@@ -18,13 +19,16 @@ from types import ModuleType
 import pandas as pd
 
 from ..access import Actor, local_actor
+from ..analyses.headline import best_run
 from ..errors import UsageError
+from ..metrics.evaluation import Evaluation
 from ..metrics.split import SplitRule, query_splits, scoring_labels
 from ..readers.chunks import ChunkMap, read_chunks
 from ..readers.documents import read_documents
 from ..readers.labels import read_labels
 from ..readers.queries import with_query_text
 from ..readers.runs import read_run
+from ..report.headlines import overview_headline
 from ..report.render import titled_table
 from ..safe_text import md_text, terminal_safe
 
@@ -147,6 +151,24 @@ def add_split(data: dict, scope) -> dict:
 
 
 # ----------------------------------------------------------------------------- output
+
+HEADLINE_WIDTH = 110
+"""A headline wraps at this width, as the tables beneath it are about that wide."""
+
+
+def headline(evaluation: Evaluation) -> str:
+    """The Overview's headline for these runs (`evalcore.report.headlines.overview_headline`): the same sentence as
+    the dashboard's Overview and the meeting report."""
+    return overview_headline(best_run(evaluation))
+
+
+def write_headline(text: str, fmt: str) -> None:
+    """The headline as the first lines of a text or Markdown output (JSON carries it as ``"headline"``)."""
+    if fmt == "table":
+        write(textwrap.fill(text, width=HEADLINE_WIDTH) + "\n\n")
+    elif fmt == "markdown":
+        write(f"**{md_text(text)}**\n\n")
+
 
 
 def write(text: str, *, exact: bool = False) -> None:

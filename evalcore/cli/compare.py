@@ -14,7 +14,7 @@ from ..metrics.measures import Measure
 from ..readers.documents import read_documents
 from ..report.choose_k import at_tokens_dict, at_tokens_text
 from ..report.compare import comparison_dict, comparison_text
-from .common import Recording, add_split, load, scope, split_notice, warn, write
+from .common import Recording, add_split, headline, load, scope, split_notice, warn, write, write_headline
 from .parser import EXIT_OK
 
 
@@ -29,9 +29,11 @@ def run(args: argparse.Namespace, recording: Recording) -> int:
                                  level=args.level, seed=args.seed, chunks=chunks or None)
     report = compare_evaluation(evaluation, [str(m) for m in metrics], args.baseline, alpha=args.alpha,
                                 target_diff=args.target_diff)
+    said = headline(evaluation)
+    write_headline(said, args.format)
     split_notice(scoped, args.format)
     if args.format == "json":
-        write(json.dumps(add_split(comparison_dict(report), scoped), ensure_ascii=False, allow_nan=False) + "\n", exact=True)
+        write(json.dumps(add_split({"headline": said, **comparison_dict(report)}, scoped), ensure_ascii=False, allow_nan=False) + "\n", exact=True)
     else:
         write(comparison_text(report, markdown=args.format == "markdown"))
     return EXIT_OK

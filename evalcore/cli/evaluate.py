@@ -11,7 +11,7 @@ from ..errors import UsageError
 from ..metrics.measures import check_k, parse_ks
 from ..report.render import evaluation_csv, evaluation_json, evaluation_table, slices_table
 from ..safe_text import to_csv
-from .common import Recording, check_split_options, load, scope, split_notice, warn, write
+from .common import Recording, check_split_options, headline, load, scope, split_notice, warn, write, write_headline
 from .parser import EXIT_OK
 
 
@@ -30,9 +30,12 @@ def run(args: argparse.Namespace, recording: Recording) -> int:
                            ignore_index=True)
         if split is not None:
             slices = slices.assign(split=split.split)
+    said = headline(evaluation) if args.format != "csv" else None
+    if said is not None:
+        write_headline(said, args.format)
     split_notice(scoped, args.format)
     if args.format == "json":
-        write(evaluation_json(evaluation, per_query=args.per_query, slices=slices) + "\n", exact=True)
+        write(evaluation_json(evaluation, per_query=args.per_query, slices=slices, headline=said) + "\n", exact=True)
     elif args.format == "csv":
         write(to_csv(slices) if slices is not None else evaluation_csv(evaluation, per_query=args.per_query), exact=True)
         warn(evaluation.all_warnings)

@@ -233,9 +233,17 @@ def _add_vectors_command(sub) -> None:
     vec.add_argument("--model", default=None, metavar="NAME", help="model name in every run's model string "
                      "(default: the doc vectors file stem)")
     vec.add_argument("--dims", default=None, metavar="LIST", help="dimensions kept, e.g. full,512,256,128 (default: "
-                     "full and those of 512, 256, 128, 64 below the vectors' own)")
-    vec.add_argument("--precision", default="float32,int8,binary", metavar="LIST",
-                     help="precisions: float32, int8, binary, comma separated (default all three)")
+                     "full and those of 512, 256, 128, 64 below the vectors' own; only full with --index)")
+    vec.add_argument("--precision", default=None, metavar="LIST",
+                     help="precisions: float32, int8, binary, comma separated (default all three; only float32 with "
+                          "--index)")
+    vec.add_argument("--index", action="append", default=[], metavar="SPEC",
+                     help="also an approximate index, searched and timed (repeat for a sweep): hnsw:m=16:ef=32, "
+                          "hnsw-sq8:m=16:ef=64, ivf:nlist=64:nprobe=4, ivfpq:nlist=64:nprobe=8:m=32; add :dims=D "
+                          "for the first D dimensions; needs faiss-cpu (pip install -e \".[ann]\")")
+    vec.add_argument("--build-threads", type=int, default=None, metavar="N",
+                     help="threads that build the indexes of --index (default every core; 1 builds the same index "
+                          "every time); searches are timed on one thread")
     vec.add_argument("--rescore", type=int, default=0, metavar="N",
                      help="also rescore each binary variant: its top N by Hamming distance scored again with the "
                           "float vectors (named binary-D-rescored-N; default 0: off)")
@@ -252,7 +260,7 @@ def _add_vectors_command(sub) -> None:
     vec.add_argument("--save-runs", default=None, metavar="DIR",
                      help="also write every variant's run as a TREC file DIR/NAME.trec")
     vec.add_argument("--format", choices=("table", "json"), default="table", help="output format (default table)")
-    _add_interval_options(vec, seeded="the bootstrap and sign flips")
+    _add_interval_options(vec, seeded="the bootstrap, sign flips and the training of --index indexes")
     _add_split_options(vec, workspace=True)
     vec.set_defaults(handler="vectors:run")
 

@@ -1,8 +1,11 @@
 """``evalcore vectors``: from query and doc vectors to the index-size decision.
 
 Exact search for every labeled query in every variant (full float32, first-d truncations, int8, binary), each
-variant's run scored with intervals and compared with the full vectors, one sentence per variant. ``--save-runs``
-writes each variant's run as a TREC file (``DIR/NAME.trec``), ready for ``evaluate``, ``budget`` or the dashboard.
+variant's run scored with intervals and compared with the full vectors, one sentence per variant. ``--index SPEC``
+adds approximate indexes (HNSW, IVF, IVF-PQ through faiss), each measured against exact search of its dims:
+neighbour recall, lost queries, build time, queries per second and latency on one thread. Doc vectors over the
+memory budget are searched from disk (`evalcore.vectors.on_disk`). ``--save-runs`` writes each variant's run as a
+TREC file (``DIR/NAME.trec``), ready for ``evaluate``, ``budget`` or the dashboard.
 """
 
 from __future__ import annotations
@@ -15,12 +18,13 @@ from types import SimpleNamespace
 
 from ..analyses.index_size import IndexSizeReport
 from ..analyses.index_study import IndexSizeSettings, check_ks_within_depth, index_size_study, planned_names
-from ..errors import InputError
+from ..errors import InputError, invalid_parameter
 from ..readers.labels import read_labels
 from ..readers.vectors import Vectors, check_dimensions, read_vectors
 from ..report.amounts import human_bytes
-from ..report.index_size import index_size_dict, index_size_rows, variant_verdict
+from ..report.index_size import index_loss_table, index_size_dict, index_size_rows, index_verdict, variant_verdict
 from ..report.render import titled_table
+from ..vectors.on_disk import open_doc_vectors
 from ..vectors.runs import trec_text
 from ..warning_log import plural
 from .common import Recording, add_split, note, scope, split_notice, warn, write
@@ -28,15 +32,18 @@ from .parser import EXIT_OK
 
 
 def run(args: argparse.Namespace, recording: Recording) -> int:
+    if args.build_threads is not None and args.build_threads < 1:
+        raise invalid_parameter("build-threads", "a whole number of threads, at least 1", args.build_threads)
     settings = IndexSizeSettings(
         dims=None if args.dims is None else tuple(d.strip() for d in str(args.dims).split(",")),
-        precisions=tuple(p.strip() for p in str(args.precision).split(",")), similarity=args.similarity,
+        precisions=None if args.precision is None else tuple(p.strip() for p in str(args.precision).split(",")),
+        indexes=tuple(args.index), build_threads=args.build_threads, similarity=args.similarity,
         depth=args.depth, rescore=args.rescore, k=args.k, metric=args.metric, min_grade=args.min_grade,
         zero_relevant=args.zero_relevant, level=args.level, seed=args.seed, alpha=args.alpha)
     if isinstance(args.depth, int) and args.depth >= 1:
         check_ks_within_depth(settings)
     labels = read_labels(args.labels, format=args.labels_format)
-    docs = read_vectors(args.doc_vectors, ids=args.doc_ids, format=args.vectors_format)
+    docs = open_doc_vectors(args.doc_vectors, ids=args.doc_ids, format=args.vectors_format)
     queries = read_vectors(args.query_vectors, ids=args.query_ids, format=args.vectors_format)
     check_dimensions(queries, docs)
     model = args.model or _stem(args.doc_vectors)
@@ -71,12 +78,16 @@ def report_text(report: IndexSizeReport, model: str, docs: Vectors, args: argpar
     lines = [titled_table(title, header, body), ""]
     for item in report.variants[1:]:
         lines.append(variant_verdict(report, item))
+        if index_verdict(report, item):
+            lines.append(index_verdict(report, item))
     footnote = (f"Index size = docs x bytes per vector (float32 4 x dims, int8 dims, binary dims / 8) + the doc ids "
                 f"({human_bytes(report.reference.index_bytes - searched * docs.dims * 4)}: their UTF-8 bytes + 8 per "
                 "doc) + for int8 8 bytes per dim. Intervals: "
                 f"{report.evaluation.level * 100:g}% (Wilson or BCa bootstrap); paired tests Holm-adjusted across "
                 f"the {len(report.variants) - 1} variants; seed {report.evaluation.seed}.")
     lines += ["", footnote]
+    if any(v.speed is not None for v in report.variants):  # approximate indexes: what each loses, how fast
+        lines += ["", index_loss_table(report)]
     return "\n".join(lines) + "\n"
 
 

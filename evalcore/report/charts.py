@@ -1,4 +1,5 @@
-"""Vega-Lite specs (plain dicts) of the meeting report's charts: the leaderboard and each model line's history.
+"""Vega-Lite specs (plain dicts) of the meeting report's charts: the leaderboard, recall against k (with the chosen k
+and each run's elbow) and each model line's history.
 
 Specs, not images: `evalcore.report.meeting.MeetingReport.chart_pngs` turns them into PNGs with vl-convert
 when it is installed. Every chart carries its context in its title: interval level, n, label set.
@@ -10,6 +11,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from ..analyses.budget_report import BudgetReport
 from .meeting_render import labels_ref
 
 
@@ -69,4 +71,49 @@ def history_spec(history: pd.DataFrame, k: int, level: float, provenance: dict) 
             {"mark": {"type": "line", "point": True},
              "encoding": {"x": x, "y": {"field": "mean", "type": "quantitative"}, "color": color}},
         ],
+    }
+
+
+def recall_k_spec(budget: BudgetReport, chosen_k: int, provenance: dict) -> dict:
+    """recall@k against k for every run with its interval band, the report's chosen k as a rule and each run's elbow
+    as a marked point (``budget``: the report's `evalcore.analyses.budget_report.BudgetReport`)."""
+    level = int(round(float(budget.settings["level"]) * 100))
+    values, elbows = [], []
+    for run in budget:
+        for row in run.table.itertuples(index=False):
+            values.append({"run": run.name, "k": int(row.k), "recall": float(row.recall),
+                           "ci_low": float(row.recall_ci_low), "ci_high": float(row.recall_ci_high)})
+        if run.kneedle_k is not None:
+            at = run.row(run.kneedle_k)
+            elbows.append({"run": run.name, "k": int(run.kneedle_k), "recall": float(at["recall"]),
+                           "label": f"{run.name}: elbow at k = {run.kneedle_k}"})
+    n = budget.runs[0].n_queries if budget.runs else 0
+    max_k = max(v["k"] for v in values) if values else chosen_k
+    x = {"field": "k", "type": "quantitative", "title": "k (chunks in the prompt)",
+         "scale": {"domain": [1, max_k]}, "axis": {"tickMinStep": 1, "format": "d"}}
+    y = {"field": "recall", "type": "quantitative", "title": "recall@k", "scale": {"domain": [0, 1]},
+         "axis": {"format": ".0%"}}
+    color = {"field": "run", "type": "nominal", "title": "run", "sort": [r.name for r in budget]}
+    return {
+        "$schema": "https://vega.github.io/schema/vega-lite/v5.json",
+        "title": {"text": f"Recall against k, with {level}% bands",
+                  "subtitle": [f"n = {n} queries; labels {labels_ref(provenance)}",
+                               f"grey line: the chosen k = {chosen_k}; dots: each run's elbow (recall stops rising "
+                               "steeply)"]},
+        "width": 560, "height": 260,
+        "layer": [
+            {"data": {"values": values}, "mark": {"type": "area", "opacity": 0.18},
+             "encoding": {"x": x, "y": {**y, "field": "ci_low"}, "y2": {"field": "ci_high"}, "color": color}},
+            {"data": {"values": values}, "mark": {"type": "line", "strokeWidth": 2},
+             "encoding": {"x": x, "y": y, "color": color}},
+            {"data": {"values": [{"k": chosen_k, "label": f"chosen k = {chosen_k}"}]},
+             "layer": [{"mark": {"type": "rule", "color": "#555", "strokeDash": [4, 3]},
+                        "encoding": {"x": {"field": "k", "type": "quantitative"}}},
+                       {"mark": {"type": "text", "align": "left", "dx": 4, "y": 8, "fontSize": 11, "color": "#333"},
+                        "encoding": {"x": {"field": "k", "type": "quantitative"}, "text": {"field": "label"}}}]},
+            {"data": {"values": elbows}, "mark": {"type": "point", "filled": True, "size": 90, "stroke": "#222"},
+             "encoding": {"x": {"field": "k", "type": "quantitative"}, "y": {"field": "recall", "type": "quantitative"},
+                          "color": color, "tooltip": {"field": "label"}}},
+        ],
+        "config": {"view": {"stroke": None}},
     }

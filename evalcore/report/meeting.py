@@ -1,5 +1,6 @@
-"""A one-page report for a meeting: leaderboard, paired comparison, the chosen k and its cost, the top
-open failures, how each model line moved, and where every number came from.
+"""A one-page report for a meeting: the answer first (the best run, the k to take), then the leaderboard, paired
+comparison, the chosen k and its cost with recall against k, the top open failures, how each model line moved, and
+where every number came from.
 
 `build_report` takes an `Evaluation` (and optionally the failure ledger, history and provenance);
 `report_from_workspace` fills those from a saved evaluation. The `MeetingReport` renders as
@@ -25,6 +26,7 @@ import pandas as pd
 
 from ..analyses.budget import DEFAULT_MAX_K, BudgetReport, k_budget
 from ..analyses.compare import ComparisonReport, compare_evaluation
+from ..analyses.headline import best_run
 from ..errors import UsageError, invalid_parameter
 from ..metrics.evaluation import Evaluation
 from ..metrics.failure import LEDGER_MODE, MISS_NAMES
@@ -34,8 +36,10 @@ from ..store.workspace import Workspace
 from ..timestamps import minute
 from ..version import __version__
 from .budget import budget_summary
-from .charts import history_spec, leaderboard_spec
+from .charts import history_spec, leaderboard_spec, recall_k_spec
+from .choose_k import choose_k_headline
 from .compare import comparison_verdict, plan_summary
+from .headlines import overview_headline
 from .meeting_render import CHART_SCALE, Safe, Section, labels_ref, render_html, render_markdown
 from .meeting_tables import (
     FAILURE_COLUMNS,
@@ -77,6 +81,12 @@ class MeetingReport:
     provenance: dict
     warnings: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default=())
+    headline: str = ""  # the Overview's headline (`evalcore.report.headlines.overview_headline`)
+
+    @property
+    def k_headline(self) -> str | None:
+        """The Choose k headline (`evalcore.report.choose_k.choose_k_headline`), the same sentence as the page's."""
+        return choose_k_headline(self.budget) if self.budget is not None and self.budget.runs else None
 
     # ------------------------------------------------------------------ renderers
 
@@ -87,6 +97,8 @@ class MeetingReport:
     def chart_specs(self) -> dict[str, dict]:
         """Vega-Lite specs (plain dicts) of the charts: ``leaderboard`` and, with history, ``history``."""
         specs = {"leaderboard": leaderboard_spec(self.leaderboard, self.metrics, self.provenance)}
+        if self.budget is not None and self.budget.runs:
+            specs["recall_k"] = recall_k_spec(self.budget, self.k, self.provenance)
         if self.history is not None and not self.history.empty and self.history["step"].max() > 1:
             specs["history"] = history_spec(self.history, self.k, self.leaderboard["level"].iloc[0], self.provenance)
         return specs
@@ -149,8 +161,9 @@ def build_report(
 ) -> MeetingReport:
     """The report of one evaluation at the chosen cutoff ``k`` (default: its largest k).
 
-    ``docs`` (or ``chunk_tokens``) adds the cost of k (`evalcore.analyses.budget.k_budget`, with
-    ``price_per_mtok`` and ``requests_per_month``). ``baseline`` is the run the others are
+    The cost of k (`evalcore.analyses.budget.k_budget`, with ``price_per_mtok`` and ``requests_per_month``) sizes
+    chunks from ``docs``, else as ``chunk_tokens`` each, else at the core's default chunk size (said in the
+    warnings). ``baseline`` is the run the others are
     compared with (default: the first). ``failures`` (columns `FAILURE_COLUMNS`, from the ledger)
     and ``history`` (`Workspace.history` rows) come from a workspace; without ``failures`` the
     queries each run misses at k (hit@k = 0) are listed as untracked. ``provenance`` overrides
@@ -172,8 +185,9 @@ def build_report(
         compared = tuple(dict.fromkeys(["recall@1", f"recall@{chosen}", "mrr"]))
         comparison = compare_evaluation(evaluation, list(compared), baseline or evaluation.run_names[0])
 
+    headline = overview_headline(best_run(evaluation))
     budget = None
-    if docs is not None or chunk_tokens is not None:
+    if evaluation.results:
         budget = k_budget(evaluation, docs=docs, chunk_tokens=chunk_tokens, max_k=max(DEFAULT_MAX_K, chosen),
                           price_per_mtok=price_per_mtok, requests_per_month=requests_per_month,
                           level=evaluation.level, rng=evaluation.seed)
@@ -193,7 +207,7 @@ def build_report(
         title=title or f"Retrieval quality: {labels['name']}{version}, k = {chosen}",
         generated_at=provenance["generated_at"], k=chosen, leaderboard=board, metrics=metrics,
         comparison=comparison, budget=budget, failures=order_failures(failures), top_failures=top_failures,
-        history=history, provenance=provenance,
+        history=history, provenance=provenance, headline=headline,
         warnings=tuple(f"[{w.code}] x{w.count}: {w.message}" for w in evaluation.all_warnings)
         + (tuple(f"[{w.code}] x{w.count}: {w.message}" for w in budget.warnings if w.code not in
                  {x.code for x in evaluation.all_warnings}) if budget is not None else ()),
@@ -257,6 +271,12 @@ def _sections(report: MeetingReport) -> list[Section]:
     level = int(round(float(board["level"].iloc[0]) * 100))
     out: list[Section] = []
 
+    # The answer first: the best run, and the k to take
+    answer: list = [("lead", [report.headline])]
+    if report.k_headline is not None:
+        answer.append(("lead", [report.k_headline]))
+    out.append(("The answer", answer))
+
     # Leaderboard
     header = [Safe("#"), Safe("run"), Safe("model")] + [Safe(f"{m} ({level}% CI)") for m in report.metrics] + [Safe("n")]
     show_cost = board["price_per_mtok"].notna().any() or board["dims"].notna().any()
@@ -319,7 +339,8 @@ def _sections(report: MeetingReport) -> list[Section]:
                  f"({settings['price_source']}); tokens counted with {settings['tokenizer']}")
         docs = settings.get("documents")
         blocks = [("table", header, rows), ("p", [Safe(price), Safe("; documents "), docs or "(none)", Safe(".")]),
-                  ("list", sentences)]
+                  ("list", sentences),
+                  ("image", "recall_k", f"Recall against k with {level}% bands, the chosen k and each run's elbow")]
         out.append((f"Chosen k = {report.k} and its cost", blocks))
 
     # Top open failures

@@ -1,6 +1,7 @@
 """A page of sections rendered as Markdown or as one self-contained HTML file, with user text escaped.
 
-A page is a list of ``(title, blocks)`` sections; a block is ``("p", parts)``, ``("list", items)``
+A page is a list of ``(title, blocks)`` sections; a block is ``("p", parts)``, ``("lead", parts)`` (a sentence to read
+first, in larger type), ``("list", items)``
 (each item a list of parts), ``("table", header, rows)`` or ``("image", name, alt)``. Every part
 that is not `Safe` is user text (run and model names, query text, notes, tags) and is escaped:
 with `evalcore.safe_text.md_text` in Markdown, with `html.escape` in HTML. Text evalcore writes
@@ -56,6 +57,8 @@ def render_markdown(title: str, sections: Sequence[Section], notes: Sequence[str
             kind = block[0]
             if kind == "p":
                 lines += ["".join(_md(p) for p in block[1]), ""]
+            elif kind == "lead":
+                lines += ["**" + "".join(_md(p) for p in block[1]) + "**", ""]
             elif kind == "list":
                 lines += ["- " + "".join(_md(p) for p in item) for item in block[1]] + [""]
             elif kind == "table":
@@ -77,7 +80,7 @@ max-width:1100px;color:#1d1d1f;font-size:14px;line-height:1.45;padding:0 1em}
 h1{font-size:1.6em;margin-bottom:.2em}h2{font-size:1.2em;margin-top:1.6em;border-bottom:1px solid #ddd}
 table{border-collapse:collapse;margin:.6em 0;font-size:13px}th,td{border:1px solid #ddd;padding:3px 7px;
 text-align:left;vertical-align:top}th{background:#f5f5f7}td.num{text-align:right;font-variant-numeric:tabular-nums}
-.context{color:#555}img{max-width:100%;margin:.5em 0}ul{margin:.3em 0}
+.context{color:#555}.lead{font-size:1.25em;line-height:1.4;margin:.5em 0}img{max-width:100%;margin:.5em 0}ul{margin:.3em 0}
 @media print{body{margin:0;font-size:11px}h2{page-break-after:avoid}}
 """
 
@@ -94,6 +97,8 @@ def render_html(title: str, sections: Sequence[Section], notes: Sequence[str], p
             kind = block[0]
             if kind == "p":
                 parts.append('<p class="context">' + "".join(_h(p) for p in block[1]) + "</p>")
+            elif kind == "lead":
+                parts.append('<p class="lead">' + "".join(_h(p) for p in block[1]) + "</p>")
             elif kind == "list":
                 parts.append("<ul>" + "".join("<li>" + "".join(_h(p) for p in item) + "</li>"
                                               for item in block[1]) + "</ul>")

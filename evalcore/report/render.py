@@ -71,8 +71,11 @@ def evaluation_dict(evaluation: Evaluation, *, per_query: bool = False, split: "
 
 
 def evaluation_json(evaluation: Evaluation, *, per_query: bool = False, slices: pd.DataFrame | None = None,
-                    split: "SplitView | None" = None) -> str:
+                    split: "SplitView | None" = None, headline: str | None = None) -> str:
+    """`evaluation_dict` as JSON, opening on the ``headline`` sentence when one is given."""
     data = evaluation_dict(evaluation, per_query=per_query, split=split)
+    if headline is not None:
+        data = {"headline": headline, **data}
     if slices is not None:
         data["slices"] = [{k: (_num(v) if isinstance(v, float) else v) for k, v in rec.items()}
                           for rec in slices.to_dict(orient="records")]

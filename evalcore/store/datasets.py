@@ -154,9 +154,11 @@ class Dataset:
 
     def fitted_to(self, sample: "Dataset") -> "Dataset":
         """Without the sample's documents once a run is the user's own: the sample's chunk texts and token counts
-        say nothing about the user's docs."""
+        say nothing about the user's docs. Runs scored through chunk maps keep them: each map was checked against
+        these documents and places its chunks in their text (the chunking sample is such a set)."""
         own_runs = not {r.file.sha256 for r in self.runs} <= {r.file.sha256 for r in sample.runs}
-        if self.documents is not None and self.documents == sample.documents and own_runs:
+        mapped = any(r.chunks is not None for r in self.runs)
+        if self.documents is not None and self.documents == sample.documents and own_runs and not mapped:
             return self.with_documents(None)
         return self
 

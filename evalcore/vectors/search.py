@@ -21,6 +21,8 @@ BLOCK_BYTES = 32 << 20
 """Most bytes one block of float32 scores may take (queries x docs x 4)."""
 QUERY_BLOCK = 1024
 """Most queries scored at once."""
+DOC_BLOCK_BYTES = 16 << 20
+"""Most bytes of doc rows read at a time (a block of a memory-mapped matrix is resident while it is used)."""
 
 ScoreBlock = Callable[[int, int, int, int, "np.ndarray | None"], np.ndarray]
 """``scores(q0, q1, d0, d1, out)``: float32 scores of queries q0:q1 against docs d0:d1, shape (q1 - q0, d1 - d0),
@@ -63,24 +65,44 @@ def tie_ranks(doc_ids: np.ndarray) -> np.ndarray:
     return ranks
 
 
-def normalise_rows(matrix: np.ndarray, *, out: np.ndarray | None = None, rows: int = 65536) -> np.ndarray:
-    """Rows scaled to unit length (a zero row stays zero: it scores 0 against every query), in blocks of ``rows``.
+def doc_rows(matrix) -> int:
+    """Rows of ``matrix`` read at a time: `DOC_BLOCK_BYTES` of float32 numbers, at least one row."""
+    return max(1, DOC_BLOCK_BYTES // (4 * max(1, int(matrix.shape[1]))))
+
+
+def normalise_rows(matrix: np.ndarray, *, out: np.ndarray | None = None, rows: int | None = None) -> np.ndarray:
+    """Rows scaled to unit length (a zero row stays zero: it scores 0 against every query), in blocks of ``rows``
+    (default `doc_rows`); each row's result does not depend on the blocks.
 
     ``out`` may be ``matrix`` itself (in place) or a new C-contiguous array of its shape.
     """
+    rows = rows or doc_rows(matrix)
     target = np.empty(matrix.shape, dtype=np.float32) if out is None else out
     for start in range(0, matrix.shape[0], rows):
         block = np.asarray(matrix[start:start + rows], dtype=np.float32)
         # Lengths in float64: squares of large (or tiny) float32 values overflow (or lose their digits) in float32.
         norms = np.sqrt(np.einsum("ij,ij->i", block, block, dtype=np.float64))
         norms[norms == 0] = 1
-        target[start:start + rows] = block / norms[:, None]
+        np.divide(block, norms[:, None], out=target[start:start + rows], casting="unsafe")
     return target
 
 
-def row_norms(matrix: np.ndarray, rows: int = 65536) -> np.ndarray:
+def prepared_rows(block: np.ndarray, dims: int, cosine: bool, scale: bool) -> np.ndarray:
+    """Doc rows as a variant of ``dims`` reads them: scaled to unit length first when ``scale`` (rows on disk not yet
+    unit length, as the matrix held whole would have been), then the first ``dims`` numbers, renormalised for
+    cosine when truncated. Row by row the same numbers as the matrix held whole gives."""
+    if scale:  # a block read from disk is a copy of its own: scaled in place
+        owned = block.flags.owndata and block.flags.writeable and block.dtype == np.float32
+        block = normalise_rows(block, out=block if owned else None)
+    if dims != block.shape[1]:
+        block = normalise_rows(block[:, :dims]) if cosine else block[:, :dims]
+    return np.ascontiguousarray(block, dtype=np.float32)
+
+
+def row_norms(matrix: np.ndarray, rows: int | None = None) -> np.ndarray:
     """The length of every row, in float64 (squares of large or tiny float32 values overflow or vanish in float32),
-    a block of ``rows`` at a time: 0 exactly for a row of zeros."""
+    a block of ``rows`` (default `doc_rows`) at a time: 0 exactly for a row of zeros."""
+    rows = rows or doc_rows(matrix)
     out = np.empty(matrix.shape[0], dtype=np.float64)
     for start in range(0, matrix.shape[0], rows):
         block = matrix[start:start + rows]
@@ -88,19 +110,25 @@ def row_norms(matrix: np.ndarray, rows: int = 65536) -> np.ndarray:
     return out
 
 
-def unit_rows(matrix: np.ndarray, tolerance: float = 1e-6, rows: int = 65536) -> np.ndarray:
+def unit_rows(matrix: np.ndarray, tolerance: float = 1e-6, rows: int | None = None) -> np.ndarray:
     """``matrix`` itself when every row is already unit length (within ``tolerance``: vectors exported normalised,
     as most are), else a unit-length copy (`normalise_rows`): the one doc matrix copy cosine may need."""
+    return matrix if is_unit(matrix, tolerance, rows) else normalise_rows(matrix)
+
+
+def is_unit(matrix, tolerance: float = 1e-6, rows: int | None = None) -> bool:
+    """Whether every row is unit length within ``tolerance``, read a block of ``rows`` at a time."""
+    rows = rows or doc_rows(matrix)
     for start in range(0, matrix.shape[0], rows):
         block = matrix[start:start + rows]
         norms = np.sqrt(np.einsum("ij,ij->i", block, block, dtype=np.float64))
         if np.abs(norms - 1).max(initial=0) > tolerance:
-            return normalise_rows(matrix)
-    return matrix
+            return False
+    return True
 
 
 def top_n(scores: ScoreBlock, n_queries: int, n_docs: int, depth: int, tie_rank: np.ndarray, *,
-          progress: Progress | None = None, block_bytes: int | None = None) -> Hits:
+          progress: Progress | None = None, block_bytes: int | None = None, row_bytes: int | None = None) -> Hits:
     """The ``depth`` best docs of every query by ``scores``, exactly as the run rule orders them.
 
     Per query block, the first doc block's best are found by partition; every later block only offers the
@@ -111,6 +139,8 @@ def top_n(scores: ScoreBlock, n_queries: int, n_docs: int, depth: int, tie_rank:
     keep = min(depth, n_docs)
     query_block = max(1, min(n_queries, QUERY_BLOCK))
     doc_block = max(keep * 4, (block_bytes or BLOCK_BYTES) // (4 * query_block), 1)
+    if row_bytes:  # doc rows read per block within `DOC_BLOCK_BYTES` (``row_bytes``: one doc row as read)
+        doc_block = max(keep * 4, min(doc_block, DOC_BLOCK_BYTES // row_bytes), 1)
     out_scores = np.empty((n_queries, keep), dtype=np.float32)
     out_docs = np.empty((n_queries, keep), dtype=np.int64)
     buffer = np.empty((query_block, min(doc_block, n_docs)), dtype=np.float32)
@@ -210,9 +240,13 @@ def _rule_order(rows: np.ndarray, docs: np.ndarray, values: np.ndarray, n_rows: 
     return np.argsort(key, kind="stable")
 
 
-def float_scores(queries: np.ndarray, docs: np.ndarray) -> ScoreBlock:
-    """Scores as the inner product of float32 rows (cosine when both sides are unit length)."""
+def float_scores(queries: np.ndarray, docs, *, prepare: Callable[[np.ndarray], np.ndarray] | None = None
+                 ) -> ScoreBlock:
+    """Scores as the inner product of float32 rows (cosine when both sides are unit length). With ``prepare`` each
+    block of doc rows is made what the variant scores (`prepared_rows`) as it is read: how doc vectors on disk are
+    searched without a second copy of them."""
     def scores(q0: int, q1: int, d0: int, d1: int, out: np.ndarray | None = None) -> np.ndarray:
+        block = docs[d0:d1] if prepare is None else prepare(docs[d0:d1])
         with np.errstate(over="ignore", invalid="ignore"):  # an overflow is reported once, as an error, by the caller
-            return np.matmul(queries[q0:q1], docs[d0:d1].T, out=out)
+            return np.matmul(queries[q0:q1], block.T, out=out)
     return scores

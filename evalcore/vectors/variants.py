@@ -24,45 +24,60 @@ How each variant scores (the doc matrix is only read; each variant holds only it
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..errors import UsageError, invalid_parameter
-from .search import BLOCK_BYTES, Hits, Progress, float_scores, normalise_rows, select, top_n
+from .index_spec import IndexSpec
+from .search import (BLOCK_BYTES, Hits, Progress, doc_rows, float_scores, normalise_rows, prepared_rows, select,
+                     top_n)
 
 PRECISIONS = ("float32", "int8", "binary")
 BYTES_PER_ID_OFFSET = 8
-_ROWS = 16384  # rows converted at a time when building a representation
 
 
 @dataclass(frozen=True)
 class Variant:
-    """One index: ``dims`` kept (of ``full_dims``), a ``precision``, and for binary the candidates ``rescore``d."""
+    """One index: ``dims`` kept (of ``full_dims``), a ``precision``, and for binary the candidates ``rescore``d; or
+    an approximate ``index`` (`evalcore.vectors.index_spec`) over the float32 vectors of those dims."""
 
     dims: int
     precision: str
     full_dims: int
     rescore: int = 0
+    index: IndexSpec | None = None
 
     @property
     def is_full(self) -> bool:
         return self.dims == self.full_dims
 
     @property
+    def is_exact(self) -> bool:
+        """Searched exactly (every doc scored), not through an approximate index."""
+        return self.index is None
+
+    @property
     def is_reference(self) -> bool:
         """The full-precision, full-dimension vectors every other variant is measured against."""
-        return self.is_full and self.precision == "float32"
+        return self.is_full and self.precision == "float32" and self.is_exact
 
     @property
     def name(self) -> str:
-        """``float32-full``, ``int8-256``, ``binary-256``, ``binary-256-rescored-400``: safe in files and URLs."""
+        """``float32-full``, ``int8-256``, ``binary-256``, ``binary-256-rescored-400``, ``hnsw-m16-ef32``: safe in
+        files and URLs."""
+        if self.index is not None:
+            return self.index.name
         name = f"{self.precision}-{'full' if self.is_full else self.dims}"
         return name + (f"-rescored-{self.rescore}" if self.rescore else "")
 
     @property
     def words(self) -> str:
-        """The name for a sentence: ``binary 256``, ``int8 full``, ``binary 256 rescored (top 400)``."""
+        """The name for a sentence: ``binary 256``, ``int8 full``, ``binary 256 rescored (top 400)``,
+        ``HNSW m = 16, ef = 32``."""
+        if self.index is not None:
+            return self.index.words
         name = f"{self.precision} {'full' if self.is_full else self.dims}"
         return name + (f" rescored (top {self.rescore})" if self.rescore else "")
 
@@ -73,6 +88,13 @@ class Variant:
         if self.precision == "int8":
             return self.dims
         return math.ceil(self.dims / 8)
+
+    def held_bytes(self, n_docs: int) -> int:
+        """What searching this variant holds in memory beyond blocks of the doc vectors: its codes, bits or index
+        (a float32 variant streams the doc vectors and holds nothing of its own)."""
+        if self.index is not None:
+            return self.index.memory_bytes(n_docs, self.dims)
+        return 0 if self.precision == "float32" else n_docs * self.vector_bytes()
 
     def index_bytes(self, n_docs: int, ids_bytes: int) -> int:
         """The exact size of this index over ``n_docs`` docs whose ids take ``ids_bytes`` (see `id_bytes`)."""
@@ -128,9 +150,11 @@ def parse_precisions(text: str | list) -> list[str]:
 
 
 def plan_variants(full_dims: int, dims: str | list = "full", precisions: str | list = "float32", *,
-                  rescore: int = 0, depth: int = 100) -> list[Variant]:
+                  rescore: int = 0, depth: int = 100, indexes: Sequence[IndexSpec] = ()) -> list[Variant]:
     """Every (dims, precision) pair asked for, the full float32 reference first; with ``rescore`` each binary
-    variant also rescored (the top ``rescore`` candidates, at least ``depth``)."""
+    variant also rescored (the top ``rescore`` candidates, at least ``depth``); then each approximate index of
+    ``indexes``, after the exact float32 vectors of its dims (added when not asked for: every index is measured
+    against exact search of the same dims)."""
     if rescore and rescore < depth:
         raise UsageError(f"The 'rescore' parameter must be at least the depth ({depth}): the rescored candidates "
                          f"are where the top {depth} come from. Got {rescore}.")
@@ -143,27 +167,44 @@ def plan_variants(full_dims: int, dims: str | list = "full", precisions: str | l
                 out.append(variant)
             if precision == "binary" and rescore:
                 out.append(Variant(d, precision, full_dims, rescore))
-    return out
+    for spec in indexes:
+        exact = Variant(spec.dims or full_dims, "float32", full_dims)
+        if exact not in out:
+            out.append(exact)
+    return out + [approximate(spec, full_dims) for spec in indexes]
+
+
+def approximate(spec: IndexSpec, full_dims: int) -> Variant:
+    """The variant of an approximate index: its dims (all when the SPEC keeps them all) and how it stores a
+    vector (float32, int8 for SQ8, pq codes)."""
+    return Variant(spec.dims or full_dims, spec.info.storage, full_dims, index=spec)
 
 
 # ----------------------------------------------------------------------------- searching one variant
 
 
 def search_variant(variant: Variant, queries: np.ndarray, docs: np.ndarray, similarity: str, depth: int,
-                   tie_rank: np.ndarray, *, progress: Progress | None = None) -> Hits:
+                   tie_rank: np.ndarray, *, progress: Progress | None = None, docs_unit: bool = True) -> Hits:
     """The top ``depth`` docs of every query in this variant's index.
 
-    ``queries`` and ``docs`` are the full float32 vectors, already unit length for cosine (`normalise_rows`);
-    neither is changed.
+    ``queries`` and ``docs`` are the full float32 vectors, queries unit length for cosine (`normalise_rows`), and
+    docs too unless ``docs_unit`` is False (doc vectors on disk, scaled a block at a time as they are read);
+    neither is changed. Docs that are not an array in memory (`evalcore.vectors.on_disk`) are read a block at a
+    time: the float32 variants never hold a copy of them.
     """
     cosine = similarity == "cosine"
-    q = _kept(queries, variant.dims, cosine)
+    scale = cosine and not docs_unit
+    q = first_dims(queries, variant.dims, cosine)
     n_docs = docs.shape[0]
     if variant.precision == "float32":
-        d = docs if variant.is_full else _kept(docs, variant.dims, cosine)
-        return top_n(float_scores(q, d), len(q), n_docs, depth, tie_rank, progress=progress)
+        row_bytes = 4 * docs.shape[1]  # the same blocks whether the docs are held or read from disk
+        if not isinstance(docs, np.ndarray):
+            scores = float_scores(q, docs, prepare=lambda block: prepared_rows(block, variant.dims, cosine, scale))
+            return top_n(scores, len(q), n_docs, depth, tie_rank, progress=progress, row_bytes=row_bytes)
+        d = docs if variant.is_full else first_dims(docs, variant.dims, cosine)
+        return top_n(float_scores(q, d), len(q), n_docs, depth, tie_rank, progress=progress, row_bytes=row_bytes)
     if variant.precision == "int8":
-        codes, lo, step = quantize_int8(docs, variant.dims, cosine)
+        codes, lo, step = quantize_int8(docs, variant.dims, cosine, scale=scale)
         return top_n(int8_scores(q, codes, lo, step), len(q), n_docs, depth, tie_rank, progress=progress)
     bits = sign_bits(docs, variant.dims)
     query_signs = np.where(q > 0, np.float32(1), np.float32(-1))
@@ -174,10 +215,10 @@ def search_variant(variant: Variant, queries: np.ndarray, docs: np.ndarray, simi
     found = top_n(binary_scores(query_signs, bits, variant.dims), len(q), n_docs, wanted, tie_rank,
                   progress=None if progress is None else (lambda share: progress(0.9 * share)))
     del bits
-    return rescore_with_floats(found, q, docs, variant.dims, cosine, depth, tie_rank)
+    return rescore_with_floats(found, q, docs, variant.dims, cosine, depth, tie_rank, scale=scale)
 
 
-def _kept(matrix: np.ndarray, dims: int, cosine: bool) -> np.ndarray:
+def first_dims(matrix: np.ndarray, dims: int, cosine: bool) -> np.ndarray:
     """The first ``dims`` numbers of each row: a view for dot (or all dims), renormalised copies for cosine."""
     if dims == matrix.shape[1]:
         return matrix
@@ -186,22 +227,25 @@ def _kept(matrix: np.ndarray, dims: int, cosine: bool) -> np.ndarray:
     return normalise_rows(matrix[:, :dims])
 
 
-def quantize_int8(docs: np.ndarray, dims: int, cosine: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(codes, lo, step) of the first ``dims`` numbers (renormalised for cosine), built a block of rows at a time."""
+def quantize_int8(docs: np.ndarray, dims: int, cosine: bool, *,
+                  scale: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(codes, lo, step) of the first ``dims`` numbers (renormalised for cosine; ``scale``: rows not yet unit
+    length), built a block of rows at a time."""
     lo = np.full(dims, np.inf, dtype=np.float32)
     hi = np.full(dims, -np.inf, dtype=np.float32)
-    for start in range(0, docs.shape[0], _ROWS):
-        block = _kept(docs[start:start + _ROWS], dims, cosine)
+    rows = doc_rows(docs)
+    for start in range(0, docs.shape[0], rows):
+        block = prepared_rows(docs[start:start + rows], dims, cosine, scale)
         np.minimum(lo, block.min(axis=0), out=lo)
         np.maximum(hi, block.max(axis=0), out=hi)
     step = ((hi - lo) / np.float32(255)).astype(np.float32)
     step[step == 0] = 1  # a constant dimension: every code 0 reads back as lo exactly
     codes = np.empty((docs.shape[0], dims), dtype=np.int8)
-    for start in range(0, docs.shape[0], _ROWS):
-        block = _kept(docs[start:start + _ROWS], dims, cosine)
+    for start in range(0, docs.shape[0], rows):
+        block = prepared_rows(docs[start:start + rows], dims, cosine, scale)
         levels = np.rint((block - lo) / step)
         np.clip(levels, 0, 255, out=levels)
-        codes[start:start + _ROWS] = (levels - 128).astype(np.int8)
+        codes[start:start + rows] = (levels - 128).astype(np.int8)
     return codes, lo, step
 
 
@@ -226,8 +270,9 @@ def int8_scores(queries: np.ndarray, codes: np.ndarray, lo: np.ndarray, step: np
 def sign_bits(docs: np.ndarray, dims: int) -> np.ndarray:
     """One bit per kept dimension (set when above zero), packed eight to a byte: (n, ceil(dims / 8)) uint8."""
     out = np.empty((docs.shape[0], math.ceil(dims / 8)), dtype=np.uint8)
-    for start in range(0, docs.shape[0], _ROWS):
-        out[start:start + _ROWS] = np.packbits(docs[start:start + _ROWS, :dims] > 0, axis=1)
+    rows = doc_rows(docs)
+    for start in range(0, docs.shape[0], rows):
+        out[start:start + rows] = np.packbits(docs[start:start + rows, :dims] > 0, axis=1)
     return out
 
 
@@ -242,19 +287,18 @@ def binary_scores(query_signs: np.ndarray, bits: np.ndarray, dims: int):
 
 
 def rescore_with_floats(found: Hits, queries: np.ndarray, docs: np.ndarray, dims: int, cosine: bool, depth: int,
-                        tie_rank: np.ndarray, rows: int = 64) -> Hits:
-    """The ``depth`` best of each query's candidates, scored with the float32 vectors of the same dims."""
+                        tie_rank: np.ndarray, rows: int = 64, *, scale: bool = False) -> Hits:
+    """The ``depth`` best of each query's candidates, scored with the float32 vectors of the same dims
+    (``scale``: doc rows not yet unit length)."""
     n_queries, wanted = found.docs.shape
     keep = min(depth, wanted)
     out_scores = np.empty((n_queries, keep), dtype=np.float32)
     out_docs = np.empty((n_queries, keep), dtype=np.int64)
-    rows = max(1, min(rows, BLOCK_BYTES // max(1, 4 * wanted * dims)))  # candidates' vectors within one block
+    rows = max(1, min(rows, BLOCK_BYTES // max(1, 4 * wanted * docs.shape[1])))  # candidates' rows in one block
     for q0 in range(0, n_queries, rows):
         q1 = min(n_queries, q0 + rows)
         candidates = found.docs[q0:q1]
-        vectors = docs[candidates.ravel(), :dims]
-        if cosine and dims != docs.shape[1]:
-            vectors = normalise_rows(vectors)
+        vectors = prepared_rows(docs[candidates.ravel()], dims, cosine, scale)
         vectors = vectors.reshape(q1 - q0, wanted, dims)
         values = np.einsum("qd,qrd->qr", queries[q0:q1], vectors, dtype=np.float32)
         row_ids = np.repeat(np.arange(q1 - q0), wanted)

@@ -8,7 +8,8 @@ small result value for the front end to put into words.
 * `reveal_holdout` - unseal the holdout on purpose: the view is recorded (who, when, which labels and runs).
 * `flag_for_rejudging` - queue queries whose labels look wrong for blind re-judging (labels never edited).
 * `save_judging_round` - turn a blind judging round into a new label-set version.
-* `add_cases` - add or correct labeled cases, as a new label-set version.
+* `add_cases` - add or correct labeled cases, as a new label-set version (`add_production_miss`: one query seen
+  failing in production, with its relevant docs).
 * `edit_entry` - change a failure-ledger entry's status, cause tags or note.
 * `delete` - delete a label set, run, evaluation or file.
 * `record_upload` - keep uploaded labels and runs as a label-set version and stored runs.
@@ -18,7 +19,7 @@ Every action takes the person acting (``actor``, an `evalcore.access.Actor`), ch
 (`Workspace.events`). This is where permissions are enforced; front ends only hide what a person may not use.
 """
 
-from .cases import AddedCases, add_cases
+from .cases import AddedCases, add_cases, add_production_miss
 from .deletion import delete
 from .evaluations import SavedRound, save_evaluation
 from .holdout import reveal_holdout
@@ -26,5 +27,5 @@ from .ledger import edit_entry
 from .rejudging import Flagged, flag_for_rejudging, save_judging_round
 from .uploads import record_upload
 
-__all__ = ["AddedCases", "Flagged", "SavedRound", "add_cases", "delete", "edit_entry", "flag_for_rejudging",
+__all__ = ["AddedCases", "Flagged", "SavedRound", "add_cases", "add_production_miss", "delete", "edit_entry", "flag_for_rejudging",
            "record_upload", "reveal_holdout", "save_evaluation", "save_judging_round"]

@@ -4,6 +4,7 @@ the variants), a sentence per variant that says how much recall the smaller inde
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 
@@ -14,8 +15,10 @@ from evalcore.analyses.failures import failure_list
 from evalcore.analyses.index_size import index_size_report
 from evalcore.errors import UsageError
 from evalcore.metrics.split import scoring_labels
+from evalcore.readers.runs import read_run
 from evalcore.report.index_size import index_size_dict, variant_verdict
-from evalcore.vectors.runs import search_runs
+from evalcore.vectors.index_spec import parse_index_specs
+from evalcore.vectors.runs import search_runs, trec_text
 from evalcore.vectors.variants import plan_variants
 from tests.vectors.planted import planted
 
@@ -74,3 +77,49 @@ def test_variant_runs_go_through_the_k_budget_and_the_failure_drill_down(report)
     found = drill_down(evaluation, query, 10, runs=["float32-full", "binary-16"])
     assert found.query == query
     assert set(found.rankings["run"]) == {"float32-full", "binary-16"}
+
+
+def test_neighbour_recall_its_tail_and_lost_queries_agree_with_a_brute_force_reference_from_saved_runs(
+        tmp_path) -> None:
+    """Each index's runs written as TREC files and read back: a plain loop over queries, sorting nothing but the
+    runs' own ranks, gives the numbers the JSON output holds."""
+    queries, docs, labels = planted(n_docs=1500, n_queries=120, dims=32, noise=1.0)
+    specs = parse_index_specs(["hnsw:m=4:ef=2", "ivf:nlist=64:nprobe=1", "ivf:nlist=64:nprobe=3:dims=16"])
+    variants = plan_variants(32, "full,16", "float32,int8", depth=20, indexes=specs)
+    found = search_runs(queries, docs, variants, depth=20, build_threads=1)
+    scope = scoring_labels(labels)
+    data = json.loads(json.dumps(index_size_dict(index_size_report(found, scope, "1,10")), allow_nan=False))
+    runs = {}
+    for item in found:
+        path = tmp_path / f"{item.name}.trec"
+        path.write_text(trec_text(item.run), encoding="utf-8")
+        runs[item.name] = read_run(path)
+    relevant = labels.judgments[labels.judgments["grade"] >= 1].groupby("query")["doc_id"].apply(set).to_dict()
+    exact_of = {32: "float32-full", 16: "float32-16"}
+    k, lost_somewhere = 10, 0
+    for entry in data["variants"]:
+        exact, ours = runs[exact_of[entry["dims"]]], runs[entry["name"]]
+        shares, lost = [], []
+        for query in labels.queries:  # every labeled query here has a vector and a relevant doc
+            truth = exact.ranking(query)[:k]
+            got = set(ours.ranking(query)[:k])
+            shares.append(sum(doc in got for doc in truth) / len(truth))
+            if any(doc in relevant[query] and doc not in got for doc in truth):
+                lost.append(query)
+        shares.sort()
+        assert entry["exact"] == exact_of[entry["dims"]]
+        assert entry["neighbor_recall"]["mean"] == pytest.approx(sum(shares) / len(shares), abs=1e-12)
+        assert entry["neighbor_recall"]["p5"] == shares[math.ceil(0.05 * len(shares)) - 1]
+        assert entry["lost_queries"]["queries"] == lost and entry["lost_queries"]["count"] == len(lost)
+        assert entry["lost_queries"]["n"] == 120
+        lost_somewhere += len(lost)
+        if entry["index"] is not None:
+            assert entry["params"] == specs[[s.name for s in specs].index(entry["name"])].as_dict()
+            assert entry["build_seconds"] >= 0 and entry["queries_per_second"] > 0
+            assert entry["latency_ms"]["p50"] <= entry["latency_ms"]["p99"]
+            assert entry["index_verdict"].startswith(("HNSW", "IVF")) and " of 120 queries" in entry["index_verdict"]
+        else:
+            assert entry["params"] is None and entry["index_verdict"] is None
+    assert lost_somewhere > 0  # the reference is tried on real losses, not only on perfect indexes
+    assert data["settings"]["index_k"] == 10 and data["settings"]["search_threads"] == 1
+    assert data["settings"]["build_threads"] == 1

@@ -158,9 +158,11 @@ def test_every_scoring_command_scores_the_tune_split_by_default_and_names_it(tmp
     """evaluate, compare, budget, audit and report: tune numbers (n = 224) by default, never the 96 holdout queries."""
     evaluate = cli("evaluate", *LABELS, *RUNS, "--k", "1")
     assert evaluate.returncode == 0, evaluate.stderr
-    first = evaluate.stdout.splitlines()[0]
-    assert first.startswith("tune split (exploratory, file split field): 224 of 320 labeled queries scored; 96 "
-                            "holdout queries sealed: see them with --split holdout --reveal")
+    # The headline first (on the tune split's numbers), then the split, before any table.
+    paragraphs = evaluate.stdout.split("\n\n")
+    assert paragraphs[0].startswith("Best run: tuned") and "n = 224 queries" in paragraphs[0]
+    assert paragraphs[1].startswith("tune split (exploratory, file split field): 224 of 320 labeled queries scored; 96 "
+                                    "holdout queries sealed: see them with --split holdout --reveal")
     rows = [line for line in evaluate.stdout.splitlines() if line.startswith("recall@1")]
     assert len(rows) == 2 and all(" 224 " in r and "labels:tune#75455c70275d" in r and " tune" in r for r in rows)
     assert "holdout_mixed_in" not in evaluate.stdout
@@ -253,7 +255,7 @@ def test_labels_without_a_split_field_are_scored_whole_as_before(tmp_path) -> No
     assert all("split" not in m for r in data["runs"] for m in r["metrics"].values())
     assert "sealed" not in out.stderr
     table = cli("evaluate", "--labels", plain, *RUNS, "--k", "1")
-    assert table.stdout.startswith("run base\n") and " split " not in table.stdout
+    assert table.stdout.split("\n\n")[1].startswith("run base\n") and " split " not in table.stdout
     hashed = cli("evaluate", "--labels", plain, *RUNS, "--k", "1", "--hash-split", "0.5", "--format", "json")
     view = json.loads(hashed.stdout)["split"]
     assert view["split"] == "tune" and view["rule"] == "hash:0.5" and 120 < view["n_queries"] < 200

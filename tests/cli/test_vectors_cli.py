@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 from cli_runner import run_cli
 
 from tests.cli.test_number_context import json_problems, text_problems
@@ -118,6 +119,70 @@ def test_a_k_deeper_than_the_search_is_refused_before_searching() -> None:
     assert metric.returncode == 2 and "between 1 and 10" in metric.stderr, metric.stderr
 
 
+SWEEP = ["--index", "hnsw:m=8:ef=8", "--index", "hnsw:m=8:ef=32", "--index", "ivf:nlist=32:nprobe=1",
+         "--build-threads", "1"]
+
+
+def test_an_index_sweep_in_json_has_the_issue_shape_and_its_runs_are_saved_under_its_spec(tmp_path) -> None:
+    done = run_cli("vectors", *TUNED, *SWEEP, "--format", "json", "--save-runs", str(tmp_path / "runs"))
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    names = [v["name"] for v in data["variants"]]
+    assert names == ["float32-full", "hnsw-m8-ef8", "hnsw-m8-ef32", "ivf-nlist32-nprobe1"]  # only full float32
+    hnsw = data["variants"][1]
+    assert hnsw["index"] == "hnsw:m=8:ef=8:efc=40" and hnsw["params"] == {"m": 8, "ef": 8, "efc": 40}
+    assert set(hnsw["neighbor_recall"]) == {"k", "mean", "p5"} and hnsw["neighbor_recall"]["k"] == 10 and 0 <= hnsw["neighbor_recall"]["p5"] <= 1
+    assert {"count", "queries"} <= set(hnsw["lost_queries"]) and hnsw["lost_queries"]["count"] > 0
+    assert hnsw["lost_queries"]["count"] == len(hnsw["lost_queries"]["queries"])
+    assert hnsw["build_seconds"] >= 0 and hnsw["queries_per_second"] > 0 and set(hnsw["latency_ms"]) == {"p50", "p99"}
+    assert hnsw["index_bytes"] > 503 * 256 * 4  # the vectors and the graph, written to a file, and the ids
+    assert hnsw["vs_full"]["verdict"].startswith("HNSW m = 8, ef = 8 ")
+    assert data["variants"][3]["lost_queries"]["count"] > hnsw["lost_queries"]["count"]  # one list of 32: worse
+    assert data["variants"][2]["neighbor_recall"]["mean"] > hnsw["neighbor_recall"]["mean"]  # ef 32 beats ef 8
+    assert data["settings"]["search_threads"] == 1 and data["settings"]["build_threads"] == 1
+    assert json_problems(data, "vectors json") == []
+    written = sorted(p.name for p in (tmp_path / "runs").iterdir())
+    assert written == ["float32-full.trec", "hnsw-m8-ef32.trec", "hnsw-m8-ef8.trec", "ivf-nlist32-nprobe1.trec"]
+
+
+def test_an_index_sweep_for_people_says_what_each_setting_loses_and_lists_the_lost_queries() -> None:
+    done = run_cli("vectors", *TUNED, *SWEEP)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "HNSW m = 8, ef = 8 loses the answer for " in out and " of 224 queries (" in out
+    assert "than exact search; it returns " in out and "of exact search's top 10 (the worst 5% of queries: " in out
+    assert "neighbour recall@10" in out and "lost by hnsw-m8-ef8: q" in out
+    assert "every search on one thread" in out and "indexes built on 1 thread" in out
+    assert text_problems(out, "vectors table") == []
+
+
+@pytest.mark.parametrize("spec, said", [
+    ("annoy:trees=10", "The index 'annoy:trees=10' names an unknown index type 'annoy': expected one of hnsw, "
+                       "hnsw-sq8, ivf, ivfpq (for example hnsw:m=16:ef=32)."),
+    ("hnsw:m=16:nprobe=2", "The index 'hnsw:m=16:nprobe=2' has an unknown parameter 'nprobe' for hnsw: expected m, "
+                           "ef, efc or dims."),
+    ("ivfpq:nlist=16:m=30", "The index 'ivfpq:nlist=16:m=30' splits each vector into m = 30 parts, which must divide "
+                            "its 256 dimensions (for example 8, 16, 32, 64)."),
+    ("ivf:nlist=1000", "The index 'ivf:nlist=1000' has nlist = 1,000 lists, more than the 503 docs: use at most 503 "
+                       "(about 22, the square root of the docs, is usual)."),
+])
+def test_a_bad_index_spec_is_one_line_and_exit_2(spec: str, said: str) -> None:
+    done = run_cli("vectors", *TUNED, "--index", spec)
+    assert done.returncode == 2
+    assert done.stderr.strip() == f"evalcore: error: {said}"
+    assert done.stdout == ""
+
+
+def test_doc_vectors_over_the_memory_budget_are_searched_from_disk_with_the_same_numbers() -> None:
+    args = [*TUNED, "--dims", "full,64", "--precision", "float32,int8", "--format", "json"]
+    held = json.loads(run_cli("vectors", *args).stdout)
+    from_disk = run_cli("vectors", *args, env={"EVALCORE_MAX_VECTOR_MB": "0.2"})  # the 515 kB matrix is over it
+    assert from_disk.returncode == 0, from_disk.stderr
+    assert [v["metrics"] for v in json.loads(from_disk.stdout)["variants"]] == [v["metrics"] for v in held["variants"]]
+    tight = run_cli("vectors", *args, env={"EVALCORE_MAX_VECTOR_MB": "0.1"})  # int8 codes (129 kB) do not fit
+    assert tight.returncode == 2 and "int8-full would hold 0.12 MB of its own" in tight.stderr, tight.stderr
+
+
 # ----------------------------------------------------------------------------- zero vectors (issue 24, item 10)
 
 
@@ -161,3 +226,6 @@ def test_all_zero_doc_vectors_are_left_out_of_a_cosine_search_and_said(tmp_path)
     assert "index size for docs: 500 docs x 256 dims (3 all-zero doc vectors left out), cosine" in text.stdout
     dot = run_cli("vectors", *args, "--similarity", "dot", "--format", "json")  # under dot a zero doc scores 0: kept
     assert {v["n_docs"] for v in json.loads(dot.stdout)["variants"]} == {503}
+    on_disk = run_cli("vectors", *args, env={"EVALCORE_MAX_VECTOR_MB": "0.2"})  # leaving rows out would copy them
+    assert on_disk.returncode == 2 and "docs.npy, row 1: expected doc vectors with a number other than 0 in every " \
+        "row, to search them from disk" in on_disk.stderr, on_disk.stderr

@@ -60,7 +60,8 @@ def test_uploads_through_the_file_inputs(page: Page, server: str, tmp_path: Path
 
     open_page(page, f"{server}/data")
     inputs = page.locator('[data-testid="stFileUploader"] input[type="file"]')
-    expect(inputs).to_have_count(3)
+    # Labels, runs, documents, queries, then one chunk map per sample run (base, tuned, tuned-256d).
+    expect(inputs).to_have_count(4 + 3)
 
     # A bad run is explained beside its upload; the sample runs stay loaded.
     inputs.nth(1).set_input_files([str(broken)])

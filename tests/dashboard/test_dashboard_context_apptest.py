@@ -30,7 +30,7 @@ def workspace(tmp_path, monkeypatch) -> Path:
 
 
 def test_overview_shows_blind_share_and_judged_depth_with_bounds_beside_each_run(workspace) -> None:
-    at = app(k="5")
+    at = app(k="5", checks="1")  # behind "Show every check"
     table = at.dataframe[0].value.set_index("run")
     assert {"blind share", "recall@5 judged depth", "recall@5 bounds"} <= set(table.columns)
     # The same numbers as the Integrity page, which renders the core's audit of the same evaluation.

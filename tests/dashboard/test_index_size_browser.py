@@ -97,3 +97,49 @@ def test_upload_vectors_see_the_frontier_and_add_a_variant_to_the_runs(page: Pag
     chart_drawn(page)
     no_exceptions(page)
     shoot(page, "index_size_variant_on_overview")
+
+
+def test_an_approximate_index_sweep_opens_a_lost_query_in_failures_beside_exact_search(page: Page, server: str) -> None:
+    """A sweep of three HNSW settings on the sample's tuned vectors: the chart is on the first screen at 1400 x 900,
+    each setting has its sentence, and a lost query opens in Failures with the index's ranking beside exact
+    search's."""
+    page.set_viewport_size({"width": 1400, "height": 900})
+    open_page(page, f"{server}/index-size?part=approximate&ann_model=tuned&ann_kind=hnsw&ann_sweep=8,16,32&k=10")
+    chart_drawn(page)
+    box = page.locator('[data-testid="stVegaLiteChart"]').first.bounding_box()
+    assert box is not None and box["y"] + 0.6 * box["height"] < 900, box  # the answer is on the first screen
+    for ef in (8, 16, 32):
+        expect(page.get_by_text(f"HNSW ef = {ef} ", exact=False).first).to_be_visible()
+    expect(page.get_by_text("loses the answer for", exact=False).first).to_be_visible()
+    no_exceptions(page)
+    shoot(page, "index_size_approximate")
+    assert params(page)["ann_sweep"] == ["8,16,32"]
+
+    picker = page.get_by_role("combobox", name="Lost query")
+    picker.click()
+    picker.fill("HNSW ef = 8")  # the list opens filtered as one types
+    option = page.get_by_role("option").filter(has_text="HNSW ef = 8 ·").first
+    chosen = option.inner_text()
+    query = chosen.split(" · ")[1]
+    option.click()
+    settle(page)
+    page.get_by_role("button", name="Open in Failures, beside exact search").click()
+    settle(page)
+    expect(page.get_by_role("heading", name="Failures", exact=True)).to_be_visible()
+    expect(page.get_by_role("heading", name="One query up close")).to_be_visible()
+    shown = params(page)
+    assert shown["query"] == [query] and shown["runs"] == ["tuned-float32-full", "tuned-hnsw-ef8"], shown
+    for run in ("tuned-float32-full", "tuned-hnsw-ef8"):  # the two ranked lists, side by side
+        expect(page.get_by_text(f"{run} · ", exact=False).first).to_be_visible()
+    no_exceptions(page)
+    shoot(page, "index_size_lost_query_in_failures")
+
+
+def test_the_smaller_vectors_chart_is_on_the_first_screen(page: Page, server: str) -> None:
+    page.set_viewport_size({"width": 1400, "height": 900})
+    open_page(page, f"{server}/index-size")
+    chart_drawn(page)
+    box = page.locator('[data-testid="stVegaLiteChart"]').first.bounding_box()
+    assert box is not None and box["y"] + box["height"] <= 900, box
+    expect(page.get_by_text("The sample's vectors are small stand-ins", exact=False)).to_be_visible()
+    shoot(page, "index_size_first_screen")

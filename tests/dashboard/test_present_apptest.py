@@ -50,7 +50,8 @@ def test_present_follows_a_copied_link_and_explains_an_unknown_query() -> None:
     for title in ("Calls and huddles: set up and enable", "Calls and huddles: plans and pricing",
                   "Calls and huddles: permissions: who can manage it"):
         assert f"✔ {title}" in told
-    assert "2 of 3 relevant in its top 10" in told and "rank 18, below the top 10" in told
+    # Several relevant docs: each landing is its rank beside its title (red below the top k, green in it).
+    assert "2 of 3 relevant in its top 10" in told and ":red[#18] :gray[Calls and huddles: " in told
 
     unknown = app("views/present.py", query="no-such-query")
     no_exceptions(unknown)

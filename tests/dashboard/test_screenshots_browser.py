@@ -169,8 +169,9 @@ def test_the_presenter_view_on_a_projector(browser, server: str, shots: Path) ->
         assert params(page)["query"] == ["q045"]
 
         # The numbers are one click away.
-        page.get_by_text("The numbers behind this failure").click()
+        page.get_by_role("button", name="The numbers").click()
         settle(page)
+        expect(page.get_by_text("The numbers behind this failure", exact=True)).to_be_visible()
         expect(page.get_by_text("n = 1 query (this one's own scores)")).to_be_visible()
         shoot(page, shots, "present-1280x720-numbers")
     finally:

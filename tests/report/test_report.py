@@ -49,7 +49,8 @@ def test_html_report_carries_every_number_with_its_context_and_embeds_charts(tmp
     assert "Chosen k = 5 and its cost" in page and "o200k_base" in page
     assert "Top open failures" in page
     pngs = re.findall(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', page)
-    assert len(pngs) == 1 and base64.b64decode(pngs[0]).startswith(b"\x89PNG\r\n\x1a\n")
+    assert len(pngs) == 2 and all(base64.b64decode(p).startswith(b"\x89PNG\r\n\x1a\n") for p in pngs)
+    assert 'alt="Recall against k with 95% bands, the chosen k and each run&#x27;s elbow"' in page
     assert "<script" not in page.lower() and "http" not in page.replace(
         "https://vega.github.io", "")  # self-contained: nothing fetched
 
@@ -111,7 +112,9 @@ def test_report_without_a_workspace_lists_untracked_failures() -> None:
     report = build_report(evaluation, k=1)
     assert set(report.failures["status"]) == {"untracked"}
     assert set(report.failures["query"]) == {"reset my password", "enterprise sso"}
-    assert report.comparison is None and report.budget is None
+    assert report.comparison is None
+    # No documents: the cost of k counts every chunk at the core's default size, and says so.
+    assert report.budget is not None and "chunk_size_assumed" in {w.code for w in report.budget.warnings}
     text = report.to_markdown()
     assert "0.1667 (" in text
     import hashlib

@@ -1,0 +1,54 @@
+"""A production miss added from the Failures page: the query text and its relevant docs become a new version of the
+label set, through the same workflow as ``evalcore workspace add-cases`` (the case stored as a file, the change
+logged under the person's name); a form missing a part says which, and writes nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from evalcore.store.workspace import ENV_VAR, Workspace
+from tests.dashboard.apptest_helpers import app, no_exceptions, texts
+
+SAVE = "FormSubmitter:failures.save_form-Save this evaluation to the workspace"
+ADD = "FormSubmitter:failures.case_form-Add to the labels"
+
+
+@pytest.fixture
+def workspace_dir(tmp_path, monkeypatch) -> Path:
+    folder = tmp_path / "ws"
+    monkeypatch.setenv(ENV_VAR, str(folder))
+    return folder
+
+
+def test_a_production_miss_becomes_a_new_version_of_the_labels(workspace_dir: Path) -> None:
+    at = app("views/failures.py", k="10")
+    at.button(key=SAVE).click().run()
+    no_exceptions(at)
+    versions = Workspace(workspace_dir).label_versions("labels:tune")
+    assert len(versions) == 1
+
+    at.text_input(key="failures.case_id").set_value("prod-001")
+    at.text_input(key="failures.case_text").set_value("  turn off   invoice emails ")
+    at.button(key=ADD).click().run()
+    no_exceptions(at)
+    assert "Query prod-001: name at least one relevant doc id" in texts(at)
+    assert len(Workspace(workspace_dir).label_versions("labels:tune")) == 1  # nothing written
+
+    at.text_area(key="failures.case_docs").set_value("billing-invoices-02,\nbilling-invoices-14")
+    at.button(key=ADD).click().run()
+    no_exceptions(at)
+    ws = Workspace(workspace_dir)
+    versions = ws.label_versions("labels:tune")
+    assert len(versions) == 2
+    added = ws.load_labels("labels:tune")
+    mine = added.judgments[added.judgments["query"] == "prod-001"]
+    assert sorted(mine["doc_id"]) == ["billing-invoices-02", "billing-invoices-14"] and set(mine["grade"]) == {1}
+    assert added.field("query_text")["prod-001"] == "turn off invoice emails"
+    assert added.field("source")["prod-001"] == "production"
+    shown = " ".join(s.value for s in at.success).replace("\\", "")
+    assert "Added query prod-001 to labels:tune v2" in shown and "added 1 query and 2 judgments" in shown
+    events = ws.events()
+    logged = events[events["action"] == "label-set version"]
+    assert logged["detail"].str.contains("from production-miss-prod-001.jsonl", regex=False).any()
