@@ -47,7 +47,7 @@ class ChunkMap:
     doc_of_chunk: np.ndarray
     start: np.ndarray | None = None
     end: np.ndarray | None = None
-    text: pa.Array | None = None
+    text: pa.Array | pa.ChunkedArray | None = None
     source: str | None = None
     warnings: tuple[EvalWarning, ...] = field(default=())
 

@@ -24,7 +24,7 @@ from typing import Callable
 
 from ..errors import InputError, invalid_parameter
 from . import chunk_parsers, document_parsers, label_parsers, query_parsers, run_parsers
-from .sources import Source, SourceLike, first_content_line, open_source
+from .sources import LineLimit, Source, SourceLike, first_content_line, open_source, text_line_limit, trec_line_limit
 from .tables import DOC_ALIASES, QUERY_ALIASES
 
 KINDS = ("labels", "run", "documents", "chunks", "queries")
@@ -46,7 +46,8 @@ class Format:
     that make a file this format. A parser takes a `Source`: ``labels`` returns
     `evalcore.readers.label_parsers.ParsedLabels`, ``run`` the parts of a run
     (`evalcore.readers.run_parsers`), ``documents`` a `evalcore.readers.tables.Table`, ``chunks`` and
-    ``queries`` an `evalcore.readers.arrow_tables.ArrowTable`.
+    ``queries`` an `evalcore.readers.arrow_tables.ArrowTable`. ``lines`` gives the longest line the format
+    allows (None for formats not made of lines), checked as a gzip file inflates.
     """
 
     name: str
@@ -60,6 +61,7 @@ class Format:
     documents: Callable | None = None
     chunks: Callable | None = None
     queries: Callable | None = None
+    lines: Callable[[], LineLimit] | None = None
 
     def parser(self, kind: str) -> Callable | None:
         """The parser of ``kind`` (one of `KINDS`) in this format; None when that kind cannot come in it."""
@@ -70,13 +72,13 @@ class Format:
 
 REGISTRY: dict[str, Format] = {f.name: f for f in (
     Format("trec", aliases=("qrels", "run"), endings=(".trec", ".run", ".qrels", ".res"), likely_endings=(".txt",),
-           shapes=(TREC_LINE,), labels=label_parsers.from_trec, run=run_parsers.from_trec),
+           shapes=(TREC_LINE,), labels=label_parsers.from_trec, run=run_parsers.from_trec, lines=trec_line_limit),
     Format("csv", likely_endings=(".csv",), shapes=(COMMA_HEADER,),
            labels=label_parsers.from_csv, run=run_parsers.from_csv, documents=document_parsers.from_csv,
-           chunks=chunk_parsers.from_csv, queries=query_parsers.from_csv),
+           chunks=chunk_parsers.from_csv, queries=query_parsers.from_csv, lines=text_line_limit),
     Format("tsv", aliases=("beir",), likely_endings=(".tsv",), shapes=(TAB_HEADER,),
            labels=label_parsers.from_tsv, run=run_parsers.from_tsv, documents=document_parsers.from_tsv,
-           chunks=chunk_parsers.from_tsv, queries=query_parsers.from_tsv),
+           chunks=chunk_parsers.from_tsv, queries=query_parsers.from_tsv, lines=text_line_limit),
     Format("parquet", aliases=("pq",), endings=(".parquet", ".pq"), magic=b"PAR1",
            labels=label_parsers.from_parquet, run=run_parsers.from_parquet, documents=document_parsers.from_parquet,
            chunks=chunk_parsers.from_parquet, queries=query_parsers.from_parquet),
@@ -84,7 +86,7 @@ REGISTRY: dict[str, Format] = {f.name: f for f in (
            run=run_parsers.from_json, queries=query_parsers.from_json),
     Format("jsonl", aliases=("ndjson",), endings=(".jsonl", ".ndjson"), shapes=(JSON_LINES,),
            labels=label_parsers.from_jsonl, run=run_parsers.from_jsonl, documents=document_parsers.from_jsonl,
-           chunks=chunk_parsers.from_jsonl, queries=query_parsers.from_jsonl),
+           chunks=chunk_parsers.from_jsonl, queries=query_parsers.from_jsonl, lines=text_line_limit),
 )}
 """Every format, by name, in the order they are listed to people."""
 
@@ -114,12 +116,15 @@ def parser_for(fmt: str, kind: str) -> Callable | None:
 def parse_file(source: SourceLike, kind: str, format: str | None, expected: str) -> tuple[Source, object]:
     """``source`` opened, its format detected (or ``format``), and parsed as ``kind``: the `Source` and what the
     parser returned. A format that cannot hold ``kind`` is an InputError saying ``expected`` (what such a file is)
-    and naming the format found."""
+    and naming the format found. The format's longest line is set before the file is read whole, so a gzip file
+    is refused at the first line past it, as it inflates."""
     src = open_source(source)
     fmt = detect_format(src, format)
     parse = parser_for(fmt, kind)
     if parse is None:
         raise InputError(expected, source=src.name, text=f"{fmt} format")
+    if REGISTRY[fmt].lines is not None:
+        src.line_limit = REGISTRY[fmt].lines()
     return src, parse(src)
 
 

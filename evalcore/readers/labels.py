@@ -20,10 +20,10 @@ import pyarrow.compute as pc
 
 from ..errors import InputError, invalid_parameter
 from ..warning_log import EvalWarning, plural
-from .formats import detect_format, file_stem, parser_for
+from .formats import file_stem, parse_file
 from .ids import first_long_id, long_id_error
 from .label_parsers import ParsedLabels, from_mapping, from_table
-from .sources import Source, SourceLike, open_source, repair_warnings
+from .sources import Source, SourceLike, repair_warnings
 from .spans import span_lines, split_spans
 from .tables import Table
 
@@ -122,9 +122,8 @@ def read_labels(source: LabelsLike, *, format: str | None = None, name: str | No
     if isinstance(source, pd.DataFrame):
         table = Table(source.reset_index(drop=True), Source(name or "<DataFrame>", b""), 0, False, "row")
         return _finish(name or "labels", from_table(table), table.source.name)
-    src = open_source(source, name=None)
-    parse = parser_for(detect_format(src, format), "labels")
-    result = _finish(name or file_stem(src.name), parse(src), src.name)
+    src, parsed = parse_file(source, "labels", format, "a labels file")
+    result = _finish(name or file_stem(src.name), parsed, src.name)
     result.warnings = repair_warnings(src) + result.warnings
     result.source = src.name
     return result

@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 
 from ..errors import InputError, invalid_parameter
 from ..warning_log import EvalWarning, agree, plural
-from .formats import detect_format, file_stem, parser_for
+from .formats import file_stem, parse_file
 from .ids import IdArray, first_long_id, long_id_error, repeated_rows
 from .run_parsers import from_mapping, from_table
 from .sources import Source, SourceLike, open_source, repair_warnings
@@ -138,8 +138,7 @@ def read_run(
         table = Table(source.reset_index(drop=True), Source(name or "<DataFrame>", b""), 0, False, "row")
         return _assemble(from_table(table), name or "run", {}, explicit, None, ())
 
-    src = open_source(source)
-    parts = parser_for(detect_format(src, format), "run")(src)
+    src, parts = parse_file(source, "run", format, "a run file")
     if not len(parts["docs"]):
         raise InputError("a run with at least one ranked doc", source=src.name)
     stem = file_stem(src.name)

@@ -2,8 +2,12 @@
 
 Every reader starts here, so a file is read from disk (or an upload) exactly once and every
 later error can name it (which format it is, `evalcore.readers.formats` decides). No file grows
-past `max_file_bytes` in memory: gzip is inflated in a stream that stops at the limit.
-`quiet_in_pyarrow` keeps pyarrow's parser callbacks from printing tracebacks.
+past `max_file_bytes` in memory: gzip is inflated in a stream that stops at the limit, and only
+when the whole file is needed (`Source.head` inflates the first bytes alone). A format made of
+lines sets its longest line (`LineLimit`) before the file is inflated, and each line is counted
+as it inflates: a small gzip file whose first line is a gigabyte of zeros is refused after the
+first few megabytes, not after the gigabyte. `quiet_in_pyarrow` keeps pyarrow's parser callbacks
+from printing tracebacks.
 """
 
 from __future__ import annotations
@@ -14,8 +18,11 @@ import sys
 import threading
 import zlib
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Iterable, Iterator, Union
+
+import numpy as np
 
 from ..errors import InputError, invalid_parameter
 from ..warning_log import EvalWarning
@@ -24,11 +31,24 @@ DEFAULT_MAX_FILE_MB = 2048
 """Largest size of one input file, after decompression, in MB (``EVALCORE_MAX_FILE_MB`` overrides)."""
 DEFAULT_MAX_ID_CHARS = 1024
 """Longest query or doc id, in characters (``EVALCORE_MAX_ID_CHARS`` overrides)."""
+DEFAULT_MAX_LINE_MB = 64
+"""Longest line of a CSV, TSV or JSON lines file, in MB (``EVALCORE_MAX_LINE_MB`` overrides): a document's whole
+text fits many times over."""
 MAX_FILE_ENV = "EVALCORE_MAX_FILE_MB"
 MAX_ID_ENV = "EVALCORE_MAX_ID_CHARS"
+MAX_LINE_ENV = "EVALCORE_MAX_LINE_MB"
 _MB = 1 << 20
 _READ_BLOCK = 1 << 20  # compressed bytes fed to the inflater at a time
 _INFLATE_STEP = 1 << 22  # most bytes one inflate call may produce
+_GZIP = b"\x1f\x8b"
+
+
+@dataclass(frozen=True)
+class LineLimit:
+    """The longest line a format allows, in bytes, and how to allow longer (for the message)."""
+
+    most: int
+    setting: str
 
 PathLike = Union[str, os.PathLike]
 SourceLike = Union[PathLike, bytes, BinaryIO, "Source"]
@@ -40,23 +60,41 @@ class Source:
     ``repairs`` lists what opening the file fixed silently-but-visibly (a BOM removed,
     CRLF line endings), for the reader to pass on as warnings. A plain file on disk can also
     be handed to a parser by ``path`` without ever holding its bytes (see `plain_path`).
+    ``line_limit``, set by the reader before the file is first read whole, is checked line by
+    line as a gzip file inflates (a plain file holds no more than its own size).
     """
 
     def __init__(self, name: str, data: bytes | None = None, repairs: tuple[str, ...] = (), *,
                  path: Path | None = None) -> None:
         self.name = name
         self.path = path
+        self.line_limit: LineLimit | None = None
         self._data: bytes | None = None
+        self._packed: bytes | None = None  # gzip bytes given, inflated on first use
         self._repairs = tuple(repairs)
         if data is not None:
-            self._data, found = _normalise(bytes(data), name)
-            self._repairs += found
+            data = bytes(data)
+            if data[:2] == _GZIP:
+                self._packed = data
+            else:
+                check_size(len(data), name)
+                self._data, found = _repair(data)
+                self._repairs += found
 
     @property
     def data(self) -> bytes:
-        """The whole file: gunzipped, BOM removed, line endings LF."""
+        """The whole file: gunzipped (within the size and line limits), BOM removed, line endings LF."""
         if self._data is None:
-            self._data, self._repairs = _repair(read_limited(self.path, self.name))
+            if self._packed is not None:
+                view = memoryview(self._packed)
+                raw = _gunzip((view[i:i + _READ_BLOCK] for i in range(0, len(view), _READ_BLOCK)), self.name,
+                              max_file_bytes(), self.line_limit)
+                del view
+                self._packed = None
+            else:
+                raw = read_limited(self.path, self.name, self.line_limit)
+            self._data, found = _repair(raw)
+            self._repairs += found
         return self._data
 
     @property
@@ -67,11 +105,17 @@ class Source:
         return self._repairs
 
     def head(self, size: int = 65536) -> bytes:
-        """The first bytes of the (decompressed) file, without reading a plain file whole."""
-        if self._data is None and self.plain_path is not None:
-            with open(self.path, "rb") as handle:
-                return handle.read(size)
-        return self.data[:size]
+        """The first bytes of the (decompressed, repaired) file, without reading or inflating it whole: what format
+        detection looks at."""
+        if self._data is not None:
+            return self._data[:size]
+        if self._packed is not None:
+            return _repair(_inflate_start(self._packed[:_READ_BLOCK], size))[0][:size]
+        with open(self.path, "rb") as handle:
+            start = handle.read(max(size, _READ_BLOCK))
+        if start[:2] == _GZIP:
+            start = _inflate_start(start, size)
+        return _repair(start[:size])[0][:size]
 
     @property
     def binary_path(self) -> Path | None:
@@ -163,6 +207,17 @@ def max_file_bytes() -> int:
     return int(_env_limit(MAX_FILE_ENV, DEFAULT_MAX_FILE_MB, "a positive number of megabytes") * _MB)
 
 
+def text_line_limit() -> LineLimit:
+    """The longest line of a CSV, TSV or JSON lines file: ``EVALCORE_MAX_LINE_MB`` or the default."""
+    most = int(_env_limit(MAX_LINE_ENV, DEFAULT_MAX_LINE_MB, "a positive number of megabytes") * _MB)
+    return LineLimit(most, f"set {MAX_LINE_ENV} to allow longer")
+
+
+def trec_line_limit() -> LineLimit:
+    """The longest TREC line: two ids of the longest length (4 UTF-8 bytes a character) and the short fields."""
+    return LineLimit(8 * max_id_chars() + 4096, f"set {MAX_ID_ENV} to allow longer ids")
+
+
 def max_id_chars() -> int:
     """The longest query or doc id accepted, in characters: ``EVALCORE_MAX_ID_CHARS`` or the default."""
     return int(_env_limit(MAX_ID_ENV, DEFAULT_MAX_ID_CHARS, "a positive whole number of characters"))
@@ -193,15 +248,16 @@ def check_size(size: int, display: str) -> None:
         raise too_large(display)
 
 
-def read_limited(path: Path, display: str) -> bytes:
-    """The bytes of a file on disk, gunzipped when it is gzip; never more than `max_file_bytes` in memory."""
+def read_limited(path: Path, display: str, line_limit: LineLimit | None = None) -> bytes:
+    """The bytes of a file on disk, gunzipped when it is gzip; never more than `max_file_bytes` in memory, and a
+    gzip file's lines within ``line_limit`` as it inflates."""
     limit = max_file_bytes()
     try:
         with open(path, "rb") as handle:
             start = handle.read(2)
-            if start == b"\x1f\x8b":
+            if start == _GZIP:
                 blocks = _blocks(handle, start)
-                return _gunzip(blocks, display, limit)
+                return _gunzip(blocks, display, limit, line_limit)
             check_size(os.fstat(handle.fileno()).st_size, display)
             raw = start + _read_within_limit(handle, limit - len(start))  # /proc files report size 0
     except OSError as exc:
@@ -231,14 +287,16 @@ def _blocks(handle: BinaryIO, first: bytes) -> Iterator[bytes]:
         yield block
 
 
-def _gunzip(blocks: Iterable[bytes], display: str, limit: int) -> bytes:
-    """Inflate a gzip stream (one member or several, as ``gzip.decompress``), stopping past ``limit`` bytes.
+def _gunzip(blocks: Iterable[bytes], display: str, limit: int, line_limit: LineLimit | None = None) -> bytes:
+    """Inflate a gzip stream (one member or several, as ``gzip.decompress``), stopping past ``limit`` bytes, or at
+    the first line longer than ``line_limit`` allows.
 
     Zero bytes between or after members are padding; anything else after a member must be
     another member. A stream that ends inside a member is an incomplete file.
     """
     out = io.BytesIO()
     total = 0
+    lines = None if line_limit is None else _LineCounter(line_limit, display)
     inflater = None  # None: between members
     try:
         for block in blocks:
@@ -253,6 +311,8 @@ def _gunzip(blocks: Iterable[bytes], display: str, limit: int) -> bytes:
                 total += len(piece)
                 if total > limit:
                     raise too_large(display, "a file that decompresses to")
+                if lines is not None:
+                    lines.feed(piece)
                 out.write(piece)
                 if inflater.eof:
                     data, inflater = inflater.unused_data, None
@@ -265,16 +325,55 @@ def _gunzip(blocks: Iterable[bytes], display: str, limit: int) -> bytes:
     return out.getvalue()
 
 
-def _normalise(raw: bytes, display: str) -> tuple[bytes, tuple[str, ...]]:
-    """Gunzip, drop a BOM and turn CRLF into LF, saying what was repaired."""
-    if raw[:2] == b"\x1f\x8b":
-        view = memoryview(raw)
-        raw = _gunzip((view[i:i + _READ_BLOCK] for i in range(0, len(view), _READ_BLOCK)), display,
-                      max_file_bytes())
-        del view
-    else:
-        check_size(len(raw), display)
-    return _repair(raw)
+class _LineCounter:
+    """The lines of inflated text, counted as the pieces come: the first longer than the limit is an InputError
+    naming its line and its first bytes. Only a piece longer than the limit can hold a whole line past it, so most
+    pieces cost two searches for a newline."""
+
+    def __init__(self, limit: LineLimit, display: str) -> None:
+        self.limit, self.display = limit, display
+        self.line = 1  # the line being read
+        self.length = 0  # its bytes so far
+        self.start = b""  # its first bytes, for the message (as many as a message shows of a line)
+
+    def feed(self, piece: bytes | memoryview) -> None:
+        piece = bytes(piece)
+        first = piece.find(b"\n")
+        if first < 0:
+            self._grow(piece)
+            return
+        self._grow(piece[:first])  # the line carried in ends here
+        last = piece.rfind(b"\n")
+        if last - first - 1 > self.limit.most:  # lines wholly inside the piece: only then can one be too long
+            ends = np.flatnonzero(np.frombuffer(piece, dtype=np.uint8, count=last + 1, offset=0) == 10)
+            long = np.flatnonzero(np.diff(ends) - 1 > self.limit.most)
+            if len(long):
+                at = int(ends[long[0]]) + 1
+                raise self._error(self.line + int(long[0]) + 1, piece[at:at + 24])
+        self.line += piece.count(b"\n")
+        self.length, self.start = 0, b""
+        self._grow(piece[last + 1:])
+
+    def _grow(self, part: bytes) -> None:
+        if not self.length:
+            self.start = part[:24]
+        self.length += len(part)
+        if self.length > self.limit.most:
+            raise self._error(self.line, self.start)
+
+    def _error(self, line: int, start: bytes) -> InputError:
+        return InputError(f"lines of at most {self.limit.most:,} bytes ({self.limit.setting})", source=self.display,
+                          line=line, text=start.decode("utf-8", "replace") + f"... (more than {self.limit.most:,} "
+                                                                             "bytes)")
+
+
+def _inflate_start(packed: bytes, size: int) -> bytes:
+    """The first ``size`` bytes a gzip file inflates to (fewer when its first member is shorter), from its first
+    compressed bytes; nothing when they are not gzip (reading the file whole then names the problem)."""
+    try:
+        return zlib.decompressobj(wbits=31).decompress(packed, size)
+    except zlib.error:
+        return b""
 
 
 def _repair(raw: bytes) -> tuple[bytes, tuple[str, ...]]:

@@ -22,7 +22,7 @@ from pyarrow import csv as pacsv
 from ..errors import InputError
 from .id_columns import check_id_lengths
 from .ids import first_long_id, long_id_error, used_ids
-from .sources import MAX_ID_ENV, Source, max_id_chars, quiet_in_pyarrow
+from .sources import MAX_ID_ENV, Source, quiet_in_pyarrow, trec_line_limit
 from .tables import Table
 
 
@@ -214,7 +214,7 @@ def _refuse_long_line(source: Source) -> None:
 
     Only called when a line did not fit one 4 MiB parser block: the gaps between newlines, 64 MiB at a time.
     """
-    cap = 8 * max_id_chars() + 4096  # two ids of up to 4 UTF-8 bytes a character, and the short fields
+    cap = trec_line_limit().most
     data = source.data
     everything = np.frombuffer(data, dtype=np.uint8)
     last, lines = -1, 0  # the last newline seen, and how many

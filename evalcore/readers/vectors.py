@@ -22,14 +22,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pa_json
-import pyarrow.parquet as pq
 
 from ..errors import InputError, VectorFileError, invalid_parameter
 from ..warning_log import EvalWarning, plural
 from .ids import first_long_id, long_id_error
 from .nesting import MAX_NESTING, deepest_line
-from .sources import Source, SourceLike, max_file_bytes, open_source, too_large
-from .json_files import is_json_id, read_jsonl_records
+from .json_files import content_lines, is_json_id, read_jsonl_records
+from .parquet_files import read_parquet_columns
+from .sources import Source, SourceLike, open_source, text_line_limit
 
 VECTOR_FORMATS = ("parquet", "jsonl", "npy")
 ID_COLUMNS = ("id", "_id", "doc_id", "docid", "query_id", "query", "qid", "query-id", "corpus-id")
@@ -122,13 +122,8 @@ def _detect(src: Source, explicit: str | None) -> str:
 
 
 def _first_bytes(src: Source) -> bytes:
-    """The first bytes of the (decompressed) file; a plain file on disk is not read whole for them."""
-    if src.path is not None and not src.path.is_dir():
-        with open(src.path, "rb") as handle:
-            start = handle.read(8)
-        if not start.startswith(b"\x1f\x8b"):
-            return start
-    return src.data[:8]
+    """The first bytes of the (decompressed) file; neither read nor inflated whole for them."""
+    return src.head(8)
 
 
 def _ids_beside(source: object, display: str) -> Path:
@@ -171,25 +166,24 @@ def _from_npy(src: Source, ids_src: Source) -> tuple[list[str], np.ndarray, str,
 
 
 def _from_parquet(src: Source) -> tuple[list[str] | pa.Array, np.ndarray, str, int]:
-    try:
-        parquet = pq.ParquetFile(src.binary_path or pa.BufferReader(src.data))
-        names = list(parquet.schema_arrow.names)
-        id_col = _column(names, ID_COLUMNS)
-        vec_col = _column(names, VECTOR_COLUMNS)
-        if id_col is None or vec_col is None:
+    """The id and vector columns, read within the memory budget (`evalcore.readers.parquet_files`: a file whose
+    vectors decode past it is refused before they are read)."""
+
+    def choose(names: tuple[str, ...]) -> list[str]:
+        found = [_column(list(names), ID_COLUMNS), _column(list(names), VECTOR_COLUMNS)]
+        if None in found:
             raise VectorFileError(f"an id column ({', '.join(ID_COLUMNS[:3])}, ...) and a vector column "
                                   f"({', '.join(VECTOR_COLUMNS[:3])}, ...)", source=src.name,
                                   text=", ".join(map(str, names)))
-        meta = parquet.metadata
-        size = sum(meta.row_group(i).column(j).total_uncompressed_size for i in range(meta.num_row_groups)
-                   for j in range(meta.num_columns))
-        if size > max_file_bytes():
-            raise too_large(src.name, "Parquet columns that decompress to")
-        table = parquet.read(columns=[id_col, vec_col], use_pandas_metadata=False)
+        return found
+
+    try:
+        table, _ = read_parquet_columns(src, choose=choose)
     except VectorFileError:
         raise
-    except Exception as exc:  # pyarrow raises many types for a damaged file
-        raise VectorFileError(f"a readable Parquet file ({type(exc).__name__}: {exc})", source=src.name) from None
+    except InputError as exc:
+        raise VectorFileError(exc.expected, source=exc.source, line=exc.line, text=exc.text) from None
+    id_col, vec_col = table.column_names
     ids = _id_strings(table.column(id_col).combine_chunks(), src.name, "row", 1)
     matrix = _list_matrix(table.column(vec_col).combine_chunks(), src.name, "row", 1)
     return ids, matrix, "row", 1
@@ -206,7 +200,8 @@ def _column(names: list[str], aliases: tuple[str, ...]) -> str | None:
 def _from_jsonl(src: Source) -> tuple[pa.Array | list[str], np.ndarray, str, np.ndarray]:
     """JSONL through Arrow's parser (fast); a file it refuses, or reads with gaps or mixed types, is read again
     line by line, which either reads it (ids of mixed types) or names the first bad line exactly."""
-    lines = _content_lines(src)
+    src.line_limit = text_line_limit()  # counted as a gzip file inflates
+    lines = content_lines(src.data)
     if not len(lines):
         raise VectorFileError("at least one vector", source=src.name)
     _check_nesting(src)  # before Arrow's parser, which a deeply nested line crashes (it recurses once per level)
@@ -235,17 +230,6 @@ def _check_nesting(src: Source) -> None:
         raise VectorFileError(f"JSON nested at most {MAX_NESTING} levels deep (a vector line has 2: an object holding "
                               "a list of numbers)", source=src.name, line=line,
                               text=bytes(src.data[start:start + 60]).decode("utf-8", "replace") + "...")
-
-
-def _content_lines(src: Source) -> np.ndarray:
-    """The 1-based numbers of the lines holding something (Arrow's rows, in order), without a loop per line."""
-    data = np.frombuffer(src.data, dtype=np.uint8)
-    ends = np.flatnonzero(data == 10)
-    starts = np.concatenate([[0], ends + 1])
-    stops = np.concatenate([ends, [len(data)]])
-    space = np.isin(data, np.frombuffer(b" \t\r\n\x0b\x0c", dtype=np.uint8))
-    solid = np.concatenate([[0], np.cumsum(~space)])
-    return np.flatnonzero((solid[stops] - solid[starts]) > 0) + 1
 
 
 def _jsonl_slow(src: Source) -> tuple[list[str], np.ndarray, str, np.ndarray]:

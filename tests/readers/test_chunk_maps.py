@@ -3,7 +3,9 @@ the file, the line (the row, for Parquet) and the text there."""
 
 from __future__ import annotations
 
+import csv
 import gzip
+import io
 import json
 from pathlib import Path
 
@@ -11,6 +13,8 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import evalcore
 from evalcore import InputError
@@ -181,3 +185,41 @@ def test_the_sample_chunk_maps_read_with_their_documents() -> None:
 
 def test_read_chunks_is_part_of_the_package_root() -> None:
     assert evalcore.read_chunks is read_chunks and evalcore.ChunkMap is not None
+
+
+id_text = st.text(alphabet=st.sampled_from(list('ab9 ,"#\'é中-')), min_size=1, max_size=8).filter(str.strip)
+chunk_rows = st.lists(st.tuples(id_text, id_text, st.one_of(st.none(), st.tuples(st.integers(0, 500),
+                                                                                     st.integers(0, 500)).map(sorted)),
+                                st.text(alphabet=st.sampled_from(list('xy ,"\n\t;é')), max_size=12)),
+                      min_size=1, max_size=20, unique_by=lambda row: row[0])
+
+
+@given(chunk_rows, st.sampled_from(["csv", "tsv", "jsonl"]))
+@settings(max_examples=150, deadline=None)
+def test_any_map_written_out_reads_back_as_written(rows, fmt) -> None:
+    """Ids with commas, quotes and spaces, text over several lines, places given or not: written by Python's own
+    csv and json modules, read back exactly (the fast parsers agree with the plain writers)."""
+    out = io.StringIO(newline="")
+    if fmt == "jsonl":
+        for c, d, place, text in rows:
+            record = {"chunk_id": c, "doc_id": d, "text": text}
+            if place is not None:
+                record.update(start=place[0], end=place[1])
+            out.write(json.dumps(record) + "\n")
+    elif fmt == "tsv":  # no quoting: a tab or a line break cannot be in a cell, quotes are text
+        rows = [(c, d, place, text.replace("\t", " ").replace("\n", " ")) for c, d, place, text in rows]
+        out.write("chunk_id\tdoc_id\tstart\tend\ttext\n")
+        for c, d, place, text in rows:
+            out.write("\t".join([c, d, *map(str, place if place is not None else ("", "")), text]) + "\n")
+    else:
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(["chunk_id", "doc_id", "start", "end", "text"])
+        for c, d, place, text in rows:
+            writer.writerow([c, d, *(place if place is not None else ("", "")), text])
+    chunks = read_chunks(out.getvalue().encode("utf-8"), format=fmt, name="m")
+    assert chunks.chunk_ids.tolist() == [r[0] for r in rows]
+    assert list(chunks.doc_ids[chunks.doc_of_chunk]) == [r[1] for r in rows]
+    none = [-1] * len(rows)  # JSONL without a place on any line has no start and end at all
+    assert (chunks.start.tolist() if chunks.start is not None else none) == [r[2][0] if r[2] else -1 for r in rows]
+    assert (chunks.end.tolist() if chunks.end is not None else none) == [r[2][1] if r[2] else -1 for r in rows]
+    assert chunks.text.to_pylist() == [r[3] for r in rows]

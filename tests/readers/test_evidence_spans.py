@@ -15,6 +15,7 @@ from evalcore import InputError
 from evalcore.metrics.split import scoring_labels
 from evalcore.readers.chunks import read_chunks
 from evalcore.store.workspace import Workspace
+from cli_runner import run_cli
 from tests.readers.files import parquet_bytes, write
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -150,3 +151,13 @@ def test_a_workspace_keeps_the_spans_of_a_label_set(tmp_path) -> None:
     assert len(kept) == len(labels.spans) - 2 and "data-retention-06" not in set(kept[kept["query"] == "q001"].doc_id)
     plain = evalcore.read_labels(SAMPLE / "labels.tsv")
     assert ws.save_labels(plain, name="plain").fingerprint == plain.fingerprint
+
+
+def test_the_command_line_exits_2_with_the_one_line(tmp_path) -> None:
+    labels = write(tmp_path, "labels.tsv", tsv([ROWS[0], ("q1", "d1", 2, 40, 55)]))
+    run = write(tmp_path, "run.trec", "q1 Q0 d1 1 0.5 t\n")
+    out = run_cli("evaluate", "--labels", labels, "--run", run)
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert out.stderr.strip() == (f"evalcore: error: {labels}, line 3: expected the same grade on every row of one judgment "
+                                  "with evidence spans (query 'q1', doc 'd1' has grade 1 at line 2), got "
+                                  "'q1\\td1\\t2\\t40\\t55'")

@@ -26,10 +26,10 @@ ROOT = Path(__file__).resolve().parents[2]
 LONG = "d" * 2000  # past the default id limit of 1,024 characters
 
 
-def gzip_of_zeros(megabytes: int, member_mb: int = 64) -> bytes:
-    """A gzip file of ``megabytes`` MB of zero bytes, as repeated members (small, and quick to build)."""
+def gzip_of_zeros(megabytes: int, member_mb: int = 64, byte: bytes = b"\x00") -> bytes:
+    """A gzip file of ``megabytes`` MB of one byte (zero unless told), as repeated members (small, quick to build)."""
     packer = zlib.compressobj(9, zlib.DEFLATED, 31)
-    member = packer.compress(bytes(member_mb << 20)) + packer.flush()
+    member = packer.compress(byte * (member_mb << 20)) + packer.flush()
     return member * (megabytes // member_mb)
 
 
@@ -55,9 +55,13 @@ def fifo(tmp_path: Path) -> Path:
 # (reader, file name or builder, content, where, text, expected): each must name the file, the place, the text.
 HOSTILE = [
     # 1. decompression bombs and files past the size limit (EVALCORE_MAX_FILE_MB=8 below)
-    ("run", "bomb.trec.gz", gzip_of_zeros(64, 16), None, None,
+    ("run", "bomb.trec.gz", gzip_of_zeros(64, 16), "line 1", "\\x00\\x00",
+     "expected lines of at most 12,288 bytes (set EVALCORE_MAX_ID_CHARS to allow longer ids)"),
+    ("labels", "bomb.qrels", gzip_of_zeros(64, 16), "line 1", "(more than 12,288 bytes)", "lines of at most 12,288"),
+    ("run", "lines.trec.gz", gzip.compress(b"q1 Q0 a 1 0.5 t\n" * (9 << 16)), None, None,
      "a file that decompresses to at most 8 MB (set EVALCORE_MAX_FILE_MB"),
-    ("labels", "bomb.qrels", gzip_of_zeros(64, 16), None, None, "decompresses to at most 8 MB"),
+    ("labels", "long.csv.gz", gzip.compress(b"query,doc_id\nq1,a\n" + b"q2," + b"b" * (2 << 20)), "line 3", "q2,bbbb",
+     "expected lines of at most 1,048,576 bytes (set EVALCORE_MAX_LINE_MB to allow longer)"),
     ("run", "big.trec", b"q1 Q0 a 1 0.5 t\n" * (9 << 16), None, None, "a file of at most 8 MB"),
     ("run", "cut.trec.gz", gzip.compress(b"q1 Q0 a 1 0.5 t\n" * 1000)[:-20], None, None, "a complete gzip file"),
     ("run", "tail.trec.gz", gzip.compress(b"q1 Q0 a 1 0.5 t\n") + b"junk", None, None, "a complete gzip file"),
@@ -114,6 +118,7 @@ HOSTILE = [
 def test_hostile_input_gets_one_clear_message(tmp_path, monkeypatch, capfd, kind, name, content, where, text,
                                               expected) -> None:
     monkeypatch.setenv("EVALCORE_MAX_FILE_MB", "8")
+    monkeypatch.setenv("EVALCORE_MAX_LINE_MB", "1")
     if callable(name):
         path = name(tmp_path)
     else:
@@ -228,14 +233,20 @@ def gzip_bomb(tmp_path: Path) -> Path:
     return tmp_path / "run.trec.gz"
 
 
+def gzip_of_newlines(tmp_path: Path) -> Path:
+    (tmp_path / "run.trec.gz").write_bytes(gzip_of_zeros(3072, byte=b"\n"))
+    return tmp_path / "run.trec.gz"
+
+
 def long_id_run(tmp_path: Path) -> Path:
     (tmp_path / "run.trec").write_text("q1 Q0 a 1 0.9 t\n" * 1000 + f"q1 Q0 {'x' * 3_000_000} 2 0.5 t\n")
     return tmp_path / "run.trec"
 
 
 @pytest.mark.parametrize("build, reader, expected", [
-    (gzip_bomb, "read_run", "a file that decompresses to at most 256 MB"),
-    (gzip_bomb, "read_labels", "a file that decompresses to at most 256 MB"),
+    (gzip_bomb, "read_run", "line 1: expected lines of at most 12,288 bytes"),
+    (gzip_bomb, "read_labels", "line 1: expected lines of at most 12,288 bytes"),
+    (gzip_of_newlines, "read_run", "a file that decompresses to at most 256 MB"),
     (unused_text_column, "read_run", None),
     (long_id_run, "read_run", "line 1001: expected a doc id of at most 1,024 characters"),
 ])
