@@ -109,23 +109,32 @@ barred = access_ui.refusal("upload")  # viewers read what is loaded: uploading a
 st.subheader("Files")
 COLUMNS = [5, 2, 8]  # upload, its format, what was read (or why not)
 
+
+def one_file(candidate, slot: str, label: str, key: str, formats: str, what: str, choices, read, take):
+    """One upload slot in its row: the uploader, its format choice, and the file read. A file that reads is taken
+    into the candidate data set (``take(ref)``), one that does not is explained beside it. Returns the candidate
+    and the row's right column, where the caller says what is loaded."""
+    left, middle, right = st.columns(COLUMNS, vertical_alignment="center")
+    with left:
+        upload = st.file_uploader(label, key=key, help=barred or formats, disabled=bool(barred))
+        upload = None if barred else upload  # a disabled uploader sends nothing; a forged upload is ignored too
+    with middle:
+        fmt = format_choice(slot, what, choices)
+    with right:
+        if upload is not None:
+            ref = page.upload_ref(upload, fmt)
+            tried = read(ref)
+            if not tried.ok:
+                layout.error(tried.error)
+            elif new_files(slot, [upload], fmt):
+                candidate = take(ref)
+    return candidate, right
+
+
 # ---------------------------------------------------------------- labels
-left, middle, right = st.columns(COLUMNS, vertical_alignment="center")
-with left:
-    upload = st.file_uploader("Labels file", key=f"data.labels.{nonce}", help=barred or LABEL_FORMATS,
-                              disabled=bool(barred))
-    upload = None if barred else upload  # a disabled uploader sends nothing; a forged upload is ignored too
-with middle:
-    labels_format = format_choice("labels", "Labels")
+candidate, right = one_file(candidate, "labels", "Labels file", f"data.labels.{nonce}", LABEL_FORMATS, "Labels",
+                            page.FORMAT_CHOICES, page.labels, candidate.with_labels)
 with right:
-    if upload is not None:
-        ref = page.upload_ref(upload, labels_format)
-        loaded = page.labels(ref)
-        if loaded.ok:
-            if new_files("labels", [upload], labels_format):
-                candidate = candidate.with_labels(ref)
-        else:
-            layout.error(loaded.error)
     current = page.labels(candidate.labels)
     if current.ok:
         ls = current.value
@@ -166,22 +175,9 @@ with right:
     st.text("Runs: " + ", ".join(f"{r.name}{read_as(r.file)}" for r in candidate.runs))
 
 # ---------------------------------------------------------------- documents
-left, middle, right = st.columns(COLUMNS, vertical_alignment="center")
-with left:
-    upload = st.file_uploader("Documents file", key=f"data.documents.{nonce}", help=barred or DOC_FORMATS,
-                              disabled=bool(barred))
-    upload = None if barred else upload
-with middle:
-    documents_format = format_choice("documents", "Documents", page.DOCUMENT_FORMAT_CHOICES)
+candidate, right = one_file(candidate, "documents", "Documents file", f"data.documents.{nonce}", DOC_FORMATS,
+                            "Documents", page.DOCUMENT_FORMAT_CHOICES, page.documents, candidate.with_documents)
 with right:
-    if upload is not None:
-        ref = page.upload_ref(upload, documents_format)
-        loaded = page.documents(ref)
-        if loaded.ok:
-            if new_files("documents", [upload], documents_format):
-                candidate = candidate.with_documents(ref)
-        else:
-            layout.error(loaded.error)
     if candidate.documents is not None:
         docs = page.documents(candidate.documents)
         if docs.ok:
@@ -190,22 +186,10 @@ with right:
         st.caption("Optional: chunk text for drill-downs and token counts for choosing k.")
 
 # ---------------------------------------------------------------- queries file
-left, middle, right = st.columns(COLUMNS, vertical_alignment="center")
-with left:
-    upload = st.file_uploader("Queries file", key=f"data.queries.{nonce}", help=barred or QUERY_FORMATS,
-                              disabled=bool(barred))
-    upload = None if barred else upload
-with middle:
-    queries_format = format_choice("queries", "Queries", page.QUERY_FORMAT_CHOICES)
+candidate, right = one_file(candidate, "queries", "Queries file", f"data.queries.{nonce}", QUERY_FORMATS, "Queries",
+                            page.QUERY_FORMAT_CHOICES, lambda ref: page.queries_text(candidate.with_queries(ref)),
+                            candidate.with_queries)
 with right:
-    if upload is not None:
-        ref = page.upload_ref(upload, queries_format)
-        tried = page.queries_text(candidate.with_queries(ref))
-        if tried.ok:
-            if new_files("queries", [upload], queries_format):
-                candidate = candidate.with_queries(ref)
-        else:
-            layout.error(tried.error)
     if candidate.queries is not None:
         st.text(f"Queries: {candidate.queries.name}{read_as(candidate.queries)} · the text of each labeled query")
     else:
@@ -218,23 +202,12 @@ chunk_title = (f"Chunk maps: {len(mapped_runs)} of {len(candidate.runs)} runs ra
 with st.expander(chunk_title, expanded=bool(mapped_runs)):
     st.caption(CHUNK_HELP)
     for run_spec in candidate.runs:
-        left, middle, right = st.columns(COLUMNS, vertical_alignment="center")
-        with left:
-            upload = st.file_uploader(f"Chunks file of {layout.safe(run_spec.name)}",
-                                      key=f"data.chunks.{nonce}.{run_spec.name}", help=barred or CHUNK_FORMATS,
-                                      disabled=bool(barred))
-            upload = None if barred else upload
-        with middle:
-            chunks_format = format_choice(f"chunks.{run_spec.name}", "Chunk map", page.CHUNK_FORMAT_CHOICES)
+        name = run_spec.name
+        candidate, right = one_file(
+            candidate, f"chunks.{name}", f"Chunks file of {layout.safe(name)}", f"data.chunks.{nonce}.{name}",
+            CHUNK_FORMATS, "Chunk map", page.CHUNK_FORMAT_CHOICES, lambda ref: page.chunks(ref, candidate.documents),
+            lambda ref: candidate.with_chunks(name, ref))
         with right:
-            if upload is not None:
-                ref = page.upload_ref(upload, chunks_format)
-                mapped = page.chunks(ref, candidate.documents)
-                if mapped.ok:
-                    if new_files(f"chunks.{run_spec.name}", [upload], chunks_format):
-                        candidate = candidate.with_chunks(run_spec.name, ref)
-                else:
-                    layout.error(mapped.error)
             now = next(r for r in candidate.runs if r.name == run_spec.name)
             if now.chunks is not None:
                 mapped = page.chunks(now.chunks, candidate.documents)

@@ -173,16 +173,6 @@ def unique_name(stem: str, taken: Sequence[str]) -> str:
     return f"{stem} ({i})"
 
 
-def unique_name(stem: str, taken: Sequence[str]) -> str:
-    """``base``, then ``base (2)``, ``base (3)``: run names must be distinct."""
-    if stem not in taken:
-        return stem
-    i = 2
-    while f"{stem} ({i})" in taken:
-        i += 1
-    return f"{stem} ({i})"
-
-
 @dataclass(frozen=True)
 class VectorModel:
     """One model's query and doc vectors (ids files beside .npy matrices), named as its runs will be."""

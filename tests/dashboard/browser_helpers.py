@@ -26,6 +26,7 @@ CHROMIUM = os.environ.get("EVALCORE_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run", "--disable-quic"]
 WAIT_MS = 90_000
+DESKTOP = {"width": 1400, "height": 900}  # the first screen the layout tests check
 
 
 def free_port() -> int:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, expect, sync_playwright
 
-from tests.dashboard.browser_helpers import CHROMIUM, CHROMIUM_ARGS, WAIT_MS, Server
+from tests.dashboard.browser_helpers import CHROMIUM, CHROMIUM_ARGS, DESKTOP, WAIT_MS, Server
 
 # An assertion on the page waits up to 30 s (Playwright's default is 5 s): a save or a first computation on a busy
 # 2-core machine can take longer, and a test should fail on a wrong page, not on a slow one.
@@ -37,6 +37,16 @@ def browser():
 @pytest.fixture
 def page(browser: Browser):
     context = browser.new_context(viewport={"width": 1500, "height": 2000}, accept_downloads=True)
+    page = context.new_page()
+    page.set_default_timeout(WAIT_MS)
+    yield page
+    context.close()
+
+
+@pytest.fixture
+def screen(browser: Browser):
+    """A page at the desktop's first screen, 1400 x 900: what a person sees before scrolling."""
+    context = browser.new_context(viewport=DESKTOP)
     page = context.new_page()
     page.set_default_timeout(WAIT_MS)
     yield page

@@ -8,20 +8,11 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.dashboard.browser_helpers import WAIT_MS, no_exceptions, open_page, params, settle
+from tests.dashboard.browser_helpers import DESKTOP, WAIT_MS, no_exceptions, open_page, params, settle
 
-DESKTOP = {"width": 1400, "height": 900}
 PROJECTOR = {"width": 1280, "height": 720}
 MAIN = '[data-testid="stMain"]'
 
-
-@pytest.fixture
-def screen(browser: Browser):
-    context = browser.new_context(viewport=DESKTOP)
-    page = context.new_page()
-    page.set_default_timeout(WAIT_MS)
-    yield page
-    context.close()
 
 
 def on_first_screen(page: Page, selector: str, viewport: dict) -> dict:

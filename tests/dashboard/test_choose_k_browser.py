@@ -6,21 +6,12 @@ from __future__ import annotations
 
 import time
 
-import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Page, expect
 
-from tests.dashboard.browser_helpers import WAIT_MS, no_exceptions, open_page, params, settle, shoot
+from tests.dashboard.browser_helpers import no_exceptions, open_page, params, settle, shoot
 
 WIDTH, HEIGHT = 1400, 900
 
-
-@pytest.fixture
-def screen(browser: Browser):
-    context = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
-    page = context.new_page()
-    page.set_default_timeout(WAIT_MS)
-    yield page
-    context.close()
 
 
 def _k_field(page: Page):

@@ -7,22 +7,12 @@ from __future__ import annotations
 
 import re
 
-import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Page, expect
 
-from tests.dashboard.browser_helpers import WAIT_MS, chart_drawn, no_exceptions, open_page, params, settle, shoot
+from tests.dashboard.browser_helpers import chart_drawn, no_exceptions, open_page, params, settle, shoot
 
-DESKTOP = {"width": 1400, "height": 900}
 MAIN = '[data-testid="stMain"]'
 
-
-@pytest.fixture
-def screen(browser: Browser):
-    context = browser.new_context(viewport=DESKTOP)
-    page = context.new_page()
-    page.set_default_timeout(WAIT_MS)
-    yield page
-    context.close()
 
 
 def load_chunking_sample(page: Page, server: str) -> str:
