@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, expect, sync_playwright
 
+from evalcore.store.workspace import ENV_VAR
 from tests.dashboard.browser_helpers import CHROMIUM, CHROMIUM_ARGS, DESKTOP, WAIT_MS, Server
 
 # An assertion on the page waits up to 30 s (Playwright's default is 5 s): a save or a first computation on a busy
@@ -51,3 +52,11 @@ def screen(browser: Browser):
     page.set_default_timeout(WAIT_MS)
     yield page
     context.close()
+
+
+@pytest.fixture
+def workspace_dir(tmp_path, monkeypatch) -> Path:
+    """An empty workspace of this test's own (the dashboard and the CLI find it through EVALCORE_WORKSPACE)."""
+    folder = tmp_path / "ws"
+    monkeypatch.setenv(ENV_VAR, str(folder))
+    return folder

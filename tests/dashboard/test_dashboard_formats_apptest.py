@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
 
 from evalcore.store.workspace import Workspace
 import streamlit as st
@@ -25,13 +24,6 @@ DOCS_IN_JSON = "\n".join(json.dumps({"doc_id": d, "text": f"text of {d}"})
                          for d in ["d1", "d2", "d3", "d4", "d5", "d9"]).encode()  # JSON lines named .json
 PAGES = ("views/data.py", "views/overview.py", "views/choose_k.py", "views/failures.py", "views/history.py",
          "views/sources.py", "views/integrity.py", "views/judge.py")
-
-
-@pytest.fixture
-def workspace_dir(tmp_path, monkeypatch) -> Path:
-    folder = tmp_path / "ws"
-    monkeypatch.setenv(ENV_VAR, str(folder))
-    return folder
 
 
 def errors(at: AppTest) -> str:

@@ -8,11 +8,10 @@ import json
 import sys
 from pathlib import Path
 
-import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from evalcore.store.workspace import ENV_VAR, Workspace
+from evalcore.store.workspace import Workspace
 
 from tests.dashboard.apptest_helpers import app, no_exceptions  # noqa: E402  (one way to open a page)
 
@@ -24,13 +23,6 @@ LABELS = b"query,doc_id,grade,query_text\nq1,d1,1,reset password\nq2,d2,1,=cance
 RUN_V1 = b"q1 Q0 d1 1 9 t\nq2 Q0 x 1 9 t\nq2 Q0 d2 2 8 t\nq3 Q0 d3 1 9 t\n"
 RUN_V2 = b"q1 Q0 x 1 9 t\nq1 Q0 d1 2 8 t\nq2 Q0 d2 1 9 t\nq3 Q0 d3 1 9 t\n"  # q1 regresses, q2 is fixed at k = 1
 META = json.dumps({"model": "acme-m", "price_per_mtok": 0.02, "dims": 256}).encode()
-
-
-@pytest.fixture
-def workspace_dir(tmp_path, monkeypatch) -> Path:
-    folder = tmp_path / "ws"
-    monkeypatch.setenv(ENV_VAR, str(folder))
-    return folder
 
 
 def words(at: AppTest) -> str:

@@ -6,20 +6,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
+from evalcore.store.workspace import Workspace
 
-from evalcore.store.workspace import ENV_VAR, Workspace
 from tests.dashboard.apptest_helpers import app, no_exceptions, texts
 
 SAVE = "FormSubmitter:failures.save_form-Save this evaluation to the workspace"
 ADD = "FormSubmitter:failures.case_form-Add to the labels"
-
-
-@pytest.fixture
-def workspace_dir(tmp_path, monkeypatch) -> Path:
-    folder = tmp_path / "ws"
-    monkeypatch.setenv(ENV_VAR, str(folder))
-    return folder
 
 
 def test_a_production_miss_becomes_a_new_version_of_the_labels(workspace_dir: Path) -> None:
