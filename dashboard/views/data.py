@@ -171,7 +171,9 @@ with right:
             else:
                 layout.error(loaded.error)
         if good and new_files("runs", uploads, runs_format):
-            candidate = candidate.with_uploaded_runs(good, page.sample_dataset())
+            # The user's own runs: the sample's documents go with the sample's runs (documents uploaded later stay,
+            # even the sample's own file).
+            candidate = candidate.with_uploaded_runs(good, page.sample_dataset()).fitted_to(page.sample_dataset())
     st.text("Runs: " + ", ".join(f"{r.name}{read_as(r.file)}" for r in candidate.runs))
 
 # ---------------------------------------------------------------- documents
@@ -220,7 +222,6 @@ with st.expander(chunk_title, expanded=bool(mapped_runs)):
                 st.caption(md_text(f"{run_spec.name} ranks documents (no chunk map)."))
 
 if candidate.key != dataset.key:
-    candidate = candidate.fitted_to(page.sample_dataset())
     state.forget(*PER_DATA_SET)
     state.set("data", page.register(candidate))
     applied.update(pending)
