@@ -354,7 +354,8 @@ def _score_run(run: Run, labels: LabelSet, index: LabelIndex, ks: tuple[int, ...
     spans = labels.spans
     if chunks is not None and spans is not None and chunks.has_offsets:
         evidence = evidence_scores(ranked, spans, chunks.start, chunks.end)
-        scores = replace(scores, evidence_recall=evidence.recall, evidence_precision=evidence.precision)
+        if evidence.has_spans.any():  # spans only on queries not scored here (the other split side): no evidence
+            scores = replace(scores, evidence_recall=evidence.recall, evidence_precision=evidence.precision)
     return RunResult(run, labels, ks, ranked, scores, tuple(run.warnings) + tuple(_run_warnings(ranked, ks, known)))
 
 

@@ -132,7 +132,7 @@ def _span_columns(table: Table) -> tuple[np.ndarray, np.ndarray] | None:
         raise InputError(f"both a start and an end column, or neither (the file has {s_col or e_col!r} alone)",
                          source=table.source.name, line=1 if table.where == "line" else None,
                          text=",".join(table.column_names), where="line")
-    return offset_pairs(table.frame[s_col], table.frame[e_col], table.error)
+    return offset_pairs(table.frame[s_col], table.frame[e_col], table.error, empty=False)
 
 
 def _query_fields(table: Table, queries: pd.Series) -> tuple[pd.DataFrame, list[EvalWarning]]:
@@ -297,7 +297,7 @@ def from_jsonl(src: Source) -> ParsedLabels:
     rows = None
     if any(v is not None for v in rows_s + rows_e):
         rows = _LineRows(src, row_lines)
-        judgments["start"], judgments["end"] = offset_pairs(rows_s, rows_e, rows.error)
+        judgments["start"], judgments["end"] = offset_pairs(rows_s, rows_e, rows.error, empty=False)
     if not field_rows:
         return ParsedLabels(judgments, None, [], rows)
     rows = pd.DataFrame(field_rows).set_index("query")

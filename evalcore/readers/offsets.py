@@ -28,9 +28,10 @@ _LARGEST = 2.0 ** 53
 _NUMBER = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"
 
 
-def offset_pairs(start, end, error: RowError) -> tuple[np.ndarray, np.ndarray]:
+def offset_pairs(start, end, error: RowError, *, empty: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """``start`` and ``end`` as int64 arrays (`NO_OFFSET` where blank). Each row gives both or neither, and ``start``
-    is at most ``end``; a value that is not a whole number of 0 or more, or a row breaking a rule, is ``error``."""
+    is at most ``end`` (below it when ``empty`` is False: an evidence span holds at least one character); a value
+    that is not a whole number of 0 or more, or a row breaking a rule, is ``error``."""
     starts, ends = offsets(start, "start", error), offsets(end, "end", error)
     given = (starts >= 0) != (ends >= 0)
     if given.any():
@@ -40,6 +41,11 @@ def offset_pairs(start, end, error: RowError) -> tuple[np.ndarray, np.ndarray]:
     if backwards.any():
         row = int(np.flatnonzero(backwards)[0])
         raise error(row, "start at most end (character offsets, end exclusive)", None)
+    if not empty:
+        hollow = (starts >= 0) & (starts == ends)
+        if hollow.any():
+            row = int(np.flatnonzero(hollow)[0])
+            raise error(row, "start below end (an evidence span of at least one character; end exclusive)", None)
     return starts, ends
 
 

@@ -105,6 +105,10 @@ BAD = [  # (file name, content, the place, what the message says)
     ("l.parquet", parquet([ROWS[0], ("q1", "d1", 3, 1, 2)]), "l.parquet, row 2:",
      "expected the same grade on every row of one judgment with evidence spans (query 'q1', doc 'd1' has grade 1 "
      "at row 1)"),
+    ("l.csv", "query,doc_id,grade,start,end\nq1,d1,1,0,5\nq1,d2,1,5,5\n", "l.csv, line 3:",
+     "expected start below end (an evidence span of at least one character; end exclusive), got 'q1,d2,1,5,5'"),
+    ("l.jsonl", '{"query": "q1", "doc_id": "d1", "start": 7, "end": 7}\n', "l.jsonl, line 1:",
+     "expected start below end (an evidence span of at least one character; end exclusive)"),
 ]
 
 
@@ -161,3 +165,17 @@ def test_the_command_line_exits_2_with_the_one_line(tmp_path) -> None:
     assert out.stderr.strip() == (f"evalcore: error: {labels}, line 3: expected the same grade on every row of one judgment "
                                   "with evidence spans (query 'q1', doc 'd1' has grade 1 at line 2), got "
                                   "'q1\\td1\\t2\\t40\\t55'")
+
+
+def test_spans_only_on_the_side_not_scored_leave_the_evidence_out() -> None:
+    # The holdout's spans are sealed with it: the tune side scores without evidence, and says nothing about it.
+    labels = pd.DataFrame({"query": ["q1", "q2"], "doc_id": ["a", "c"], "grade": [1, 1], "split": ["tune", "holdout"],
+                           "start": [None, 0], "end": [None, 5]})
+    chunks = read_chunks(pd.DataFrame({"chunk_id": ["a#1", "c#1"], "doc_id": ["a", "c"], "start": [0, 0],
+                                       "end": [10, 10]}))
+    tune = scoring_labels(evalcore.read_labels(labels))
+    evaluation = tune.evaluate([{"q1": ["a#1"], "q2": ["c#1"]}], (1, 5), chunks=chunks)
+    metrics = set(evaluation.summary["metric"])
+    assert "recall@5" in metrics and not any(m.startswith("evidence") for m in metrics)
+    table = evalcore.k_budget(evaluation, max_k=3)[evaluation.results[0].name].table
+    assert "evidence_recall" not in table.columns
