@@ -36,6 +36,7 @@ from ..metrics.failure import LEDGER_MODE, MISS_NAMES, failed_at_k
 from ..metrics.measures import check_k
 from ..warning_log import plural
 from .database import _frame, _now
+from .schema import columns_of
 from .evaluations import _line_labels
 from .label_versions import LabelStore
 
@@ -346,6 +347,8 @@ def _observations(conn: sqlite3.Connection, workspace: LabelStore, line: str, la
     name = _line_labels(conn, line, labels, workspace.location)
     chosen_k = _resolve_k(conn, line, name, k)
     limit = int(as_of) if as_of is not None else None
+    # A workspace from before chunk runs, opened read-only (not upgraded), has no evidence column.
+    evidence = "o.evidence_recall" if ("outcomes", "evidence_recall") in columns_of(conn) else "NULL"
     frame = _frame(conn, f"""
         WITH latest AS (
             SELECT er.run_id, MAX(e.id) AS evaluation_id
@@ -355,7 +358,8 @@ def _observations(conn: sqlite3.Connection, workspace: LabelStore, line: str, la
             WHERE r.line = ? AND s.name = ? {"AND r.id <= ?" if limit is not None else ""}
             GROUP BY er.run_id)
         SELECT r.id AS run_id, r.name AS run, r.model, r.uploaded_at, l.evaluation_id, v.version AS labels_version,
-               v.fingerprint, o.query, o.n_relevant, o.first_rank, o.in_run, o.evidence_recall
+               v.fingerprint, o.query, o.n_relevant, o.first_rank, o.in_run, {evidence} AS evidence_recall,
+               e.k AS evidence_k
         FROM latest l JOIN runs r ON r.id = l.run_id JOIN evaluations e ON e.id = l.evaluation_id
         JOIN label_versions v ON v.id = e.label_version_id
         JOIN outcomes o ON o.evaluation_id = l.evaluation_id AND o.run_id = l.run_id
@@ -366,7 +370,7 @@ def _observations(conn: sqlite3.Connection, workspace: LabelStore, line: str, la
 def _replay(frame: pd.DataFrame, line: str, labels: str, k: int) -> pd.DataFrame:
     """Add ``passed`` at k and each outcome's event (new / fixed / regressed) down the line's run order."""
     columns = ["run_id", "run", "model", "uploaded_at", "evaluation_id", "labels_version", "fingerprint", "query",
-               "n_relevant", "first_rank", "in_run", "evidence_recall"]
+               "n_relevant", "first_rank", "in_run", "evidence_recall", "evidence_k"]
     if frame.empty:
         frame = pd.DataFrame({c: [] for c in columns})
     out = frame.copy()
@@ -378,7 +382,11 @@ def _replay(frame: pd.DataFrame, line: str, labels: str, k: int) -> pd.DataFrame
     found = (ranks <= k).astype(np.int64)
     nothing = failed_at_k(found, out["n_relevant"].to_numpy(), LEDGER_MODE)
     # A run of chunks with evidence spans also fails on a fragment: a relevant chunk holding under half the evidence.
+    # Evidence recall is stored at the evaluation's own k: at another k the ledger cannot tell, and judges on the
+    # relevant documents alone.
     evidence = pd.to_numeric(out.get("evidence_recall", pd.Series(np.nan, index=out.index)), errors="coerce")
+    if "evidence_k" in out:
+        evidence = evidence.where(pd.to_numeric(out["evidence_k"], errors="coerce") == k)
     fragment = failed_at_k(found, out["n_relevant"].to_numpy(), "fragment", evidence.to_numpy(dtype=np.float64))
     out["passed"] = ~(nothing | fragment)
     out["failure"] = np.select([nothing, fragment], [MISS_NAMES[LEDGER_MODE], MISS_NAMES["fragment"]], "")

@@ -46,3 +46,40 @@ def test_the_ledger_counts_a_fragment_as_a_failure_and_says_so(tmp_path):
     assert failing.get("q3") == "got only a fragment"  # found at k = 1, holding 10 of its 100 evidence characters
     assert "q2" not in failing  # found whole
     assert failing.get("q1", "") == ""  # a#1 holds 50 of its 100: half is not under half
+
+
+def _saved_at_k1(tmp_path):
+    """q1's chunks hold 40% of its evidence at k = 1 (a fragment there) and all of it at k = 2."""
+    labels = read_labels({"q1": {"a": 1}})
+    labels.spans = pd.DataFrame({"query": ["q1"], "doc_id": ["a"], "start": [0], "end": [100]})
+    chunks = chunk_map(["a#1", "a#2"], ["a", "a"], start=[0, 40], end=[40, 100], name="halves")
+    evaluation = evaluate_runs([{"q1": ["a#1", "a#2"]}], labels, [1, 2], chunks=chunks)
+    ws = Workspace(tmp_path)
+    return ws, save_evaluation(ws, evaluation, actor=local_actor(None), k=1).saved
+
+
+def test_the_ledger_judges_fragments_only_at_the_k_their_evidence_was_kept(tmp_path):
+    ws, saved = _saved_at_k1(tmp_path)
+    line = saved.runs[0].line
+    at_1 = ws.archive.ledger(line, k=1, include_passing=True).set_index("query")
+    assert at_1.loc["q1", "failure"] == "got only a fragment"
+    # At k = 2 the stored evidence (of k = 1) says nothing: the query is judged on its documents, found.
+    at_2 = ws.archive.ledger(line, k=2, include_passing=True).set_index("query")
+    assert at_2.loc["q1", "passing"] and at_2.loc["q1", "failure"] == ""
+
+
+def test_a_workspace_from_before_chunk_runs_opened_read_only_still_has_its_ledger(tmp_path):
+    import sqlite3
+
+    ws, saved = _saved_at_k1(tmp_path)
+    line = saved.runs[0].line
+    conn = sqlite3.connect(tmp_path / "workspace.sqlite")
+    for table, column in (("outcomes", "evidence_recall"), ("runs", "chunks_fingerprint"), ("runs", "chunks_format"),
+                          ("runs", "chunks_name")):
+        conn.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
+    conn.execute("PRAGMA user_version = 5")
+    conn.commit()
+    conn.close()
+    old = Workspace(tmp_path, read_only=True)
+    ledger = old.archive.ledger(line, k=1, include_passing=True).set_index("query")
+    assert ledger.loc["q1", "passing"]  # no evidence kept before chunk runs: judged on its documents
