@@ -15,7 +15,7 @@ from ..errors import UsageError, invalid_parameter
 from ..warning_log import plural
 from .evaluations import EvaluationStore, _evaluation_by_id
 from .events import append_event
-from .files import _file_record, _resolve_sha
+from .files import _file_record, _resolve_sha, run_uses
 from .label_versions import _set_id
 from .runs import _run_by_id
 
@@ -77,8 +77,8 @@ class _Plan:
     files: tuple[str, ...] = ()
 
 
-def _ids(conn: sqlite3.Connection, sql: str, params: Sequence = ()) -> list:
-    return [row[0] for row in conn.execute(sql, tuple(params))]
+def _ids(conn: sqlite3.Connection, sql: str, params: Sequence | dict = ()) -> list:
+    return [row[0] for row in conn.execute(sql, params if isinstance(params, dict) else tuple(params))]
 
 
 def _in(values: Sequence) -> str:
@@ -118,7 +118,7 @@ def _plan_delete(conn: sqlite3.Connection, kind: str, key: str | int, location: 
             text += f"; {plural(len(emptied), 'evaluation')} left without runs go too"
         counts = {"evaluations": len(evaluations), "emptied_evaluations": len(emptied), "outcomes": outcomes}
         return _Plan(Deletion(kind, str(run_id), text, counts), tuple(emptied), run_id=run_id,
-                     files=(run.file_sha256,))
+                     files=tuple(f for f in (run.file_sha256, run.chunks_sha256) if f is not None))
     if kind == "evaluation":
         saved = _evaluation_by_id(conn, int(key), location)
         outcomes = conn.execute("SELECT COUNT(*) FROM outcomes WHERE evaluation_id = ?", (saved.id,)).fetchone()[0]
@@ -127,7 +127,7 @@ def _plan_delete(conn: sqlite3.Connection, kind: str, key: str | int, location: 
         return _Plan(Deletion(kind, str(saved.id), text, {"evaluations": 1, "outcomes": outcomes}), (saved.id,))
     sha = _resolve_sha(conn, str(key))
     record = _file_record(conn, sha)
-    users = [f"run #{i}" for i in _ids(conn, "SELECT id FROM runs WHERE file_sha256 = ?", (sha,))]
+    users = [f"run #{i}" for i in _ids(conn, f"SELECT id FROM runs r WHERE {run_uses(conn, ':sha')}", {"sha": sha})]
     users += [f"label set {n} v{v}" for n, v in conn.execute(
         "SELECT s.name, v.version FROM label_versions v JOIN label_sets s ON s.id = v.set_id "
         "WHERE v.content_sha256 = ? OR v.source_sha256 = ?", (sha, sha))]
@@ -155,9 +155,9 @@ def _execute_delete(conn: sqlite3.Connection, plan: _Plan) -> None:
         _delete_file(conn, plan.file)
     for sha in set(plan.files):
         used = conn.execute(
-            "SELECT EXISTS(SELECT 1 FROM runs WHERE file_sha256 = ?) OR EXISTS(SELECT 1 FROM label_versions WHERE "
-            "content_sha256 = ? OR source_sha256 = ?) OR EXISTS(SELECT 1 FROM evaluations WHERE labels_file_sha256 = ?)",
-            (sha, sha, sha, sha)).fetchone()[0]
+            f"SELECT EXISTS(SELECT 1 FROM runs r WHERE {run_uses(conn, ':sha')}) OR EXISTS(SELECT 1 FROM label_versions "
+            "WHERE content_sha256 = :sha OR source_sha256 = :sha) OR EXISTS(SELECT 1 FROM evaluations WHERE "
+            "labels_file_sha256 = :sha)", {"sha": sha}).fetchone()[0]
         if not used:
             _delete_file(conn, sha)
 

@@ -24,7 +24,8 @@ import pandas as pd
 
 from ..errors import InputError, NotInWorkspace, UsageError, WorkspaceCorrupt, WorkspaceError, invalid_parameter
 from ..readers.sources import Source, open_source
-from .database import Database, _names, _now, _sha256
+from .database import Database, _frame, _names, _now, _sha256
+from .schema import columns_of
 
 CHUNK_BYTES = 8 * 1024 * 1024
 """Stored files are split into rows of this many bytes (no size limit, bounded memory per row)."""
@@ -130,12 +131,12 @@ class FileStore(Database):
 
     def files(self) -> pd.DataFrame:
         """Every stored file: sha256, name, size, stored_at, and how many records use it."""
-        return self._frame("""
+        return self.read(lambda conn: _frame(conn, f"""
             SELECT f.sha256, f.name, f.size, f.stored_at,
-                   (SELECT COUNT(*) FROM runs r WHERE r.file_sha256 = f.sha256)
+                   (SELECT COUNT(*) FROM runs r WHERE {run_uses(conn, "f.sha256")})
                  + (SELECT COUNT(*) FROM label_versions v WHERE v.content_sha256 = f.sha256 OR v.source_sha256 = f.sha256)
                  + (SELECT COUNT(*) FROM evaluations e WHERE e.labels_file_sha256 = f.sha256) AS used_by
-            FROM files f ORDER BY f.stored_at, f.sha256""")
+            FROM files f ORDER BY f.stored_at, f.sha256"""))
 
     def remove_orphans(self, *, older_than: float = ORPHAN_GRACE_S, dry_run: bool = False) -> Orphans:
         """Remove stored files that no record references (a row of any table whose foreign key names ``files``:
@@ -264,3 +265,11 @@ def _read_file(conn: sqlite3.Connection, sha: str) -> bytes:
     if len(data) != row[0] or _sha256(data) != sha:
         raise WorkspaceCorrupt(f"The stored file {sha[:12]} does not match its hash; the workspace is damaged.")
     return data
+
+
+def run_uses(conn: sqlite3.Connection, sha: str) -> str:
+    """The SQL condition on a run ``r`` that uses the file ``sha`` (an SQL expression): its run file or, for a run of
+    chunks, its chunk map (a workspace from before chunk runs, opened read-only, has no such column)."""
+    if ("runs", "chunks_sha256") in columns_of(conn):
+        return f"(r.file_sha256 = {sha} OR r.chunks_sha256 = {sha})"
+    return f"r.file_sha256 = {sha}"

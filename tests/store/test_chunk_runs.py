@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 from evalcore.access import local_actor
+from evalcore.errors import UsageError
 from evalcore.metrics.evaluation import evaluate_runs
 from evalcore.readers.chunks import chunk_map
 from evalcore.readers.labels import read_labels
@@ -83,3 +84,14 @@ def test_a_workspace_from_before_chunk_runs_opened_read_only_still_has_its_ledge
     old = Workspace(tmp_path, read_only=True)
     ledger = old.archive.ledger(line, k=1, include_passing=True).set_index("query")
     assert ledger.loc["q1", "passing"]  # no evidence kept before chunk runs: judged on its documents
+
+
+def test_a_runs_chunk_map_is_a_used_file_and_goes_with_the_run(tmp_path):
+    ws, saved = _saved_at_k1(tmp_path)
+    run = ws.run(saved.runs[0].id)
+    files = ws.files().set_index("sha256")
+    assert files.loc[run.chunks_sha256, "used_by"] == 1
+    with pytest.raises(UsageError, match=f"still used by run #{run.id}"):
+        ws.delete("file", run.chunks_sha256, dry_run=True)
+    ws.delete("run", run.id)
+    assert run.chunks_sha256 not in set(ws.files()["sha256"])  # the map left with its run, not as an orphan
