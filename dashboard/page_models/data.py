@@ -38,10 +38,21 @@ from dashboard.loading import (
 )
 
 __all__ = ["CHUNK_FORMAT_CHOICES", "DOCUMENT_FORMAT_CHOICES", "QUERY_FORMAT_CHOICES", "FORMAT_CHOICES", "WORKSPACE_PROBLEM", "DataFiles",
-           "chunking_sample", "chunks", "documents", "files", "labels", "labels_of", "queries_text", "read_format",
+           "chunking_sample", "chunks", "documents", "documents_for", "files", "labels", "labels_of", "queries_text", "read_format",
            "register", "run", "sample_dataset", "sidecar", "unique_name", "upload_ref", "with_metadata",
            "workspace_opened"]
 
+
+
+def documents_for(dataset: Dataset, ref) -> Loaded:
+    """The documents file ``ref`` read, and fit for every chunk map the data set's runs are scored through (each map
+    is checked against the documents, and places its chunks in their text), or the first reason it is not."""
+    found = documents(ref)
+    for spec in dataset.runs:
+        if found.ok and spec.chunks is not None:
+            mapped = chunks(spec.chunks, ref)
+            found = found if mapped.ok else Loaded(error=mapped.error)
+    return found
 
 
 def queries_text(dataset: Dataset) -> Loaded:

@@ -110,10 +110,11 @@ st.subheader("Files")
 COLUMNS = [5, 2, 8]  # upload, its format, what was read (or why not)
 
 
-def one_file(candidate, slot: str, label: str, key: str, formats: str, what: str, choices, read, take):
+def one_file(candidate, slot: str, label: str, key: str, formats: str, what: str, choices, read, take, clear=None):
     """One upload slot in its row: the uploader, its format choice, and the file read. A file that reads is taken
-    into the candidate data set (``take(ref)``), one that does not is explained beside it. Returns the candidate
-    and the row's right column, where the caller says what is loaded."""
+    into the candidate data set (``take(ref)``), one that does not is explained beside it; with ``clear``, emptying
+    the uploader after its file was taken undoes it (``clear()``). Returns the candidate and the row's right
+    column, where the caller says what is loaded."""
     left, middle, right = st.columns(COLUMNS, vertical_alignment="center")
     with left:
         upload = st.file_uploader(label, key=key, help=barred or formats, disabled=bool(barred))
@@ -128,6 +129,9 @@ def one_file(candidate, slot: str, label: str, key: str, formats: str, what: str
                 layout.error(tried.error)
             elif new_files(slot, [upload], fmt):
                 candidate = take(ref)
+        elif clear is not None and applied.get(slot, ((), None))[0]:
+            pending[slot] = ((), fmt)
+            candidate = clear()
     return candidate, right
 
 
@@ -178,7 +182,8 @@ with right:
 
 # ---------------------------------------------------------------- documents
 candidate, right = one_file(candidate, "documents", "Documents file", f"data.documents.{nonce}", DOC_FORMATS,
-                            "Documents", page.DOCUMENT_FORMAT_CHOICES, page.documents, candidate.with_documents)
+                            "Documents", page.DOCUMENT_FORMAT_CHOICES, lambda ref: page.documents_for(candidate, ref),
+                            candidate.with_documents)
 with right:
     if candidate.documents is not None:
         docs = page.documents(candidate.documents)
@@ -208,7 +213,7 @@ with st.expander(chunk_title, expanded=bool(mapped_runs)):
         candidate, right = one_file(
             candidate, f"chunks.{name}", f"Chunks file of {layout.safe(name)}", f"data.chunks.{nonce}.{name}",
             CHUNK_FORMATS, "Chunk map", page.CHUNK_FORMAT_CHOICES, lambda ref: page.chunks(ref, candidate.documents),
-            lambda ref: candidate.with_chunks(name, ref))
+            lambda ref: candidate.with_chunks(name, ref), clear=lambda: candidate.with_chunks(name, None))
         with right:
             now = next(r for r in candidate.runs if r.name == run_spec.name)
             if now.chunks is not None:

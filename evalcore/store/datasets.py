@@ -130,15 +130,18 @@ class Dataset:
         existing = next((r for r in self.runs if r.file.sha256 == ref.sha256 and r.name == name), None)
         if existing is not None and sidecar is None:
             return replace(existing, file=ref)
-        return RunSpec(file=ref, name=name, **(sidecar or {}))
+        # A new file under a run's name keeps that run's chunk map (a new retrieval over the same chunking).
+        same_name = next((r for r in self.runs if r.name == name), None)
+        return RunSpec(file=ref, name=name, chunks=same_name.chunks if same_name else None, **(sidecar or {}))
 
     def with_uploaded_runs(self, specs: Sequence[RunSpec], sample: "Dataset") -> "Dataset":
-        """These runs added to the ones loaded: a run of the same name is replaced, and the sample's runs make way
-        for the first runs of the user's own (comparing them with made-up runs means nothing)."""
+        """These runs added to the ones loaded: a run of the same name is replaced where it stands, and the sample's
+        runs make way for the first runs of the user's own (comparing them with made-up runs means nothing)."""
         sample_files = {r.file.sha256 for r in sample.runs}
         kept = [] if all(r.file.sha256 in sample_files for r in self.runs) else list(self.runs)
-        names = {s.name for s in specs}
-        return self.with_runs(tuple([r for r in kept if r.name not in names] + list(specs)))
+        by_name = {s.name: s for s in specs}
+        replaced = [by_name.pop(r.name, r) for r in kept]
+        return self.with_runs(tuple(replaced + list(by_name.values())))
 
     def half_sample(self, sample: "Dataset") -> str | None:
         """"labels" when the user's own labels sit with the sample's runs, "runs" when the user's runs sit with the

@@ -105,3 +105,32 @@ def test_another_upload_beside_a_refused_chunk_map_keeps_the_documents_and_the_m
                           "got 'c1,nosuchdoc'"]
     assert "Documents: docs.jsonl · 503 docs" in [t.value for t in at.text]
     assert map_lines(at) == LOADED_MAPS
+
+
+def test_documents_that_do_not_fit_the_loaded_chunk_maps_are_refused_beside_their_upload() -> None:
+    at = chunking_sample()
+    key = at.query_params["data"]
+    few = "\n".join(json.dumps({"doc_id": d, "text": "short"}) for d in ("billing-invoices-01", "other")).encode()
+    at.file_uploader(key="data.documents.1").set_value(("few.jsonl", few, "application/json")).run()
+    no_exceptions(at)
+    assert any("few.jsonl" in e and "expected" in e for e in errors(at)), errors(at)
+    assert at.query_params["data"] == key and map_lines(at) == LOADED_MAPS
+    assert "Documents: docs.jsonl · 503 docs" in [t.value for t in at.text]
+
+
+def test_a_run_uploaded_again_keeps_its_chunk_map_and_an_emptied_map_upload_takes_it_away() -> None:
+    at = chunking_sample()
+    lines = (SAMPLE / "sent1.trec").read_text().splitlines(keepends=True)
+    again = "".join(lines[:-1]).encode()  # the same run, its last line gone: another file under the same name
+    at.file_uploader(key="data.runs.1").set_value([("sent1.trec", again, "text/plain")]).run()
+    no_exceptions(at)
+    assert not at.error, errors(at)
+    assert map_lines(at)[0].startswith("sent1: chunk map sent1.chunks#")
+
+    body = (SAMPLE / "sent3.chunks.csv").read_bytes()
+    at.file_uploader(key="data.chunks.1.sent3").set_value(("mine.csv", body, "text/csv")).run()
+    assert any(line.startswith("sent3: chunk map mine#") for line in map_lines(at))
+    at.file_uploader(key="data.chunks.1.sent3").set_value(None).run()
+    no_exceptions(at)
+    assert not any(line.startswith("sent3:") for line in map_lines(at))
+    assert "sent3 ranks documents (no chunk map)." in plain("\n".join(c.value for c in at.caption))

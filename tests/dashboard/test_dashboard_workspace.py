@@ -276,7 +276,9 @@ def test_uploaded_runs_join_the_data_set_by_these_rules() -> None:
     assert edited.spec_for_upload(ref("v1-new.trec"), "v1").model is None  # new content under the name: fresh
 
     more = edited.with_uploaded_runs([RunSpec(ref("v2.trec"), "v2"), RunSpec(ref("v1-new.trec"), "v1")], sample)
-    assert more.run_names == ["v2", "v1"] and more.runs[1].file == ref("v1-new.trec")
+    assert more.run_names == ["v1", "v2"] and more.runs[0].file == ref("v1-new.trec")  # replaced where it stood
+    mapped = edited.with_chunks("v1", ref("v1.chunks.csv"))
+    assert mapped.spec_for_upload(ref("v1-new.trec"), "v1").chunks == ref("v1.chunks.csv")  # its chunking kept
     assert unique_name("v1", ["v1", "v1 (2)"]) == "v1 (3)" and unique_name("v3", ["v1"]) == "v3"
 
 
