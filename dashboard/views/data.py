@@ -81,7 +81,7 @@ if stored_problem:
 
 nonce = state.remembered("data.nonce", 0)
 applied = state.memo("data.applied")
-pending: dict = {}  # uploads taken in this run, counted as applied once the data set naming them is registered
+taken_now: dict = {}  # uploads taken in this run, counted as applied once the data set naming them is registered
 
 
 def new_files(slot: str, files, fmt: str | None) -> bool:
@@ -90,7 +90,7 @@ def new_files(slot: str, files, fmt: str | None) -> bool:
     ids = tuple(getattr(f, "file_id", f.name) for f in files)
     if not ids or applied.get(slot) == (ids, fmt):
         return False
-    pending[slot] = (ids, fmt)
+    taken_now[slot] = (ids, fmt)
     return True
 
 
@@ -130,7 +130,7 @@ def one_file(candidate, slot: str, label: str, key: str, formats: str, what: str
             elif new_files(slot, [upload], fmt):
                 candidate = take(ref)
         elif clear is not None and applied.get(slot, ((), None))[0]:
-            pending[slot] = ((), fmt)
+            taken_now[slot] = ((), fmt)
             candidate = clear()
     return candidate, right
 
@@ -229,9 +229,9 @@ with st.expander(chunk_title, expanded=bool(mapped_runs)):
 if candidate.key != dataset.key:
     state.forget(*PER_DATA_SET)
     state.set("data", page.register(candidate))
-    applied.update(pending)
+    applied.update(taken_now)
     st.rerun()
-applied.update(pending)
+applied.update(taken_now)
 
 half = dataset.half_sample(page.sample_dataset())
 if half == "labels":

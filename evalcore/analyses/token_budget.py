@@ -77,6 +77,8 @@ def at_tokens(report: BudgetReport, evaluation: Evaluation, tokens: float, metri
     comparisons: dict[str, Comparison] = {}
     n = evaluation.results[0].n_queries if evaluation.results else 0
     placed = [r for r in runs if r.k is not None]
+    if best is not None and len(placed) == 1:  # the queries behind the one number (evidence: those with spans)
+        n = int(np.count_nonzero(~np.isnan(_per_query(evaluation, best.name, metric, best.k))))
     if best is not None and len(placed) > 1:
         scores = {r.name: {metric: _per_query(evaluation, r.name, metric, r.k)} for r in placed}
         keep = ~np.any([np.isnan(s[metric]) for s in scores.values()], axis=0)

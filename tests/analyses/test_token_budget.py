@@ -75,3 +75,28 @@ def test_chunks_placed_in_their_documents_are_sized_from_the_documents_text():
     evaluation = evaluate_runs([{"q": ["a#1", "b#1", "a#2"]}], {"q": {"a": 1}}, 3, chunks=mapped)
     table = k_budget(evaluation, docs=docs, max_k=3, n_resamples=200).runs[0].table
     assert table["tokens_mean"].tolist() == [10, 15, 35]  # a#1 is 10 words, b#1 5, a#2 20
+
+
+def test_one_chunking_alone_within_the_budget_counts_the_queries_behind_its_number():
+    # Evidence on half the queries: the sentence's n is the queries with spans, whether one run fits or several.
+    import pandas as pd
+
+    from evalcore.readers.labels import read_labels
+
+    n_queries = 40
+    labels = read_labels({f"q{i}": {f"d{i}": 1} for i in range(n_queries)})
+    labels.spans = pd.DataFrame({"query": [f"q{i}" for i in range(20)], "doc_id": [f"d{i}" for i in range(20)],
+                                 "start": 0, "end": 50})
+    docs = [f"d{i}" for i in range(n_queries)] + ["x", "y"]
+    small = chunk_map([f"{d}#s" for d in docs], docs, start=[0] * len(docs), end=[10] * len(docs),
+                      text=[words(5)] * len(docs))
+    large = chunk_map([f"{d}#L" for d in docs], docs, start=[0] * len(docs), end=[100] * len(docs),
+                      text=[words(20)] * len(docs))
+    run_small = read_run({q: [f"d{i}#s", "x#s", "y#s"] for i, q in enumerate(labels.queries)}, name="small")
+    run_large = read_run({q: [f"d{i}#L", "x#L", "y#L"] for i, q in enumerate(labels.queries)}, name="large")
+    evaluation = evaluate_runs([run_small, run_large], labels, 3, chunks={"small": small, "large": large})
+    report = k_budget(evaluation, max_k=3, n_resamples=200)
+    alone = at_tokens(report, evaluation, 12, metric="evidence_recall")
+    assert [r.k for r in alone.runs] == [2, None] and alone.n == 20
+    both = at_tokens(report, evaluation, 21, metric="evidence_recall")
+    assert both.best.name == "large" and both.n == 20
