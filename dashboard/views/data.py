@@ -219,8 +219,8 @@ with st.expander(chunk_title, expanded=bool(mapped_runs)):
             if now.chunks is not None:
                 mapped = page.chunks(now.chunks, candidate.documents)
                 if mapped.ok:
-                    st.text(f"{run_spec.name}: chunk map {mapped.value.ref} · {mapped.value.n_chunks:,} chunks of "
-                            f"{mapped.value.n_docs:,} documents · k counts chunks")
+                    st.text(f"{run_spec.name}: chunk map {mapped.value.ref} · {mapped.value.chunks_in_file:,} chunks of "
+                            f"{mapped.value.docs_in_file:,} documents · k counts chunks")
                 else:
                     layout.error(mapped.error)
             else:

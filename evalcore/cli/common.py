@@ -47,12 +47,14 @@ def load(args: argparse.Namespace):
     if getattr(args, "queries", None):
         labels = with_query_text(labels, args.queries)
     runs = [read_run(path, format=args.run_format, name=name) for name, path in map(run_argument, args.run)]
-    return labels, runs, chunk_maps(args, [r.name for r in runs])
+    return labels, runs, chunk_maps(args, runs, labels)
 
 
-def chunk_maps(args: argparse.Namespace, names: list[str]) -> dict[str, ChunkMap]:
+def chunk_maps(args: argparse.Namespace, runs: list, labels) -> dict[str, ChunkMap]:
     """Each run's chunk map from --chunks FILE (every run) and --chunks NAME=FILE (run NAME); a name that is not a
-    run's is a usage error, and each file is read once."""
+    run's is a usage error, and each file is read once, keeping only the chunks its runs and the labels name
+    (`read_chunks` with ``keep``: every row is still checked)."""
+    names = [r.name for r in runs]
     given = getattr(args, "chunks", None) or []
     documents = getattr(args, "docs", None)
     docs = read_documents(documents, format=getattr(args, "docs_format", None)) if documents and given else None
@@ -68,14 +70,13 @@ def chunk_maps(args: argparse.Namespace, names: list[str]) -> dict[str, ChunkMap
             raise UsageError(f"--chunks {name}=...: there is no run named {name!r}; runs are: {', '.join(names)}.")
         else:
             named[name] = path
+    path_of = {name: named.get(name, shared) for name in names if named.get(name, shared) is not None}
+    labeled = labels.judgments["doc_id"].astype(str).unique()
     read: dict[str, ChunkMap] = {}
-
-    def once(path: str) -> ChunkMap:
-        if path not in read:
-            read[path] = read_chunks(path, documents=docs)
-        return read[path]
-
-    return {name: once(named.get(name, shared)) for name in names if named.get(name, shared) is not None}
+    for path in dict.fromkeys(path_of.values()):
+        using = [run.doc_ids for run in runs if path_of.get(run.name) == path]
+        read[path] = read_chunks(path, documents=docs, keep=using + [labeled])
+    return {name: read[path] for name, path in path_of.items()}
 
 
 def run_argument(value: str) -> tuple[str | None, str]:

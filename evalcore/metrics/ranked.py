@@ -230,7 +230,9 @@ def _through_chunks(run: Run, index: LabelIndex, chunks: ChunkMap,
     candidate = chunks.candidate_rows(run.doc_ids)
     scored = np.zeros(len(run.doc_ids), dtype=bool)
     scored[run.doc_codes[run.positions < depth]] = True
-    labeled = (candidate >= 0) & (label_of_doc[chunks.doc_of_chunk[np.maximum(candidate, 0)]] >= 0)
+    labeled = np.zeros(len(candidate), dtype=bool)
+    if chunks.n_chunks:  # a map kept to the run's chunks may hold none of them
+        labeled = (candidate >= 0) & (label_of_doc[chunks.doc_of_chunk[np.maximum(candidate, 0)]] >= 0)
     rows = chunks.rows_of(run.doc_ids, confirm=scored | labeled | (candidate < 0), candidate=candidate)
     missing = np.flatnonzero(rows < 0)
     if len(missing):

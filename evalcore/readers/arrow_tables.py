@@ -13,7 +13,7 @@ from __future__ import annotations
 import csv
 import io
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, Iterator
 
 import numpy as np
 import pandas as pd
@@ -26,7 +26,7 @@ from ..errors import InputError
 from .ids import first_long_id, long_id_error
 from .json_files import content_lines, is_json_id, read_jsonl_records
 from .nesting import MAX_NESTING, deepest_line
-from .parquet_files import read_parquet_columns
+from .parquet_files import WholeReadNeeded, read_parquet_columns
 from .sources import Source, first_content_line, quiet_in_pyarrow
 from .tables import Table, read_delimited
 
@@ -146,6 +146,53 @@ def _delimited(source: Source, delimiter: str, wanted: set[str], describe: str,
         return _delimited_slow(source, delimiter, wanted, describe, given)
     return ArrowTable(table, source, header_lines=lines_before, quoted_delimiter=delimiter if quoted else None,
                       header=tuple(n.strip() for n in names))
+
+
+def delimited_batches(source: Source, delimiter: str, wanted: Iterable[str], describe: str,
+                      ) -> tuple[ArrowTable, Iterator[pa.RecordBatch]] | None:
+    """A CSV or TSV file with a header, a batch of rows at a time: its columns (an `ArrowTable` of no rows, for
+    finding them by name) and the batches of the columns in ``wanted``, every cell as text, as `read_arrow_table`
+    reads them. The batches raise `WholeReadNeeded` at the first irregular line; None when the file cannot be
+    read this way at all (no header, no wanted column, a repeated column name)."""
+    wanted = {c.lower() for c in wanted}
+    names = _header(source, delimiter)
+    keep = [n for n in names or () if n.strip().lower() in wanted]
+    if not keep or len(set(keep)) != len(keep):
+        return None
+    quoted = delimiter == ","
+    irregular: list[object] = []
+
+    def handle(row) -> str:  # called from pyarrow's parser threads: it must never raise
+        irregular.append(row)
+        return "skip"
+
+    parse = pacsv.ParseOptions(delimiter=delimiter, quote_char='"' if quoted else False, double_quote=quoted,
+                               newlines_in_values=quoted, ignore_empty_lines=True, invalid_row_handler=handle)
+    convert = pacsv.ConvertOptions(include_columns=keep, column_types={n: pa.string() for n in keep},
+                                   strings_can_be_null=False, quoted_strings_can_be_null=False)
+    data = source.plain_path
+    data = str(data) if data is not None else pa.py_buffer(source.data)
+    head = pa.table({n: pa.array([], pa.string()) for n in keep})
+    found = ArrowTable(head, source, header_lines=1, quoted_delimiter=delimiter if quoted else None,
+                       header=tuple(n.strip() for n in names))
+
+    def batches() -> Iterator[pa.RecordBatch]:
+        try:
+            with quiet_in_pyarrow(handle, irregular):
+                reader = pacsv.open_csv(data, read_options=pacsv.ReadOptions(block_size=_BLOCK),
+                                        parse_options=parse, convert_options=convert)
+                for batch in reader:
+                    if irregular:
+                        raise WholeReadNeeded
+                    yield batch
+        except (pa.ArrowException, UnicodeDecodeError):
+            raise WholeReadNeeded from None
+        finally:
+            pa.default_memory_pool().release_unused()
+        if irregular:
+            raise WholeReadNeeded
+
+    return found, batches()
 
 
 def _header(source: Source, delimiter: str) -> tuple[str, ...] | None:

@@ -9,6 +9,9 @@ optionally its place in the document's text (``start``, ``end``) and its own ``t
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
+from ..errors import InputError
 from .arrow_tables import ArrowTable, read_arrow_table
 from .sources import Source
 from .tables import DOC_ALIASES
@@ -39,3 +42,30 @@ def from_parquet(src: Source) -> ArrowTable:
 
 def from_jsonl(src: Source) -> ArrowTable:
     return read_arrow_table(src, "jsonl", COLUMNS, _DESCRIBE)
+
+
+class MapColumns(NamedTuple):
+    """The names a chunk map file gives its columns (None: the file has no such column)."""
+
+    chunk: str
+    doc: str
+    start: str | None
+    end: str | None
+    text: str | None
+
+
+def map_columns(found: ArrowTable) -> MapColumns:
+    """The chunk map's columns in ``found``, by their aliases: a chunk id and a doc id column (two different ones),
+    and a start and an end column together or neither; anything else is an InputError naming the header."""
+    chunk = found.column(CHUNK_ALIASES, "chunk id")
+    doc = found.column(CHUNK_DOC_ALIASES, "doc id")
+    start = found.column(START_ALIASES, "start", required=False)
+    end = found.column(END_ALIASES, "end", required=False)
+    if chunk == doc:
+        raise InputError("a chunk id column and a doc id column (one column cannot be both)", source=found.source.name,
+                         text=chunk)
+    if (start is None) != (end is None):
+        raise InputError(f"both a start and an end column, or neither (the file has {start or end!r} alone)",
+                         source=found.source.name, line=1 if found.where == "line" else None,
+                         text=",".join(found.header or found.table.column_names))
+    return MapColumns(chunk, doc, start, end, found.column(CHUNK_TEXT_ALIASES, "text", required=False))

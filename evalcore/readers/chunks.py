@@ -12,9 +12,9 @@ equality deciding every match.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field, replace
 from functools import cached_property
+from typing import Iterable
 
 import numpy as np
 import pandas as pd
@@ -24,9 +24,10 @@ import pyarrow.compute as pc
 from ..errors import InputError
 from ..warning_log import EvalWarning, plural
 from .arrow_tables import ArrowTable, id_column, text_column
-from .chunk_parsers import CHUNK_ALIASES, CHUNK_DOC_ALIASES, CHUNK_TEXT_ALIASES, END_ALIASES, START_ALIASES
+from .chunk_parsers import map_columns
+from .chunk_rows import KeptRows, MapFingerprint, RowLookup, read_kept, text_hashes, wanted_hashes
 from .documents import Documents, DocumentsLike, read_documents
-from .formats import file_stem, parse_file
+from .formats import file_stem, open_as, parse_file
 from .ids import IdArray, first_repeat, to_arrow_strings
 from .offsets import NO_OFFSET, offset_pairs
 from .sources import Source, SourceLike, repair_warnings
@@ -50,17 +51,46 @@ class ChunkMap:
     text: pa.Array | pa.ChunkedArray | None = None
     source: str | None = None
     warnings: tuple[EvalWarning, ...] = field(default=())
+    fingerprint: str = ""
+    """A short content hash of the map as its file gives it (chunk, doc, offsets; text by its own hash): the same
+    chunking gives the same fingerprint whatever the file's format or row order (`MapFingerprint`). Saved
+    evaluations carry it beside the run's."""
+    file_chunks: int | None = None
+    """The file's number of chunks when only some were kept (`read_chunks` with ``keep``); None: every one was."""
+    file_docs: int | None = None
+    lookup: RowLookup | None = field(default=None, repr=False)
+    """How rows are found by id hash when the reader built it already (`read_chunks` with ``keep``); None: built
+    from the ids when first needed."""
+
+    def __post_init__(self) -> None:
+        if not self.fingerprint:
+            counted = MapFingerprint()
+            counted.add(self.chunk_ids.hashes(), self.doc_ids.hashes()[self.doc_of_chunk], self.start, self.end,
+                        text_hashes(self.text))
+            self.fingerprint = counted.hexdigest()
 
     def __len__(self) -> int:
         return len(self.chunk_ids)
 
     @property
     def n_chunks(self) -> int:
+        """The chunks held (all of the file's, or those kept)."""
         return len(self.chunk_ids)
 
     @property
     def n_docs(self) -> int:
+        """The documents of the chunks held (codes in ``doc_of_chunk`` run below it)."""
         return len(self.doc_ids)
+
+    @property
+    def chunks_in_file(self) -> int:
+        """How many chunks the map's file lists (what a person is told the map holds)."""
+        return self.n_chunks if self.file_chunks is None else self.file_chunks
+
+    @property
+    def docs_in_file(self) -> int:
+        """How many documents the map's file names."""
+        return self.n_docs if self.file_docs is None else self.file_docs
 
     @property
     def has_offsets(self) -> bool:
@@ -70,29 +100,17 @@ class ChunkMap:
     def has_text(self) -> bool:
         return self.text is not None
 
-    @cached_property
-    def fingerprint(self) -> str:
-        """A short content hash of the map (chunk, doc, offsets; text by its own hash): the same chunking gives the
-        same fingerprint whatever the file's format or row order. Saved evaluations carry it beside the run's."""
-        order = np.argsort(self.chunk_ids.hashes(), kind="stable")
-        digest = hashlib.sha256()
-        digest.update(np.ascontiguousarray(self.chunk_ids.hashes()[order]).tobytes())
-        digest.update(np.ascontiguousarray(self.doc_ids.hashes()[self.doc_of_chunk[order]]).tobytes())
-        for column in (self.start, self.end):
-            digest.update(b"-" if column is None else np.ascontiguousarray(column[order]).tobytes())
-        if self.text is not None:
-            digest.update(np.ascontiguousarray(IdArray(self.text.fill_null("")).hashes()[order]).tobytes())
-        return digest.hexdigest()[:12]
-
     @property
     def ref(self) -> str:
         """``name#fingerprint``: how every number computed with this map names it."""
         return f"{self.name}#{self.fingerprint}"
 
     @cached_property
-    def _by_hash(self) -> pd.Index | None:
+    def _by_hash(self) -> pd.Index | RowLookup | None:
         """The map's id hashes as a hash table (row = position), built once per map; None when two ids share a hash
         (then lookups go by the strings themselves)."""
+        if self.lookup is not None:
+            return self.lookup
         table = pd.Index(self.chunk_ids.hashes())
         return table if table.is_unique else None
 
@@ -153,7 +171,8 @@ def chunk_map(chunk_ids, doc_ids, *, start=None, end=None, text=None, name: str 
 
 
 def read_chunks(source: ChunkMap | SourceLike | pd.DataFrame, *, format: str | None = None, name: str | None = None,
-                documents: DocumentsLike | None = None) -> ChunkMap:
+                documents: DocumentsLike | None = None,
+                keep: Iterable[IdArray | Iterable[str]] | None = None) -> ChunkMap:
     """Read a chunk map: a CSV / TSV / JSONL / Parquet file (gzip too) with a ``chunk_id`` and a ``doc_id`` column
     (or their aliases, `evalcore.readers.chunk_parsers`) and optionally ``start``, ``end`` and ``text``.
 
@@ -162,43 +181,55 @@ def read_chunks(source: ChunkMap | SourceLike | pd.DataFrame, *, format: str | N
     start without an end, a start past its end. With ``documents`` (a `Documents` or anything `read_documents`
     takes) the map is also checked against them (`placed_in`): a chunk of a document they lack, an end past its
     document's text. The columns stay Arrow arrays: no Python object per chunk is made.
+
+    ``keep`` (ids: the runs' ``doc_ids``, the labels' doc ids): only the chunks with one of these ids are held, the
+    others checked and counted as they are read (`evalcore.readers.chunk_rows`): a map of millions of chunks then
+    costs little more than the runs that use it. The map still reports the file's number of chunks and documents
+    (`ChunkMap.chunks_in_file`) and the file's fingerprint.
     """
     if isinstance(source, ChunkMap):
         return source if documents is None else placed_in(source, read_documents(documents))
+    docs = read_documents(documents) if documents is not None else None
     if isinstance(source, pd.DataFrame):
         src = Source(name or "<DataFrame>", b"")
         found = ArrowTable(pa.Table.from_pandas(source.reset_index(drop=True), preserve_index=False), src,
                            where="row", header_lines=0)
     else:
-        src, found = parse_file(source, "chunks", format,
+        src, fmt = open_as(source, format)
+        kept = read_kept(src, fmt, wanted_hashes(keep), docs) if keep is not None else None
+        if kept is not None:
+            chunks = _from_kept(kept, name or file_stem(src.name), src)
+            try:
+                return chunks if docs is None else placed_in(chunks, docs)
+            except InputError:
+                pass  # the whole read below names the row as the file has it
+        src, found = parse_file(src, "chunks", format,
                                 "a chunk map in CSV, TSV, JSONL or Parquet with chunk_id and doc_id columns")
     chunks = _from_table(found, name or (file_stem(src.name) if src.name != "<DataFrame>" else "chunks"))
     if src.repairs:
         chunks = replace(chunks, warnings=repair_warnings(src) + chunks.warnings)
-    return chunks if documents is None else placed_in(chunks, read_documents(documents), rows=found)
+    return chunks if docs is None else placed_in(chunks, docs, rows=found)
+
+
+def _from_kept(kept: KeptRows, name: str, src: Source) -> ChunkMap:
+    """The map of the rows `read_kept` kept, carrying the whole file's counts and fingerprint."""
+    ids = IdArray.hashed(kept.chunks, kept.chunk_hashes)
+    encoded = pc.dictionary_encode(kept.docs)
+    return ChunkMap(name, ids, IdArray(encoded.dictionary), encoded.indices.to_numpy(zero_copy_only=False)
+                    .astype(np.int64), kept.start, kept.end, kept.text, src.name, repair_warnings(src),
+                    fingerprint=kept.fingerprint, file_chunks=kept.file_chunks, file_docs=kept.file_docs,
+                    lookup=kept.lookup)
 
 
 def _from_table(found: ArrowTable, name: str) -> ChunkMap:
     """The map from a parsed file: the columns found, ids and offsets checked, every error naming the line."""
-    chunk_col = found.column(CHUNK_ALIASES, "chunk id")
-    doc_col = found.column(CHUNK_DOC_ALIASES, "doc id")
-    start_col = found.column(START_ALIASES, "start", required=False)
-    end_col = found.column(END_ALIASES, "end", required=False)
-    text_col = found.column(CHUNK_TEXT_ALIASES, "text", required=False)
-    if chunk_col == doc_col:
-        raise InputError("a chunk id column and a doc id column (one column cannot be both)", source=found.source.name,
-                         text=chunk_col)
-    if (start_col is None) != (end_col is None):
-        shown = start_col or end_col
-        raise InputError(f"both a start and an end column, or neither (the file has {shown!r} alone)",
-                         source=found.source.name, line=1 if found.where == "line" else None,
-                         text=",".join(found.header or found.table.column_names))
-    chunks = id_column(found, chunk_col, "a chunk id")
-    docs = id_column(found, doc_col, "a doc id")
+    columns = map_columns(found)
+    chunks = id_column(found, columns.chunk, "a chunk id")
+    docs = id_column(found, columns.doc, "a doc id")
     starts = ends = None
-    if start_col is not None:
-        starts, ends = offset_pairs(found.table.column(start_col), found.table.column(end_col), found.error)
-    text = text_column(found, text_col) if text_col is not None else None
+    if columns.start is not None:
+        starts, ends = offset_pairs(found.table.column(columns.start), found.table.column(columns.end), found.error)
+    text = text_column(found, columns.text) if columns.text is not None else None
     return _assemble(chunks, docs, starts, ends, text, name, found.source.name, found)
 
 
@@ -215,7 +246,7 @@ def _assemble(chunks: pa.Array | pa.ChunkedArray, docs: pa.Array | pa.ChunkedArr
                          f"{ids[again]} (listed first at {rows.where} {rows.line_of(first)})")
     encoded = pc.dictionary_encode(docs.combine_chunks() if isinstance(docs, pa.ChunkedArray) else docs)
     doc_of_chunk = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    made = ChunkMap(name, ids, IdArray(encoded.dictionary), doc_of_chunk, starts, ends, text, source)
+    return ChunkMap(name, ids, IdArray(encoded.dictionary), doc_of_chunk, starts, ends, text, source)
     made.__dict__["_by_hash"] = table if table.is_unique else None
     return made
 

@@ -118,14 +118,21 @@ def parse_file(source: SourceLike, kind: str, format: str | None, expected: str)
     parser returned. A format that cannot hold ``kind`` is an InputError saying ``expected`` (what such a file is)
     and naming the format found. The format's longest line is set before the file is read whole, so a gzip file
     is refused at the first line past it, as it inflates."""
-    src = open_source(source)
-    fmt = detect_format(src, format)
+    src, fmt = open_as(source, format)
     parse = parser_for(fmt, kind)
     if parse is None:
         raise InputError(expected, source=src.name, text=f"{fmt} format")
+    return src, parse(src)
+
+
+def open_as(source: SourceLike, format: str | None) -> tuple[Source, str]:
+    """``source`` opened and its format detected (or ``format``), with the format's longest line set before the
+    file is read (see `parse_file`)."""
+    src = open_source(source)
+    fmt = detect_format(src, format)
     if REGISTRY[fmt].lines is not None:
         src.line_limit = REGISTRY[fmt].lines()
-    return src, parse(src)
+    return src, fmt
 
 
 def normalise_format(fmt: str | None) -> str | None:

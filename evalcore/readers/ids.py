@@ -52,6 +52,16 @@ class IdArray:
         self._hashes: np.ndarray | None = None
         self._starts: np.ndarray | None = None  # first row of each chunk, for `take_arrow`
 
+    @classmethod
+    def hashed(cls, values: pa.Array | pa.ChunkedArray, hashes: np.ndarray) -> "IdArray":
+        """Ids whose `hashes` are known already (`hash_strings` of the same strings, computed as they were read)."""
+        ids = cls(values)
+        if len(hashes) != len(ids):
+            raise ValueError(f"{len(hashes)} hashes for {len(ids)} ids")
+        ids._hashes = np.asarray(hashes, dtype=np.uint64)
+        ids._hashes.flags.writeable = False
+        return ids
+
     @property
     def arrow(self) -> pa.ChunkedArray:
         return self._values
@@ -339,6 +349,11 @@ def _mix(h: np.ndarray) -> np.ndarray:
     h *= _K_MIX
     h ^= h >> np.uint64(31)
     return h
+
+
+def mix64(h: np.ndarray) -> np.ndarray:
+    """SplitMix64's finaliser on a copy of ``h`` (as uint64, wrapping): every input bit reaches every output bit."""
+    return _mix(np.array(h, dtype=np.uint64, copy=True))
 
 
 def repeated_rows(groups: np.ndarray, ids: IdArray, codes: np.ndarray | None = None, *,

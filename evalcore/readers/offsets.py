@@ -58,6 +58,11 @@ def offsets(values, column: str, error: RowError) -> np.ndarray:
     if pa.types.is_string(array.type) or pa.types.is_large_string(array.type):
         return _from_text(array, expected, error)
     if pa.types.is_integer(array.type):
+        if not array.null_count:  # the common case: whole numbers on every row
+            numbers = array.cast(pa.int64()).to_numpy(zero_copy_only=False)
+            if len(numbers) and numbers.min() < 0:
+                raise error(int(np.flatnonzero(numbers < 0)[0]), expected, None)
+            return numbers
         numbers = pc.fill_null(array.cast(pa.int64()), NO_OFFSET).to_numpy(zero_copy_only=False)
         negative = (numbers < 0) & array.is_valid().to_numpy(zero_copy_only=False)
         if negative.any():

@@ -19,7 +19,7 @@ Every reader of a Parquet file (labels, runs, documents, chunk maps, queries, ve
 
 from __future__ import annotations
 
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Iterator
 
 import numpy as np
 import pyarrow as pa
@@ -36,6 +36,8 @@ DICTIONARY_BYTES_PER_VALUE = 4
 a 4-byte length before every value): it is read as a dictionary and counted at its decoded size."""
 _WIDTH = {"BOOLEAN": 1, "INT32": 4, "INT64": 8, "INT96": 12, "FLOAT": 4, "DOUBLE": 8}
 _MAX_BATCH_ROWS = 1 << 16
+_STREAM_BATCH_ROWS = 1 << 18
+"""Rows of a batch read to be let go (`parquet_batches`): fewer, larger batches decode faster."""
 
 
 def read_parquet_columns(source: Source, wanted: Iterable[str] | None = None, *,
@@ -59,6 +61,46 @@ def read_parquet_columns(source: Source, wanted: Iterable[str] | None = None, *,
     except Exception as exc:  # pyarrow raises many types for a damaged file
         raise InputError(f"a readable Parquet file ({type(exc).__name__}: {exc})", source=source.name) from None
     return table, tuple(n.strip() for n in names)
+
+
+class WholeReadNeeded(Exception):
+    """A file read a batch at a time turned out irregular (or too large once decoded): the whole read
+    (`read_parquet_columns`, `evalcore.readers.arrow_tables.read_arrow_table`) reads it or names its problem."""
+
+
+def parquet_batches(source: Source, wanted: Iterable[str],
+                    ) -> tuple[tuple[str, ...], pa.Table, Iterator[pa.RecordBatch], int] | None:
+    """The columns of ``source`` named in ``wanted`` (stripped, lower case), one batch at a time: every column name
+    the file has, the chosen columns as an empty table (their names and types), the batches, and the number of
+    rows. For a reader that keeps only some rows. Text held as dictionary pages stays a dictionary (the reader
+    decodes what it keeps); each batch is counted at its decoded size, and one past the budget raises
+    `WholeReadNeeded`. None when the file needs the whole read: damaged, or numbers past the budget."""
+    wanted = {c.lower() for c in wanted}
+    try:
+        parquet = pq.ParquetFile(_handle(source))
+        names = tuple(str(n) for n in parquet.schema_arrow.names)
+        chosen = [n for n in names if n.strip().lower() in wanted]
+        bound, rows = _decoded_bound(parquet.metadata, chosen)
+        if bound > max_file_bytes():
+            return None
+        compact = _dictionary_columns(parquet, chosen)
+        if compact:
+            parquet = pq.ParquetFile(_handle(source), read_dictionary=compact)
+    except Exception:  # noqa: BLE001 - a damaged file: the whole read names the problem
+        return None
+    batch_rows = int(min(_STREAM_BATCH_ROWS, max(1, BATCH_BYTES * max(rows, 1) // max(bound, 1))))
+    limit = max_file_bytes()
+
+    def batches() -> Iterator[pa.RecordBatch]:
+        for batch in parquet.iter_batches(batch_size=batch_rows, columns=chosen, use_pandas_metadata=False,
+                                          use_threads=False):  # the reader works on the other core meanwhile
+            if sum(_decoded_at_most(column) for column in batch.columns) > limit and \
+                    sum(decoded_bytes(column) for column in batch.columns) > limit:
+                raise WholeReadNeeded
+            yield batch
+
+    empty = pq.ParquetFile(_handle(source)).schema_arrow.empty_table().select(chosen)
+    return tuple(n.strip() for n in names), empty, batches(), rows
 
 
 def _handle(source: Source):
@@ -124,6 +166,17 @@ def _read_columns(parquet: pq.ParquetFile, columns: list[str], display: str) -> 
         if pa.types.is_dictionary(field.type):
             table = table.set_column(i, field.name, table.column(i).cast(field.type.value_type))
     return table
+
+
+def _decoded_at_most(values: pa.Array) -> int:
+    """A quick upper bound of `decoded_bytes`: a dictionary's longest value for every row."""
+    if not pa.types.is_dictionary(values.type) or not len(values.dictionary):
+        return values.nbytes
+    try:
+        longest = pc.max(pc.binary_length(values.dictionary)).as_py() or 0
+    except (pa.ArrowNotImplementedError, TypeError):  # not text: count it exactly
+        return decoded_bytes(values)
+    return (longest + 4) * len(values)
 
 
 def decoded_bytes(values: pa.Array) -> int:

@@ -50,7 +50,7 @@ def evaluation_dict(evaluation: Evaluation, *, per_query: bool = False, split: "
         entry = {"name": result.name, "model": result.model, "n_queries": result.n_queries, "metrics": metrics}
         if result.chunks is not None:  # a run of chunks names the chunking its numbers rest on
             entry["chunks"] = {"name": result.chunks.name, "fingerprint": result.chunks.fingerprint,
-                               "n_chunks": result.chunks.n_chunks}
+                               "n_chunks": result.chunks.chunks_in_file}
         if per_query:
             entry["per_query"] = [
                 {key: (_num(value) if key != "query" else value) for key, value in record.items()}

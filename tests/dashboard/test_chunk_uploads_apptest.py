@@ -13,9 +13,9 @@ from streamlit.testing.v1 import AppTest
 from tests.dashboard.apptest_helpers import app, no_exceptions, plain
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_data" / "chunking"
-LOADED_MAPS = ["sent1: chunk map sent1.chunks#e50f516a0547 · 2,581 chunks of 503 documents · k counts chunks",
-               "sent3: chunk map sent3.chunks#fe1fb4a913b1 · 1,050 chunks of 503 documents · k counts chunks",
-               "char400: chunk map char400.chunks#fb5f825ce927 · 859 chunks of 503 documents · k counts chunks"]
+LOADED_MAPS = ["sent1: chunk map sent1.chunks#71c358b79028 · 2,581 chunks of 503 documents · k counts chunks",
+               "sent3: chunk map sent3.chunks#bd86ebc6348f · 1,050 chunks of 503 documents · k counts chunks",
+               "char400: chunk map char400.chunks#cb695605f842 · 859 chunks of 503 documents · k counts chunks"]
 
 
 def chunking_sample() -> AppTest:
