@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from evalcore.errors import InputError, UsageError
 from evalcore.metrics.evaluation import evaluate, evaluate_runs
-from evalcore.readers.chunks import chunk_map
+from evalcore.readers.chunks import chunk_map, read_chunks
 from tests.reference import chunk_query_scores, order_scored
 
 METRICS = ("recall", "hit", "precision", "ndcg", "judged")
@@ -44,11 +44,21 @@ def _as_inputs(chunks, labels, run):
     return label_rows, run_rows, chunk_map(list(chunks), list(chunks.values()))
 
 
-@given(chunked_sets(), st.integers(1, 12))
+def _kept_from_file(chunks: dict, run: dict, labels: dict):
+    """The map written as a CSV file and read back keeping only the chunks the run and the labels name, as the
+    command line reads it."""
+    text = "chunk_id,doc_id\n" + "".join(f"{c},{d}\n" for c, d in chunks.items())
+    named = [c for pairs in run.values() for c, _ in pairs] + [d for grades in labels.values() for d in grades]
+    return read_chunks(text.encode(), format="csv", keep=[named])
+
+
+@given(chunked_sets(), st.integers(1, 12), st.booleans())
 @settings(max_examples=150, deadline=None)
-def test_chunk_scores_equal_the_slow_reference(data, depth):
+def test_chunk_scores_equal_the_slow_reference(data, depth, kept):
     chunks, labels, run = data
     label_rows, run_rows, mapped = _as_inputs(chunks, labels, run)
+    if kept:
+        mapped = _kept_from_file(chunks, run, labels)
     result = evaluate(run_rows, label_rows, depth, chunks=mapped)
     per_query = result.per_query([f"{m}@{k}" for m in METRICS for k in range(1, depth + 1)] + ["mrr"])
     for row in per_query.to_dict("records"):
