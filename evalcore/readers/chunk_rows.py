@@ -14,8 +14,8 @@ never words an error of its own.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator, TypeVar
 
 import numpy as np
@@ -164,8 +164,8 @@ def read_kept(src: Source, fmt: str, wanted: Wanted, documents: Documents | None
         for part in _ahead(batches, lambda batch: _Batch(ArrowTable(pa.Table.from_batches([batch]), src,
                                                                     where=found.where), columns)):
             seen.append(part.chunk_hashes)
-            seen_docs.append(part.distinct_docs)
-            fingerprint.merge(part.fingerprint)
+            seen_docs.append(_distinct(part.doc_values))  # here, not on the reading thread: it is the busier one
+            fingerprint.add(part.chunk_hashes, part.doc_hashes, part.start, part.end, text_hashes(part.text))
             if against is not None and not against.fits(part):
                 return None
             rows, at = wanted.rows_in(part.chunk_hashes)
@@ -260,15 +260,12 @@ class _Batch:
 
     def __init__(self, found: ArrowTable, columns: MapColumns) -> None:
         self.chunks, self.chunk_hashes, _ = _ids(found, columns.chunk, "a chunk id")
-        self.docs, self.doc_hashes, doc_values = _ids(found, columns.doc, "a doc id")
+        self.docs, self.doc_hashes, self.doc_values = _ids(found, columns.doc, "a doc id")
         self.start = self.end = None
         if columns.start is not None:
             self.start, self.end = offset_pairs(found.table.column(columns.start), found.table.column(columns.end),
                                                 found.error)
         self.text = text_column(found, columns.text).combine_chunks() if columns.text is not None else None
-        self.distinct_docs = _distinct(doc_values)
-        self.fingerprint = MapFingerprint()
-        self.fingerprint.add(self.chunk_hashes, self.doc_hashes, self.start, self.end, text_hashes(self.text))
 
     def kept(self, rows: np.ndarray) -> tuple:
         """The columns at ``rows``: the ones kept."""
