@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from evalcore.analyses.checklist import FileEntry, file_checklist, reader_notes
-from evalcore.store.datasets import Dataset, unique_name
+from evalcore.store.datasets import Dataset, FileRef, RunSpec, unique_name
 
 from dashboard import loading
 from dashboard.loading import (
@@ -38,7 +38,7 @@ from dashboard.loading import (
 )
 
 __all__ = ["CHUNK_FORMAT_CHOICES", "DOCUMENT_FORMAT_CHOICES", "QUERY_FORMAT_CHOICES", "FORMAT_CHOICES", "WORKSPACE_PROBLEM", "DataFiles",
-           "chunking_sample", "chunks", "documents", "documents_for", "files", "labels", "labels_of", "queries_text", "read_format",
+           "chunk_map_of", "chunking_sample", "chunks", "documents", "documents_for", "files", "labels", "labels_of", "queries_text", "read_format",
            "register", "run", "sample_dataset", "sidecar", "unique_name", "upload_ref", "with_metadata",
            "workspace_opened"]
 
@@ -50,9 +50,15 @@ def documents_for(dataset: Dataset, ref) -> Loaded:
     found = documents(ref)
     for spec in dataset.runs:
         if found.ok and spec.chunks is not None:
-            mapped = chunks(spec.chunks, ref)
+            mapped = chunks(spec.chunks, ref, spec)
             found = found if mapped.ok else Loaded(error=mapped.error)
     return found
+
+
+def chunk_map_of(spec: RunSpec, ref: FileRef, documents_ref: FileRef | None) -> Loaded:
+    """The chunk map ``ref`` read as run ``spec``'s (holding only the chunks that run names; the run read with the
+    map attached is the one the pages score, so it is read once)."""
+    return chunks(ref, documents_ref, replace(spec, chunks=ref))
 
 
 def queries_text(dataset: Dataset) -> Loaded:
