@@ -15,7 +15,7 @@ import pandas as pd
 
 from ..errors import InputError, UsageError, invalid_parameter
 from ..readers.chunks import ChunkMap
-from ..readers.ids import to_arrow_strings
+from ..readers.ids import IdArray, to_arrow_strings
 from ..readers.labels import LabelSet
 from ..readers.runs import Run
 from .measures import check_k
@@ -94,8 +94,9 @@ class RankedGrades:
 
     With a chunk map (``chunks``) the run ranks chunks: each rank holds a chunk, graded as its document, and
     ``first_of_doc`` is True where that chunk is its document's first in the ranking (a document found by several
-    chunks counts once: recall, hit and nDCG read only those). ``label_doc_of_stored`` is, for each of the run's
-    stored ids, the labels' doc it stands for (-1: none), whether a chunk's document or the doc itself.
+    chunks counts once: recall, hit and nDCG read only those), and ``label_doc_of_stored`` is, for each of the
+    run's stored ids, the labels' doc its chunk's document is (-1: none); a run of documents keeps none (4 bytes a
+    run row) and `label_docs` looks up the ids it is asked for.
     """
 
     run: Run
@@ -109,7 +110,7 @@ class RankedGrades:
     in_run: np.ndarray  # bool per evaluated query
     tie_after: np.ndarray
     relevant_rows: pd.DataFrame  # query index, doc code, label doc, 1-based rank of every relevant doc returned
-    label_doc_of_stored: np.ndarray  # per stored run id: the labels' doc code it stands for, -1 for none
+    label_doc_of_stored: np.ndarray | None  # with a chunk map: per stored run id, the labels' doc code, -1 for none
     chunks: ChunkMap | None = None
     first_of_doc: np.ndarray | None = None  # (n_queries, depth) with a chunk map: the document's first chunk
     chunk_row_of_stored: np.ndarray | None = None  # with a chunk map: each stored run id's row in the map
@@ -131,7 +132,12 @@ class RankedGrades:
     def label_docs(self, codes: np.ndarray) -> np.ndarray:
         """The labels' doc code (-1: not judged) for run doc codes (-1 where nothing was returned stays -1)."""
         codes = np.asarray(codes)
-        return np.where(codes >= 0, self.label_doc_of_stored[np.maximum(codes, 0)], -1)
+        if self.label_doc_of_stored is not None:
+            return np.where(codes >= 0, self.label_doc_of_stored[np.maximum(codes, 0)], -1)
+        out = np.full(codes.shape, -1, dtype=np.int64)  # a run of documents: these ids looked up, not every row's
+        given = codes >= 0
+        out[given] = IdArray(self.run.doc_ids.take_arrow(codes[given])).index_in(self.index.doc_id_strings)
+        return out
 
     def chunk_rows(self, codes: np.ndarray) -> np.ndarray:
         """The chunk map's row of run doc codes (only with a chunk map)."""
@@ -158,15 +164,19 @@ def rank_grades(run: Run, index: LabelIndex, depth: int, chunks: ChunkMap | None
     else:
         chunk_rows, unit_of_stored, label_doc_of_stored = _through_chunks(run, index, chunks, depth)
     label_doc_of_row = label_doc_of_stored[run.doc_codes]
+    if chunks is None:
+        label_doc_of_stored = None  # 4 bytes a run row, not kept: `label_docs` looks up the few it is asked for
 
     # Judged rows anywhere in the ranking (for grades and the first relevant rank) ...
     judged_rows = np.flatnonzero(label_doc_of_row >= 0)
     judged_q = q_of_run_query[run.query_codes[judged_rows]]
     judged_rows, judged_q = judged_rows[judged_q >= 0], judged_q[judged_q >= 0]
-    keys = judged_q.astype(np.int64) * max(len(index.doc_ids), 1) + label_doc_of_row[judged_rows]
+    judged_docs = label_doc_of_row[judged_rows]
+    del label_doc_of_row  # 4 bytes a run row: let go before the arrays of the depth are made
+    keys = judged_q.astype(np.int64) * max(len(index.doc_ids), 1) + judged_docs
     hit = index.keys.get_indexer(keys)
     found = hit >= 0
-    graded_rows, g_q = judged_rows[found], judged_q[found]
+    graded_rows, g_q, graded_docs = judged_rows[found], judged_q[found], judged_docs[found]
     row_grades = index.grades[hit[found]]
     g_pos = run.positions[graded_rows].astype(np.int64)
 
@@ -191,8 +201,7 @@ def rank_grades(run: Run, index: LabelIndex, depth: int, chunks: ChunkMap | None
         np.minimum.at(best, g_q[rel], g_pos[rel] + 1)
         first_relevant = np.where(best == np.iinfo(np.int64).max, 0, best)
     relevant_rows = pd.DataFrame({"query_index": g_q[rel], "doc_code": run.doc_codes[graded_rows[rel]],
-                                  "label_doc": label_doc_of_row[graded_rows[rel]], "rank": g_pos[rel] + 1})
-    del label_doc_of_row
+                                  "label_doc": graded_docs[rel], "rank": g_pos[rel] + 1})
     first_of_doc = None
     if chunks is not None:  # a document found by several chunks: its best-ranked chunk stands for it
         relevant_rows = (relevant_rows.sort_values(["query_index", "rank"], kind="stable")
