@@ -59,19 +59,13 @@ class MapFingerprint:
             for column, salt in ((start, _ROW_SALT[2]), (end, _ROW_SALT[3])):
                 if column is not None:
                     row += column.astype(np.uint64) * salt  # -1 wraps: "no place"
-                    row = mix64(row)
             if text_hashes is not None:
                 row += text_hashes
             row = mix64(row)
             self.sums[0] += row.sum(dtype=np.uint64)
-            self.sums[1] += mix64(row ^ _ROW_SALT[0]).sum(dtype=np.uint64)
+            row *= row  # a second, different sum of the same rows
+            self.sums[1] += row.sum(dtype=np.uint64)
         self.rows += len(row)
-
-    def merge(self, other: "MapFingerprint") -> None:
-        """Count the rows ``other`` counted too (one batch's, counted on another thread)."""
-        with np.errstate(over="ignore"):
-            self.sums = [self.sums[0] + other.sums[0], self.sums[1] + other.sums[1]]
-        self.rows += other.rows
 
     def hexdigest(self) -> str:
         text = f"{self.rows}:{int(self.sums[0])}:{int(self.sums[1])}"

@@ -13,9 +13,9 @@ from streamlit.testing.v1 import AppTest
 from tests.dashboard.apptest_helpers import app, no_exceptions, plain
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_data" / "chunking"
-LOADED_MAPS = ["sent1: chunk map sent1.chunks#71c358b79028 · 2,581 chunks of 503 documents · k counts chunks",
-               "sent3: chunk map sent3.chunks#bd86ebc6348f · 1,050 chunks of 503 documents · k counts chunks",
-               "char400: chunk map char400.chunks#cb695605f842 · 859 chunks of 503 documents · k counts chunks"]
+LOADED_MAPS = ["sent1: chunk map sent1.chunks#6888348252cb · 2,581 chunks of 503 documents · k counts chunks",
+               "sent3: chunk map sent3.chunks#bea93d0aacfc · 1,050 chunks of 503 documents · k counts chunks",
+               "char400: chunk map char400.chunks#477291480310 · 859 chunks of 503 documents · k counts chunks"]
 
 
 def chunking_sample() -> AppTest:
