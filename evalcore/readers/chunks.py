@@ -324,9 +324,10 @@ def placed_in(chunks: ChunkMap, documents: Documents, *, rows: ArrowTable | None
         start[row], end[row] = where, where + len(text)
     warnings = chunks.warnings
     if lost:
+        among = "" if chunks.file_chunks is None else " the runs name"
         warnings = warnings + (EvalWarning("chunk_text_not_found", f"{chunks.name}: the text of "
-                                           f"{plural(lost, 'chunk')} is not found in its document's text: no place, "
-                                           "so no evidence is counted in it", lost),)
+                                           f"{plural(lost, 'chunk')}{among} is not found in its document's text: no "
+                                           "place, so no evidence is counted in it", lost),)
     return replace(chunks, start=start, end=end, warnings=warnings)
 
 

@@ -33,6 +33,7 @@ DICTIONARY_DOCS = {"chunk_id": [f"d{i // 4}#{i % 4}" for i in range(40)],
     ("chunks.jsonl", as_jsonl(ROWS)),  # no batch reader: read whole, the same map
     ("chunks.parquet", parquet_bytes(columns_of(ROWS))),
     ("chunks.csv.gz", gzip.compress(as_csv(ROWS).encode())),
+    ("chunks", "\ufeff" + as_csv(ROWS).replace("\n", "\r\n")),  # no ending, a byte-order mark, CRLF
 ])
 def test_a_kept_map_holds_the_named_chunks_and_reports_the_whole_file(tmp_path, name, content) -> None:
     path = write(tmp_path, name, content)
@@ -44,6 +45,17 @@ def test_a_kept_map_holds_the_named_chunks_and_reports_the_whole_file(tmp_path, 
     assert (kept.chunks_in_file, kept.docs_in_file) == (whole.chunks_in_file, whole.docs_in_file) == (3, 2)
     assert kept.fingerprint == whole.fingerprint and kept.ref == whole.ref
     assert kept.source == whole.source and kept.name == whole.name
+    assert [w.code for w in kept.warnings] == [w.code for w in whole.warnings]  # a repaired file says so either way
+
+
+def test_chunks_placed_by_their_text_count_the_unplaced_among_those_the_runs_name(tmp_path) -> None:
+    rows = [("a#1", "a", "", "", "Alpha"), ("a#2", "a", "", "", "not there"), ("b#1", "b", "", "", "nor this")]
+    path = write(tmp_path, "chunks.csv", as_csv(rows))
+    whole = read_chunks(path, documents=DOCS)
+    kept = read_chunks(path, documents=DOCS, keep=[["a#1", "a#2"]])
+    assert [w.count for w in whole.warnings] == [2] and [w.count for w in kept.warnings] == [1]
+    assert "1 chunk the runs name is not found" in kept.warnings[0].message
+    assert kept.start.tolist() == [0, -1] and kept.end.tolist() == [5, -1]
 
 
 def test_a_parquet_map_in_many_batches_with_dictionary_doc_ids(tmp_path, monkeypatch) -> None:
