@@ -42,7 +42,8 @@ def answer(v: layout.View) -> None:
 
 @st.fragment
 def body(v: layout.View) -> None:
-    """The table, its chart, the paired comparison, the trade-off and the warnings, at the k chosen here."""
+    """The chart, its table, the paired comparison, the trade-off and the warnings, at the k chosen here (the chart
+    first: the browser draws it before it has loaded the code of tables)."""
     shown = layout.controls(PAGE, fragments.current(v), baseline=True)
     fragments.rerun_page_if(shown.runs != v.runs)  # the header above lists the runs shown
     toggles = st.columns(2)
@@ -70,11 +71,11 @@ def _body(v: layout.View, more: bool, checks: bool) -> None:
                    "n": st.column_config.NumberColumn(help=layout.explain("n")),
                    "labels": st.column_config.TextColumn(help=layout.explain("fingerprint")),
                    "price $/M tokens": st.column_config.NumberColumn(format="$%.3f")})
+    st.vega_lite_chart(spec=model.chart, width="content")
     layout.table(model.table, hide_index=True, column_config=config, width="stretch")
     layout.context(v, k=k, extra="95% intervals: Wilson for 0/1 scores, else BCa bootstrap (10,000 resamples, seed 0)")
     st.download_button("Download this table (CSV)", data=lambda: to_csv(model.export), file_name=f"overview_k{k}.csv",
                        mime="text/csv", on_click="ignore", icon=":material/download:")
-    st.vega_lite_chart(spec=model.chart, width="content")
     if overview.curves_pending(v.dataset, more):  # starts them, after the first chart
         st.caption(CURVES_PENDING)
 
