@@ -107,8 +107,8 @@ class ChunkMap:
 
     @cached_property
     def _by_hash(self) -> pd.Index | RowLookup | None:
-        """The map's id hashes as a hash table (row = position), built once per map; None when two ids share a hash
-        (then lookups go by the strings themselves)."""
+        """The map's id hashes as a hash table (row = position), built once per map (or the reader's `lookup`, built
+        as the map was read); None when two ids share a hash (then lookups go by the strings themselves)."""
         if self.lookup is not None:
             return self.lookup
         table = pd.Index(self.chunk_ids.hashes())
