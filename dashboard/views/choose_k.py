@@ -75,9 +75,10 @@ with inputs:
     if number("vpp") and not number("rpm", int):
         st.caption("A recall point's worth needs the requests per month, to weigh it against the cost of tokens.")
     spend = choose_k.spend_shown(state.get("spend"), settings)
-    st.radio("Lower panel", options=list(SPEND_LABELS), format_func=SPEND_LABELS.get, horizontal=True,
-             help="What k chunks cost per request, in tokens or dollars, or a month ($ per month needs the requests "
-                  "per month).", **state.bind(PAGE, "spend", spend))
+    if axis != "tokens":  # against prompt tokens the chart has no lower panel
+        st.radio("Lower panel", options=list(SPEND_LABELS), format_func=SPEND_LABELS.get, horizontal=True,
+                 help="What k chunks cost per request, in tokens or dollars, or a month ($ per month needs the "
+                      "requests per month).", **state.bind(PAGE, "spend", spend))
 
 
 def on_pick(key: str) -> None:

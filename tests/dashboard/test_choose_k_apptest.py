@@ -68,3 +68,12 @@ def test_picked_k_reads_the_selection_event() -> None:
     assert picked_k({"selection": {"pick_k": [{"k": 12.0}]}}) == 12
     assert picked_k({"selection": {"pick_k": []}}) is None
     assert picked_k(None) is None and picked_k({"selection": {}}) is None
+
+
+def test_the_lower_panel_choice_shows_only_where_the_chart_has_a_lower_panel() -> None:
+    at = app("views/choose_k.py")
+    assert [r.label for r in at.radio] == ["Lower panel"]
+    tokens = app("views/choose_k.py", axis="tokens")
+    no_exceptions(tokens)
+    assert "Lower panel" not in [r.label for r in tokens.radio]
+    assert "At about 800 prompt tokens, tuned with k = 8 finds 86% of the relevant documents" in texts(tokens)
