@@ -71,6 +71,8 @@ def chunk_maps(args: argparse.Namespace, runs: list, labels) -> dict[str, ChunkM
         else:
             named[name] = path
     path_of = {name: named.get(name, shared) for name in names if named.get(name, shared) is not None}
+    if not path_of:
+        return {}
     labeled = labels.judgments["doc_id"].astype(str).unique()
     read: dict[str, ChunkMap] = {}
     for path in dict.fromkeys(path_of.values()):

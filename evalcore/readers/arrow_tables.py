@@ -107,9 +107,6 @@ def _delimited(source: Source, delimiter: str, wanted: set[str], describe: str,
                given: tuple[str, ...] | None = None) -> ArrowTable:
     """pyarrow's CSV parser, every kept column as text (ids stay as written). A line with more or fewer fields than
     the header is an error naming it; anything else irregular goes to the line-naming reader (pandas)."""
-    quoted = delimiter == ","
-    data = source.plain_path
-    data = str(data) if data is not None else pa.py_buffer(source.data)
     irregular: list[str] = []
 
     def handle(row) -> str:  # called from pyarrow's parser threads: it must never raise
@@ -121,8 +118,6 @@ def _delimited(source: Source, delimiter: str, wanted: set[str], describe: str,
         return "skip"
 
     failures: list[BaseException] = []
-    parse = pacsv.ParseOptions(delimiter=delimiter, quote_char='"' if quoted else False, double_quote=quoted,
-                               newlines_in_values=quoted, ignore_empty_lines=True, invalid_row_handler=handle)
     names = given or _header(source, delimiter)
     if names is None:
         raise InputError(f"a header row ({describe})", source=source.name)
@@ -130,13 +125,11 @@ def _delimited(source: Source, delimiter: str, wanted: set[str], describe: str,
     keep = [n for n in names if n.strip().lower() in wanted]
     if not keep:  # pyarrow would read every column: none is needed to say which is missing
         return ArrowTable(pa.table({}), source, header_lines=lines_before, header=tuple(n.strip() for n in names))
+    parse, convert = _csv_options(delimiter, keep, handle)
     try:
         with quiet_in_pyarrow(handle, failures):
-            table = pacsv.read_csv(data, read_options=pacsv.ReadOptions(block_size=_BLOCK, column_names=given),
-                                   parse_options=parse,
-                                   convert_options=pacsv.ConvertOptions(
-                                       include_columns=keep, column_types={n: pa.string() for n in keep},
-                                       strings_can_be_null=False, quoted_strings_can_be_null=False))
+            table = pacsv.read_csv(_csv_input(source), parse_options=parse, convert_options=convert,
+                                   read_options=pacsv.ReadOptions(block_size=_BLOCK, column_names=given))
     except (pa.ArrowException, UnicodeDecodeError):
         table = None
     pa.default_memory_pool().release_unused()  # the parser's block buffers, kept by the allocator until asked
@@ -144,8 +137,8 @@ def _delimited(source: Source, delimiter: str, wanted: set[str], describe: str,
         raise _uneven_line(source, delimiter, len(names), describe, lines_before)
     if table is None or irregular or failures or len(set(keep)) != len(keep):
         return _delimited_slow(source, delimiter, wanted, describe, given)
-    return ArrowTable(table, source, header_lines=lines_before, quoted_delimiter=delimiter if quoted else None,
-                      header=tuple(n.strip() for n in names))
+    return ArrowTable(table, source, header_lines=lines_before, header=tuple(n.strip() for n in names),
+                      quoted_delimiter=delimiter if delimiter == "," else None)
 
 
 def delimited_batches(source: Source, delimiter: str, wanted: Iterable[str], describe: str,
@@ -159,27 +152,21 @@ def delimited_batches(source: Source, delimiter: str, wanted: Iterable[str], des
     keep = [n for n in names or () if n.strip().lower() in wanted]
     if not keep or len(set(keep)) != len(keep):
         return None
-    quoted = delimiter == ","
     irregular: list[object] = []
 
     def handle(row) -> str:  # called from pyarrow's parser threads: it must never raise
         irregular.append(row)
         return "skip"
 
-    parse = pacsv.ParseOptions(delimiter=delimiter, quote_char='"' if quoted else False, double_quote=quoted,
-                               newlines_in_values=quoted, ignore_empty_lines=True, invalid_row_handler=handle)
-    convert = pacsv.ConvertOptions(include_columns=keep, column_types={n: pa.string() for n in keep},
-                                   strings_can_be_null=False, quoted_strings_can_be_null=False)
-    data = source.plain_path
-    data = str(data) if data is not None else pa.py_buffer(source.data)
+    parse, convert = _csv_options(delimiter, keep, handle)
     head = pa.table({n: pa.array([], pa.string()) for n in keep})
-    found = ArrowTable(head, source, header_lines=1, quoted_delimiter=delimiter if quoted else None,
+    found = ArrowTable(head, source, header_lines=1, quoted_delimiter=delimiter if delimiter == "," else None,
                        header=tuple(n.strip() for n in names))
 
     def batches() -> Iterator[pa.RecordBatch]:
         try:
             with quiet_in_pyarrow(handle, irregular):
-                reader = pacsv.open_csv(data, read_options=pacsv.ReadOptions(block_size=_BLOCK),
+                reader = pacsv.open_csv(_csv_input(source), read_options=pacsv.ReadOptions(block_size=_BLOCK),
                                         parse_options=parse, convert_options=convert)
                 for batch in reader:
                     if irregular:
@@ -193,6 +180,22 @@ def delimited_batches(source: Source, delimiter: str, wanted: Iterable[str], des
             raise WholeReadNeeded
 
     return found, batches()
+
+
+def _csv_options(delimiter: str, keep: list[str], handle) -> tuple[pacsv.ParseOptions, pacsv.ConvertOptions]:
+    """How pyarrow parses a CSV (quoted cells, double quotes, line breaks in a quoted cell) or a TSV (none of
+    these), calling ``handle`` on a line with the wrong number of fields, and keeps the columns ``keep`` as text."""
+    quoted = delimiter == ","
+    parse = pacsv.ParseOptions(delimiter=delimiter, quote_char='"' if quoted else False, double_quote=quoted,
+                               newlines_in_values=quoted, ignore_empty_lines=True, invalid_row_handler=handle)
+    convert = pacsv.ConvertOptions(include_columns=keep, column_types={n: pa.string() for n in keep},
+                                   strings_can_be_null=False, quoted_strings_can_be_null=False)
+    return parse, convert
+
+
+def _csv_input(source: Source):
+    """The file's path when pyarrow can read it as it is, else its bytes (inflated, repaired)."""
+    return str(source.plain_path) if source.plain_path is not None else pa.py_buffer(source.data)
 
 
 def _header(source: Source, delimiter: str) -> tuple[str, ...] | None:

@@ -94,6 +94,11 @@ class KeptRows:
     lookup: RowLookup
 
 
+_BITMAP_BITS = 26
+"""2**26 bits (8 MB): a million wanted ids mark about 1.5% of it."""
+_SHIFT = np.uint64(64 - _BITMAP_BITS)
+
+
 class Wanted:
     """The hashes of the ids whose chunks are kept, for looking up millions of map rows: a bitmap of their top
     `_BITMAP_BITS` bits rules out most rows with one gather, and only the rest go through the hash table."""
@@ -128,11 +133,6 @@ class RowLookup:
         """The map row of each hash, -1 where none (as `pandas.Index.get_indexer` on the map's hashes)."""
         at = self.table.get_indexer(hashes)
         return np.where(at >= 0, self.rows[np.maximum(at, 0)], -1)
-
-
-_BITMAP_BITS = 26
-"""2**26 bits (8 MB): a million wanted ids mark about 1.5% of it."""
-_SHIFT = np.uint64(64 - _BITMAP_BITS)
 
 
 def wanted_hashes(keep: Iterable[IdArray | Iterable[str]]) -> Wanted:

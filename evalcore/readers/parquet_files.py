@@ -46,15 +46,8 @@ def read_parquet_columns(source: Source, wanted: Iterable[str] | None = None, *,
     """The columns of ``source`` whose names (stripped, lower case) are in ``wanted`` (None: every column), or those
     ``choose(names)`` picks, decoded (no dictionary types), and every column name the file has (for messages). A
     damaged file, or one whose columns decode past the budget, is an InputError naming it."""
-    wanted = None if wanted is None else {c.lower() for c in wanted}
     try:
-        parquet = pq.ParquetFile(_handle(source))
-        names = tuple(str(n) for n in parquet.schema_arrow.names)
-        chosen = choose(names) if choose is not None else [n for n in names
-                                                           if wanted is None or n.strip().lower() in wanted]
-        compact = _dictionary_columns(parquet, chosen)
-        if compact:
-            parquet = pq.ParquetFile(_handle(source), read_dictionary=compact)
+        parquet, names, chosen, _ = _opened(source, choose or _named(wanted))
         table = _read_columns(parquet, chosen, source.name)
     except InputError:
         raise
@@ -75,21 +68,15 @@ def parquet_batches(source: Source, wanted: Iterable[str],
     rows. For a reader that keeps only some rows. Text held as dictionary pages stays a dictionary (the reader
     decodes what it keeps); each batch is counted at its decoded size, and one past the budget raises
     `WholeReadNeeded`. None when the file needs the whole read: damaged, or numbers past the budget."""
-    wanted = {c.lower() for c in wanted}
     try:
-        parquet = pq.ParquetFile(_handle(source))
-        names = tuple(str(n) for n in parquet.schema_arrow.names)
-        chosen = [n for n in names if n.strip().lower() in wanted]
+        parquet, names, chosen, stored = _opened(source, _named(wanted))
         bound, rows = _decoded_bound(parquet.metadata, chosen)
-        if bound > max_file_bytes():
-            return None
-        compact = _dictionary_columns(parquet, chosen)
-        if compact:
-            parquet = pq.ParquetFile(_handle(source), read_dictionary=compact)
     except Exception:  # noqa: BLE001 - a damaged file: the whole read names the problem
         return None
-    batch_rows = int(min(_STREAM_BATCH_ROWS, max(1, BATCH_BYTES * max(rows, 1) // max(bound, 1))))
     limit = max_file_bytes()
+    if bound > limit:
+        return None
+    batch_rows = _batch_rows(bound, rows, _STREAM_BATCH_ROWS)
 
     def batches() -> Iterator[pa.RecordBatch]:
         for batch in parquet.iter_batches(batch_size=batch_rows, columns=chosen, use_pandas_metadata=False,
@@ -99,8 +86,33 @@ def parquet_batches(source: Source, wanted: Iterable[str],
                 raise WholeReadNeeded
             yield batch
 
-    empty = pq.ParquetFile(_handle(source)).schema_arrow.empty_table().select(chosen)
-    return tuple(n.strip() for n in names), empty, batches(), rows
+    return tuple(n.strip() for n in names), stored.empty_table().select(chosen), batches(), rows
+
+
+def _opened(source: Source, choose: Callable[[tuple[str, ...]], list[str]],
+            ) -> tuple[pq.ParquetFile, tuple[str, ...], list[str], pa.Schema]:
+    """``source`` opened for the columns ``choose(names)`` picks, with text held as dictionary pages read as
+    dictionaries (`_dictionary_columns`): the reader, every column name, the chosen ones, and the schema as stored
+    (no dictionary types)."""
+    parquet = pq.ParquetFile(_handle(source))
+    stored = parquet.schema_arrow
+    names = tuple(str(n) for n in stored.names)
+    chosen = choose(names)
+    compact = _dictionary_columns(parquet, chosen)
+    if compact:
+        parquet = pq.ParquetFile(_handle(source), read_dictionary=compact)
+    return parquet, names, chosen, stored
+
+
+def _named(wanted: Iterable[str] | None) -> Callable[[tuple[str, ...]], list[str]]:
+    """Choose the columns whose names (stripped, lower case) are in ``wanted`` (None: every column)."""
+    lowered = None if wanted is None else {c.lower() for c in wanted}
+    return lambda names: [n for n in names if lowered is None or n.strip().lower() in lowered]
+
+
+def _batch_rows(bound: int, rows: int, most: int) -> int:
+    """Rows per batch so that one holds about `BATCH_BYTES` by the metadata's measure of a row, at most ``most``."""
+    return int(min(most, max(1, BATCH_BYTES * max(rows, 1) // max(bound, 1))))
 
 
 def _handle(source: Source):
@@ -153,7 +165,7 @@ def _read_columns(parquet: pq.ParquetFile, columns: list[str], display: str) -> 
     bound, rows = _decoded_bound(parquet.metadata, columns)
     if bound > limit:
         raise too_large(display, "Parquet columns that decode to")
-    batch_rows = int(min(_MAX_BATCH_ROWS, max(1, BATCH_BYTES * max(rows, 1) // max(bound, 1))))
+    batch_rows = _batch_rows(bound, rows, _MAX_BATCH_ROWS)
     batches, held = [], 0
     for batch in parquet.iter_batches(batch_size=batch_rows, columns=columns, use_pandas_metadata=False):
         held += sum(decoded_bytes(column) for column in batch.columns)
