@@ -27,6 +27,7 @@ from ..errors import InputError
 from .arrow_tables import ArrowTable, delimited_batches, id_column, text_column
 from .chunk_parsers import COLUMNS, MapColumns, map_columns
 from .documents import Documents
+from .hash_sets import HashSet
 from .ids import IdArray, hash_strings, mix64, to_arrow_strings
 from .offsets import offset_pairs
 from .parquet_files import WholeReadNeeded, parquet_batches
@@ -80,70 +81,46 @@ def text_hashes(text: pa.Array | pa.ChunkedArray | None) -> np.ndarray | None:
 @dataclass(frozen=True)
 class KeptRows:
     """The rows of a chunk map kept by `read_kept`, checked, with what the whole file said: its number of chunks,
-    of documents, and its fingerprint."""
+    of documents, and its fingerprint. ``doc_of_chunk[i]`` is the position in ``docs`` (distinct) of row ``i``'s
+    document."""
 
-    chunks: pa.Array
+    chunks: pa.ChunkedArray
     chunk_hashes: np.ndarray
-    docs: pa.Array
+    docs: pa.ChunkedArray
+    doc_of_chunk: np.ndarray
     start: np.ndarray | None
     end: np.ndarray | None
-    text: pa.Array | None
+    text: pa.ChunkedArray | None
     file_chunks: int
     file_docs: int
     fingerprint: str
     lookup: RowLookup
 
 
-_BITMAP_BITS = 26
-"""2**26 bits (8 MB): a million wanted ids mark about 1.5% of it."""
-_SHIFT = np.uint64(64 - _BITMAP_BITS)
-
-
-class Wanted:
-    """The hashes of the ids whose chunks are kept, for looking up millions of map rows: a bitmap of their top
-    `_BITMAP_BITS` bits rules out most rows with one gather, and only the rest go through the hash table."""
-
-    def __init__(self, hashes: np.ndarray) -> None:
-        distinct = _distinct(hashes)
-        self.table = pd.Index(distinct)
-        slots = (distinct >> _SHIFT).astype(np.intp)  # sorted, as the hashes are
-        byte = slots >> 3
-        starts = np.flatnonzero(np.r_[True, byte[1:] != byte[:-1]]) if len(byte) else np.zeros(0, dtype=np.intp)
-        self.bitmap = np.zeros(1 << (_BITMAP_BITS - 3), dtype=np.uint8)
-        if len(byte):
-            self.bitmap[byte[starts]] = np.bitwise_or.reduceat(np.left_shift(1, slots & 7).astype(np.uint8), starts)
-
-    def rows_in(self, hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The positions in ``hashes`` of those wanted, and where each is in `table`."""
-        slot = (hashes >> _SHIFT).astype(np.intp)
-        maybe = np.flatnonzero((self.bitmap[slot >> 3] >> (slot & 7).astype(np.uint8)) & 1)
-        at = self.table.get_indexer(hashes[maybe])
-        found = at >= 0
-        return maybe[found], at[found]
-
-
 class RowLookup:
-    """The rows of a map kept by `read_kept`, found by id hash through the wanted ids' table (built once, while
-    reading): ``rows[i]`` is the map row of the id at position ``i`` of ``table`` (-1: the map has none)."""
+    """The rows of a map kept by `read_kept`, found by id hash through the wanted ids' set (built once, before
+    reading): ``rows[i]`` is the map row of the id at position ``i`` of ``wanted.values`` (-1: the map has none)."""
 
-    def __init__(self, table: pd.Index, rows: np.ndarray) -> None:
-        self.table, self.rows = table, rows
+    def __init__(self, wanted: HashSet, rows: np.ndarray) -> None:
+        self.wanted, self.rows = wanted, rows
 
     def get_indexer(self, hashes: np.ndarray) -> np.ndarray:
         """The map row of each hash, -1 where none (as `pandas.Index.get_indexer` on the map's hashes)."""
-        at = self.table.get_indexer(hashes)
-        return np.where(at >= 0, self.rows[np.maximum(at, 0)], -1)
+        at = self.wanted.positions(hashes)
+        return np.where(at >= 0, self.rows[at], -1)
 
 
-def wanted_hashes(keep: Iterable[IdArray | Iterable[str]]) -> Wanted:
-    """The hashes of every id in ``keep`` (arrays of ids: runs' ids, the labels' doc ids), as a lookup."""
+def wanted_hashes(keep: Iterable[IdArray | Iterable[str]]) -> HashSet:
+    """The hashes of every id in ``keep`` (arrays of ids: runs' ids, the labels' doc ids), as a set."""
     parts = [ids.hashes() if isinstance(ids, IdArray) else hash_strings(to_arrow_strings(list(ids))) for ids in keep]
-    return Wanted(np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint64))
+    return HashSet(np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint64))
 
 
-def read_kept(src: Source, fmt: str, wanted: Wanted, documents: Documents | None) -> KeptRows | None:
-    """The rows of chunk map ``src`` (format ``fmt``) whose chunk id hashes to one in ``wanted``, every row checked;
-    None when the file must be read whole (`read_chunks` then reads it or names its problem)."""
+def read_kept(src: Source, fmt: str, keep: Iterable[IdArray | Iterable[str]],
+              documents: Documents | None) -> KeptRows | None:
+    """The rows of chunk map ``src`` (format ``fmt``) whose chunk id is one of ``keep``'s (arrays of ids: runs'
+    ids, the labels' doc ids), every row checked; None when the file must be read whole (`read_chunks` then reads
+    it or names its problem)."""
     opened = _batches(src, fmt)
     if opened is None:
         return None
@@ -153,56 +130,159 @@ def read_kept(src: Source, fmt: str, wanted: Wanted, documents: Documents | None
     except InputError:
         return None
     against = _DocumentCheck(documents) if documents is not None else None
-    fingerprint, seen, seen_docs, kept, positions, held = MapFingerprint(), _Growing(expected_rows), [], [], [], 0
-    try:
-        for part in _ahead(batches, lambda batch: _Batch(ArrowTable(pa.Table.from_batches([batch]), src,
-                                                                    where=found.where), columns)):
-            seen.append(part.chunk_hashes)
-            seen_docs.append(_distinct(part.doc_values))  # here, not on the reading thread: it is the busier one
-            fingerprint.add(part.chunk_hashes, part.doc_hashes, part.start, part.end, text_hashes(part.text))
-            if against is not None and not against.fits(part):
-                return None
-            rows, at = wanted.rows_in(part.chunk_hashes)
-            if len(rows):
-                kept.append(part.kept(rows))
-                positions.append(at)
-                held += sum(k.nbytes for k in kept[-1] if k is not None)
-                if held > max_file_bytes():
+    dictionaries = _Dictionaries()  # the reading thread's
+    with _Ahead(batches, lambda batch: _Batch(ArrowTable(pa.Table.from_batches([batch]), src, where=found.where),
+                                              columns, dictionaries)) as parts:
+        wanted = wanted_hashes(keep)  # while the first batch is read
+        fingerprint, seen, docs, kept = MapFingerprint(), _Growing(expected_rows), _DistinctHashes(), \
+            _Keeping(wanted, columns)
+        try:
+            for part in parts:
+                part.check_chunks()  # here: the reading thread has the decoding
+                seen.append(part.chunk_hashes)
+                docs.add(part.doc_values)
+                fingerprint.add(part.chunk_hashes, part.doc_hashes, part.start, part.end, text_hashes(part.text))
+                if against is not None and not against.fits(part):
                     return None
-    except (InputError, WholeReadNeeded, pa.ArrowException, OSError, UnicodeDecodeError):
-        return None
-    every = seen.values()
-    del seen
-    every.sort()
-    if (every[1:] == every[:-1]).any():
+                if not kept.add(part, *wanted.rows_in(part.chunk_hashes)):
+                    return None
+        except (InputError, WholeReadNeeded, pa.ArrowException, OSError, UnicodeDecodeError):
+            return None
+    with ThreadPoolExecutor(1, thread_name_prefix="evalcore-chunk-map") as pool:
+        coded = pool.submit(kept.doc_codes)  # while the duplicate check sorts
+        every = seen.values()
+        del seen
+        every.sort()
+        repeated = bool((every[1:] == every[:-1]).any())
+        n_rows = len(every)
+        del every
+        doc_codes = coded.result()
+    if repeated:
         return None  # a chunk listed twice (or two ids sharing a hash): the whole read says which
-    n_rows = len(every)
-    del every
-    n_docs = len(_distinct(np.concatenate(seen_docs))) if seen_docs else 0
-    rows = np.full(len(wanted.table), -1, dtype=np.int64)
-    if positions:
-        at = np.concatenate(positions)
-        rows[at] = np.arange(len(at))
-    return _joined(kept, columns, n_rows, n_docs, fingerprint.hexdigest(), RowLookup(wanted.table, rows))
+    return kept.rows(n_rows, docs.count(), fingerprint.hexdigest(), doc_codes)
 
 
-def _ahead(items: Iterator[T], make: Callable[[T], U]) -> Iterator[U]:
-    """``make(item)`` of each item, read and made on a second thread one item ahead of the caller's use (Arrow's
-    decoding and NumPy's array work let go of the GIL, so reading the next batch overlaps checking this one). An
-    error raised there is raised here, at the item."""
+class _Keeping:
+    """The rows kept so far, and the kept row of each wanted id (`RowLookup`). The numbers go into arrays sized once
+    for as many rows as there are wanted ids (a row per id at most, ids being distinct: pages never written take no
+    memory), so nothing is copied at the end; the text columns are kept as each batch's piece."""
 
-    def step() -> U | None:
-        item = next(items, None)
-        made = None if item is None else make(item)
+    def __init__(self, wanted: HashSet, columns: MapColumns) -> None:
+        self.wanted, self.size, capacity = wanted, 0, len(wanted)
+        self.chunk_hashes, self.doc_hashes = np.empty(capacity, np.uint64), np.empty(capacity, np.uint64)
+        self.lookup = np.full(capacity, -1, dtype=np.int64)  # the kept row of each wanted id
+        offsets = columns.start is not None
+        self.start = np.empty(capacity, np.int64) if offsets else None
+        self.end = np.empty(capacity, np.int64) if offsets else None
+        self.chunks: list[pa.Array] = []
+        self.docs: list[pa.Array] = []
+        self.text: list[pa.Array] | None = [] if columns.text is not None else None
+        self.held = 0
+
+    def add(self, part: _Batch, rows: np.ndarray, at: np.ndarray) -> bool:
+        """Keep ``part``'s ``rows`` (their ids at ``at`` in the wanted set); False when more rows than wanted ids
+        are kept (a chunk listed twice: the whole read names it) or they outgrow the memory budget."""
+        end = self.size + len(rows)
+        if end > len(self.lookup):
+            return False
+        self.chunk_hashes[self.size:end] = part.chunk_hashes[rows]
+        self.doc_hashes[self.size:end] = part.doc_hashes[rows]
+        self.lookup[at] = np.arange(self.size, end)
+        taken = pa.array(rows)
+        self.chunks.append(_plain(part.chunks.take(taken)))
+        self.docs.append(_plain(part.docs.take(taken)))
+        self.held += self.chunks[-1].nbytes + self.docs[-1].nbytes + 24 * len(rows)
+        if self.start is not None:
+            self.start[self.size:end] = part.start[rows]
+            self.end[self.size:end] = part.end[rows]
+            self.held += 16 * len(rows)
+        if self.text is not None:
+            self.text.append(part.text.take(taken))
+            self.held += self.text[-1].nbytes
+        self.size = end
+        return self.held <= max_file_bytes()
+
+    def doc_codes(self) -> tuple[pa.ChunkedArray, np.ndarray]:
+        """The distinct documents of the rows kept and the position there of each row's (`_doc_codes`)."""
+        return _doc_codes(pa.chunked_array(self.docs, pa.string()), self.doc_hashes[:self.size])
+
+    def rows(self, n_rows: int, n_docs: int, fingerprint: str, doc_codes: tuple[pa.ChunkedArray, np.ndarray],
+             ) -> KeptRows:
+        """The rows kept (their documents coded by `doc_codes`), with the file's counts and fingerprint."""
+        n = self.size
+        distinct, doc_of_chunk = doc_codes
+        return KeptRows(pa.chunked_array(self.chunks, pa.string()), self.chunk_hashes[:n], distinct, doc_of_chunk,
+                        None if self.start is None else self.start[:n], None if self.end is None else self.end[:n],
+                        None if self.text is None else pa.chunked_array(self.text, pa.string()), n_rows, n_docs,
+                        fingerprint, RowLookup(self.wanted, self.lookup))
+
+
+def _doc_codes(docs: pa.ChunkedArray, hashes: np.ndarray) -> tuple[pa.ChunkedArray, np.ndarray]:
+    """The distinct documents of ``docs`` (in order of first appearance) and the position there of each row's,
+    found by the rows' doc hashes and confirmed on the strings (two documents sharing a hash are told apart by
+    Arrow's own encoding instead)."""
+    codes, uniques = pd.factorize(hashes)
+    first = np.empty(len(uniques), dtype=np.int64)
+    first[codes[::-1]] = np.arange(len(codes) - 1, -1, -1)
+    distinct = docs.take(pa.array(first))
+    if len(codes) and not pc.all(pc.equal(docs, distinct.take(pa.array(codes)))).as_py():
+        encoded = pc.dictionary_encode(docs.combine_chunks())
+        return pa.chunked_array([encoded.dictionary]), encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    return distinct, codes.astype(np.int64, copy=False)
+
+
+class _DistinctHashes:
+    """Counts the distinct values among arrays of hashes added one at a time, holding only the distinct ones seen
+    (merged every few arrays, so repeats across arrays do not pile up)."""
+
+    def __init__(self) -> None:
+        self._merged = np.zeros(0, dtype=np.uint64)
+        self._pending: list[np.ndarray] = []
+        self._pending_size = 0
+
+    def add(self, hashes: np.ndarray) -> None:
+        self._pending.append(hashes)
+        self._pending_size += len(hashes)
+        if self._pending_size > len(self._merged):
+            self._merge()
+
+    def count(self) -> int:
+        self._merge()
+        return len(self._merged)
+
+    def _merge(self) -> None:
+        self._merged = _distinct(np.concatenate([self._merged, *self._pending]))
+        self._pending, self._pending_size = [], 0
+
+
+class _Ahead:
+    """``make(item)`` of each item, read and made on a second thread one item ahead of the caller's use, from the
+    moment it is opened (the caller prepares meanwhile). Arrow's decoding and NumPy's array work let go of the GIL,
+    so reading the next batch overlaps checking this one. An error raised there is raised at the item; leaving
+    the ``with`` block waits for the item being made."""
+
+    def __init__(self, items: Iterator[T], make: Callable[[T], U]) -> None:
+        self._items, self._make = items, make
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="evalcore-chunk-map")
+        self._coming = self._pool.submit(self._step)
+
+    def __enter__(self) -> _Ahead:
+        return self
+
+    def __exit__(self, *_) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+    def __iter__(self) -> Iterator[U]:
+        while (made := self._coming.result()) is not None:
+            self._coming = self._pool.submit(self._step)
+            yield made
+
+    def _step(self) -> U | None:
+        item = next(self._items, None)
+        made = None if item is None else self._make(item)
         del item
         pa.default_memory_pool().release_unused()  # what the item held: the allocator keeps it per thread otherwise
         return made
-
-    with ThreadPoolExecutor(1, thread_name_prefix="evalcore-chunk-map") as pool:
-        coming = pool.submit(step)
-        while (made := coming.result()) is not None:
-            coming = pool.submit(step)
-            yield made
 
 
 def _distinct(hashes: np.ndarray) -> np.ndarray:
@@ -250,29 +330,33 @@ class _Growing:
 
 
 class _Batch:
-    """One batch's columns, checked as the whole read checks them, with the hashes of its ids."""
+    """One batch's columns, checked as the whole read checks them, with the hashes of its ids. Made in two halves
+    to share the work between the threads: the documents, offsets and text where the batch is read (`_Ahead`),
+    the chunk ids (`check_chunks`) where it is used."""
 
-    def __init__(self, found: ArrowTable, columns: MapColumns) -> None:
-        self.chunks, self.chunk_hashes, _ = _ids(found, columns.chunk, "a chunk id")
-        self.docs, self.doc_hashes, self.doc_values = _ids(found, columns.doc, "a doc id")
+    chunks: pa.Array
+    chunk_hashes: np.ndarray
+
+    def __init__(self, found: ArrowTable, columns: MapColumns, dictionaries: _Dictionaries) -> None:
+        self.found, self.chunk_column = found, columns.chunk
+        self.docs, self.doc_hashes, self.doc_values = _ids(found, columns.doc, "a doc id", dictionaries)
         self.start = self.end = None
         if columns.start is not None:
             self.start, self.end = offset_pairs(found.table.column(columns.start), found.table.column(columns.end),
                                                 found.error)
         self.text = text_column(found, columns.text).combine_chunks() if columns.text is not None else None
 
-    def kept(self, rows: np.ndarray) -> tuple:
-        """The columns at ``rows``: the ones kept."""
-        taken = pa.array(rows)
-        return (_plain(self.chunks.take(taken)), self.chunk_hashes[rows], _plain(self.docs.take(taken)),
-                None if self.start is None else self.start[rows], None if self.end is None else self.end[rows],
-                None if self.text is None else self.text.take(taken))
+    def check_chunks(self) -> None:
+        """Check and hash the chunk ids."""
+        self.chunks, self.chunk_hashes, _ = _ids(self.found, self.chunk_column, "a chunk id", _Dictionaries())
 
 
-def _ids(found: ArrowTable, name: str, role: str) -> tuple[pa.Array, np.ndarray, np.ndarray]:
-    """Column ``name`` checked as ids (`id_column`), the hash of each, and the hashes of the ids it holds (each row's,
-    or a dictionary's values). A column Parquet gives as a dictionary stays one: its values are checked and hashed
-    once each (a value repeated on many rows), the rows kept decoded later."""
+def _ids(found: ArrowTable, name: str, role: str, dictionaries: _Dictionaries,
+         ) -> tuple[pa.Array, np.ndarray, np.ndarray]:
+    """Column ``name`` checked as ids (`id_column`), the hash of each, and the hashes of the ids it holds (each
+    row's; a dictionary's values, none when the batch before came with the same dictionary). A column Parquet gives
+    as a dictionary stays one: its values are checked and hashed once each (a value repeated on many rows), the
+    rows kept decoded later."""
     values = found.table.column(name).combine_chunks()
     if not pa.types.is_dictionary(values.type):
         ids = id_column(found, name, role).combine_chunks()
@@ -280,11 +364,28 @@ def _ids(found: ArrowTable, name: str, role: str) -> tuple[pa.Array, np.ndarray,
         return ids, hashes, hashes
     if values.indices.null_count:
         raise WholeReadNeeded  # a row without an id: the whole read names it
-    values_only = ArrowTable(pa.table({name: values.dictionary}), found.source, where=found.where)
-    dictionary = id_column(values_only, name, role).combine_chunks()
+    dictionary, value_hashes, new = dictionaries.checked(found, name, role, values.dictionary)
     indices = values.indices.to_numpy(zero_copy_only=False)
-    value_hashes = hash_strings(dictionary)
-    return pa.DictionaryArray.from_arrays(values.indices, dictionary), value_hashes[indices], value_hashes
+    return (pa.DictionaryArray.from_arrays(values.indices, dictionary), value_hashes[indices],
+            value_hashes if new else value_hashes[:0])
+
+
+class _Dictionaries:
+    """The dictionary a column came with last, checked and hashed: Parquet hands every batch of a row group its own
+    copy of the group's dictionary (100,000 documents, say), which is checked and hashed once here."""
+
+    def __init__(self) -> None:
+        self._last: tuple[pa.Array, pa.Array, np.ndarray] | None = None
+
+    def checked(self, found: ArrowTable, name: str, role: str, dictionary: pa.Array,
+                ) -> tuple[pa.Array, np.ndarray, bool]:
+        """``dictionary`` checked as ids, their hashes, and whether they differ from the last dictionary's."""
+        if self._last is not None and self._last[0].equals(dictionary):
+            return self._last[1], self._last[2], False
+        values_only = ArrowTable(pa.table({name: dictionary}), found.source, where=found.where)
+        checked = id_column(values_only, name, role).combine_chunks()
+        self._last = (dictionary, checked, hash_strings(checked))
+        return checked, self._last[2], True
 
 
 def _plain(values: pa.Array) -> pa.Array:
@@ -308,22 +409,3 @@ class _DocumentCheck:
         if (at < 0).any():
             return False
         return self.lengths is None or part.end is None or not (part.end > self.lengths[at]).any()
-
-
-def _joined(kept: list[tuple], columns: MapColumns, n_rows: int, n_docs: int, fingerprint: str,
-            lookup: RowLookup) -> KeptRows:
-    """The kept pieces of every batch as one set of columns."""
-
-    def arrays(i: int, kind) -> pa.Array:
-        pieces = [k[i] for k in kept]
-        return pa.concat_arrays(pieces) if pieces else pa.array([], kind)
-
-    def numbers(i: int, given: bool, dtype) -> np.ndarray | None:
-        if not given:
-            return None
-        return np.concatenate([k[i] for k in kept]) if kept else np.zeros(0, dtype=dtype)
-
-    return KeptRows(arrays(0, pa.string()), numbers(1, True, np.uint64), arrays(2, pa.string()),
-                    numbers(3, columns.start is not None, np.int64), numbers(4, columns.start is not None, np.int64),
-                    arrays(5, pa.string()) if columns.text is not None else None, n_rows, n_docs, fingerprint, lookup)
-

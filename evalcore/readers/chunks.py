@@ -25,7 +25,7 @@ from ..errors import InputError
 from ..warning_log import EvalWarning, plural
 from .arrow_tables import ArrowTable, id_column, text_column
 from .chunk_parsers import map_columns
-from .chunk_rows import KeptRows, MapFingerprint, RowLookup, read_kept, text_hashes, wanted_hashes
+from .chunk_rows import KeptRows, MapFingerprint, RowLookup, read_kept, text_hashes
 from .documents import Documents, DocumentsLike, read_documents
 from .formats import file_stem, open_as, parse_file
 from .ids import IdArray, first_repeat, to_arrow_strings
@@ -196,7 +196,7 @@ def read_chunks(source: ChunkMap | SourceLike | pd.DataFrame, *, format: str | N
                            where="row", header_lines=0)
     else:
         src, fmt = open_as(source, format)
-        kept = read_kept(src, fmt, wanted_hashes(keep), docs) if keep is not None else None
+        kept = read_kept(src, fmt, keep, docs) if keep is not None else None
         if kept is not None:
             chunks = _from_kept(kept, name or file_stem(src.name), src)
             try:
@@ -213,10 +213,8 @@ def read_chunks(source: ChunkMap | SourceLike | pd.DataFrame, *, format: str | N
 
 def _from_kept(kept: KeptRows, name: str, src: Source) -> ChunkMap:
     """The map of the rows `read_kept` kept, carrying the whole file's counts and fingerprint."""
-    ids = IdArray.hashed(kept.chunks, kept.chunk_hashes)
-    encoded = pc.dictionary_encode(kept.docs)
-    return ChunkMap(name, ids, IdArray(encoded.dictionary), encoded.indices.to_numpy(zero_copy_only=False)
-                    .astype(np.int64), kept.start, kept.end, kept.text, src.name, repair_warnings(src),
+    return ChunkMap(name, IdArray.hashed(kept.chunks, kept.chunk_hashes), IdArray(kept.docs), kept.doc_of_chunk,
+                    kept.start, kept.end, kept.text, src.name, repair_warnings(src),
                     fingerprint=kept.fingerprint, file_chunks=kept.file_chunks, file_docs=kept.file_docs,
                     lookup=kept.lookup)
 

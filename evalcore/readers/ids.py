@@ -22,6 +22,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import InputError
+from .hash_sets import HashSet
 from .sources import MAX_ID_ENV, max_id_chars
 
 _M64 = np.uint64(0xFFFFFFFFFFFFFFFF)
@@ -171,7 +172,7 @@ class IdArray:
         sorted_hashes = value_hashes[by_hash]
         if (sorted_hashes[1:] == sorted_hashes[:-1]).any():
             return self._index_in_strings(value_set)
-        rows, slot = _hash_matches(self.hashes(), sorted_hashes)
+        rows, slot = HashSet(sorted_hashes).rows_in(self.hashes())
         found = by_hash[slot]
         same = pc.equal(self.take_arrow(rows), value_set.take(pa.array(found))).to_numpy(zero_copy_only=False)
         out[rows[same]] = found[same]
@@ -206,27 +207,6 @@ class IdArray:
             self._hashes = _by_halves(hash_part, self._values, np.uint64)
             self._hashes.flags.writeable = False
         return self._hashes
-
-
-def _hash_matches(hashes: np.ndarray, sorted_values: np.ndarray, bits: int = 22) -> tuple[np.ndarray, np.ndarray]:
-    """Rows whose hash is in ``sorted_values`` (distinct, sorted) and the slot it is at.
-
-    A bitmap on the top ``bits`` bits of the hash (4 MB) rules out most rows with one
-    gather; only the few that pass are binary-searched.
-    """
-    shift = np.uint64(64 - bits)
-    bitmap = np.zeros(1 << bits, dtype=bool)
-    bitmap[(sorted_values >> shift).astype(np.intp)] = True
-    maybe = np.concatenate([np.flatnonzero(bitmap[(part >> shift).astype(np.intp)]) + start
-                            for start, part in _slices(hashes, 1 << 20)] or [np.zeros(0, np.intp)])
-    slot = np.minimum(np.searchsorted(sorted_values, hashes[maybe]), len(sorted_values) - 1)
-    hit = sorted_values[slot] == hashes[maybe]
-    return maybe[hit], slot[hit]
-
-
-def _slices(values: np.ndarray, size: int):
-    for start in range(0, len(values), size):
-        yield start, values[start:start + size]
 
 
 def to_arrow_strings(values: Iterable[str]) -> pa.Array:

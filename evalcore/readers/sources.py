@@ -72,6 +72,7 @@ class Source:
         self._data: bytes | None = None
         self._packed: bytes | None = None  # gzip bytes given, inflated on first use
         self._repairs = tuple(repairs)
+        self._read_in_place = False  # handed to a binary reader by `binary_path`: no text to repair
         if data is not None:
             data = bytes(data)
             if data[:2] == _GZIP:
@@ -99,8 +100,8 @@ class Source:
 
     @property
     def repairs(self) -> tuple[str, ...]:
-        if self._data is None and self.plain_path is not None:
-            return ()  # a plain file needs no repair, and need not be read to say so
+        if self._data is None and (self._read_in_place or self.plain_path is not None):
+            return ()  # a binary file read in place, or a plain one, needs no repair, and need not be read to say so
         self.data
         return self._repairs
 
@@ -129,6 +130,7 @@ class Source:
             if handle.read(2) == b"\x1f\x8b":
                 return None
             check_size(os.fstat(handle.fileno()).st_size, self.name)
+        self._read_in_place = True
         return self.path
 
     @property

@@ -14,7 +14,7 @@ import pytest
 
 import evalcore
 from evalcore import InputError
-from evalcore.readers import parquet_files
+from evalcore.readers import chunk_rows, parquet_files
 from evalcore.readers.chunks import read_chunks
 from evalcore.readers.documents import read_documents
 from tests.readers.files import parquet_bytes, write
@@ -111,3 +111,30 @@ def test_the_sample_chunkings_score_the_same_kept_or_whole(run) -> None:
     by_kept = evalcore.evaluate(ranked, labels, k=[1, 5, 20], chunks=kept)
     assert "evidence_recall@5" in {str(m) for m in by_kept.measures}
     pd.testing.assert_frame_equal(by_kept.per_query(), by_whole.per_query())
+
+
+def test_two_documents_whose_ids_share_a_hash_stay_two_documents(tmp_path, monkeypatch) -> None:
+    real = chunk_rows.hash_strings
+
+    def colliding(values):  # "b" hashes as "a" does: only the strings tell them apart
+        hashes = real(values)
+        same = np.asarray(pa.compute.equal(values, "b").to_numpy(zero_copy_only=False), dtype=bool)
+        hashes[same] = real(pa.array(["a"]))[0]
+        return hashes
+
+    monkeypatch.setattr(chunk_rows, "hash_strings", colliding)
+    path = write(tmp_path, "chunks.csv", as_csv(ROWS))
+    kept = read_chunks(path, keep=[["b#1", "a#2", "a#1"]])
+    assert kept.chunk_ids.tolist() == ["a#1", "a#2", "b#1"]  # the file's order
+    assert [kept.doc_ids[code] for code in kept.doc_of_chunk] == ["a", "a", "b"]
+
+
+def test_a_parquet_map_is_read_in_place_never_copied_whole_into_memory(tmp_path, monkeypatch) -> None:
+    path = write(tmp_path, "chunks.parquet", parquet_bytes(DICTIONARY_DOCS))
+
+    def copied_whole(*_, **__):
+        raise AssertionError("the Parquet file was read whole into memory")
+
+    monkeypatch.setattr(evalcore.readers.sources, "read_limited", copied_whole)
+    kept = read_chunks(path, keep=[["d9#3"]])
+    assert kept.chunk_ids.tolist() == ["d9#3"] and kept.warnings == ()
