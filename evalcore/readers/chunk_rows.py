@@ -25,7 +25,7 @@ import pyarrow.compute as pc
 
 from ..errors import InputError
 from .arrow_tables import ArrowTable, delimited_batches, id_column, text_column
-from .chunk_parsers import COLUMNS, MapColumns, map_columns
+from .chunk_parsers import COLUMNS, OFFSET_COLUMNS, MapColumns, map_columns
 from .documents import Documents
 from .hash_sets import HashSet
 from .ids import IdArray, hash_strings, mix64, to_arrow_strings
@@ -241,6 +241,8 @@ class _DistinctHashes:
         self._pending_size = 0
 
     def add(self, hashes: np.ndarray) -> None:
+        if len(hashes) > 1:
+            hashes = hashes[np.r_[True, hashes[1:] != hashes[:-1]]]  # a document's chunks often come together
         self._pending.append(hashes)
         self._pending_size += len(hashes)
         if self._pending_size > len(self._merged):
@@ -302,7 +304,7 @@ def _batches(src: Source, fmt: str) -> tuple[ArrowTable, Iterator[pa.RecordBatch
         return ArrowTable(empty, src, where="row", header_lines=0, header=names), batches, rows
     if fmt in ("csv", "tsv"):
         opened = delimited_batches(src, "," if fmt == "csv" else "\t", COLUMNS,
-                                   "chunk_id and doc_id columns, optionally start, end and text")
+                                   "chunk_id and doc_id columns, optionally start, end and text", OFFSET_COLUMNS)
         return None if opened is None else (*opened, None)
     return None
 

@@ -138,3 +138,13 @@ def test_a_parquet_map_is_read_in_place_never_copied_whole_into_memory(tmp_path,
     monkeypatch.setattr(evalcore.readers.sources, "read_limited", copied_whole)
     kept = read_chunks(path, keep=[["d9#3"]])
     assert kept.chunk_ids.tolist() == ["d9#3"] and kept.warnings == ()
+
+
+@pytest.mark.parametrize("start, end", [(" 4", "12 "), ("4.0", "12"), ("", ""), ("0004", "12")])
+def test_offsets_written_loosely_are_read_as_the_whole_read_reads_them(tmp_path, start, end) -> None:
+    rows = [("a#1", "a", 0, 5, "Alpha"), ("a#2", "a", start, end, "a beta."), ("b#1", "b", 0, 3, "Gam")]
+    path = write(tmp_path, "chunks.csv", as_csv(rows))
+    whole, kept = read_chunks(path), read_chunks(path, keep=[["a#2"]])
+    row = int(kept.rows_of(evalcore.readers.ids.IdArray(["a#2"]))[0])
+    assert (kept.start[row], kept.end[row]) == (whole.start[1], whole.end[1]) == ((4, 12) if start else (-1, -1))
+    assert kept.fingerprint == whole.fingerprint
