@@ -145,26 +145,24 @@ def _delimited(source: Source, delimiter: str, wanted: set[str], describe: str,
 
 
 def delimited_batches(source: Source, delimiter: str, wanted: Iterable[str], describe: str,
-                      numbers: Iterable[str] = ()) -> tuple[ArrowTable, Iterator[pa.RecordBatch]] | None:
+                      ) -> tuple[ArrowTable, Iterator[pa.RecordBatch]] | None:
     """A CSV or TSV file with a header, a batch of rows at a time: its columns (an `ArrowTable` of no rows, for
     finding them by name) and the batches of the columns in ``wanted``, every cell as text, as `read_arrow_table`
-    reads them, except the columns named in ``numbers``: whole numbers (int64, null where blank), parsed by the
-    reader's threads. The batches raise `WholeReadNeeded` at the first irregular line or cell; None when the file
-    cannot be read this way at all (no header, no wanted column, a repeated column name)."""
-    wanted, numbers = {c.lower() for c in wanted}, {c.lower() for c in numbers}
+    reads them. The batches raise `WholeReadNeeded` at the first irregular line; None when the file cannot be
+    read this way at all (no header, no wanted column, a repeated column name)."""
+    wanted = {c.lower() for c in wanted}
     names = _header(source, delimiter)
     keep = [n for n in names or () if n.strip().lower() in wanted]
     if not keep or len(set(keep)) != len(keep):
         return None
-    types = {n: pa.int64() if n.strip().lower() in numbers else pa.string() for n in keep}
     irregular: list[object] = []
 
     def handle(row) -> str:  # called from pyarrow's parser threads: it must never raise
         irregular.append(row)
         return "skip"
 
-    parse, convert = _csv_options(delimiter, keep, handle, types)
-    head = pa.table({n: pa.array([], types[n]) for n in keep})
+    parse, convert = _csv_options(delimiter, keep, handle)
+    head = pa.table({n: pa.array([], pa.string()) for n in keep})
     found = ArrowTable(head, source, header_lines=1, quoted_delimiter=delimiter if delimiter == "," else None,
                        header=tuple(n.strip() for n in names))
 
@@ -187,16 +185,14 @@ def delimited_batches(source: Source, delimiter: str, wanted: Iterable[str], des
     return found, batches()
 
 
-def _csv_options(delimiter: str, keep: list[str], handle, types: dict[str, pa.DataType] | None = None,
-                 ) -> tuple[pacsv.ParseOptions, pacsv.ConvertOptions]:
+def _csv_options(delimiter: str, keep: list[str], handle) -> tuple[pacsv.ParseOptions, pacsv.ConvertOptions]:
     """How pyarrow parses a CSV (quoted cells, double quotes, line breaks in a quoted cell) or a TSV (none of
-    these), calling ``handle`` on a line with the wrong number of fields, and keeps the columns ``keep`` as text
-    (or as ``types`` says: a number column's blank cell is null)."""
+    these), calling ``handle`` on a line with the wrong number of fields, and keeps the columns ``keep`` as text."""
     quoted = delimiter == ","
     parse = pacsv.ParseOptions(delimiter=delimiter, quote_char='"' if quoted else False, double_quote=quoted,
                                newlines_in_values=quoted, ignore_empty_lines=True, invalid_row_handler=handle)
-    convert = pacsv.ConvertOptions(include_columns=keep, column_types=types or {n: pa.string() for n in keep},
-                                   strings_can_be_null=False, quoted_strings_can_be_null=False, null_values=[""])
+    convert = pacsv.ConvertOptions(include_columns=keep, column_types={n: pa.string() for n in keep},
+                                   strings_can_be_null=False, quoted_strings_can_be_null=False)
     return parse, convert
 
 

@@ -25,8 +25,6 @@ END_ALIASES = ("end", "end_char", "char_end", "end_index")
 CHUNK_TEXT_ALIASES = ("text", "chunk_text", "content", "page_content")
 COLUMNS = CHUNK_ALIASES + CHUNK_DOC_ALIASES + START_ALIASES + END_ALIASES + CHUNK_TEXT_ALIASES
 """Every column a chunk map may use: the others are not read."""
-OFFSET_COLUMNS = START_ALIASES + END_ALIASES
-"""The columns of character offsets: whole numbers, or blank."""
 _DESCRIBE = "chunk_id and doc_id columns, optionally start, end and text"
 
 

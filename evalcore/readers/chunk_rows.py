@@ -25,9 +25,9 @@ import pyarrow.compute as pc
 
 from ..errors import InputError
 from .arrow_tables import ArrowTable, delimited_batches, id_column, text_column
-from .chunk_parsers import COLUMNS, OFFSET_COLUMNS, MapColumns, map_columns
+from .chunk_parsers import COLUMNS, MapColumns, map_columns
 from .documents import Documents
-from .hash_sets import HashSet
+from .hash_sets import HashSet, distinct_sorted
 from .ids import IdArray, hash_strings, mix64, to_arrow_strings
 from .offsets import offset_pairs
 from .parquet_files import WholeReadNeeded, parquet_batches
@@ -106,6 +106,8 @@ class RowLookup:
 
     def get_indexer(self, hashes: np.ndarray) -> np.ndarray:
         """The map row of each hash, -1 where none (as `pandas.Index.get_indexer` on the map's hashes)."""
+        if not len(self.rows):
+            return np.full(len(hashes), -1, dtype=np.int64)
         at = self.wanted.positions(hashes)
         return np.where(at >= 0, self.rows[at], -1)
 
@@ -148,6 +150,7 @@ def read_kept(src: Source, fmt: str, keep: Iterable[IdArray | Iterable[str]],
                     return None
         except (InputError, WholeReadNeeded, pa.ArrowException, OSError, UnicodeDecodeError):
             return None
+    docs.add(dictionaries.named())  # the reading thread is done
     with ThreadPoolExecutor(1, thread_name_prefix="evalcore-chunk-map") as pool:
         coded = pool.submit(kept.doc_codes)  # while the duplicate check sorts
         every = seen.values()
@@ -221,10 +224,9 @@ def _doc_codes(docs: pa.ChunkedArray, hashes: np.ndarray) -> tuple[pa.ChunkedArr
     """The distinct documents of ``docs`` (in order of first appearance) and the position there of each row's,
     found by the rows' doc hashes and confirmed on the strings (two documents sharing a hash are told apart by
     Arrow's own encoding instead)."""
-    codes, uniques = pd.factorize(hashes)
-    first = np.empty(len(uniques), dtype=np.int64)
-    first[codes[::-1]] = np.arange(len(codes) - 1, -1, -1)
-    distinct = docs.take(pa.array(first))
+    codes, _ = pd.factorize(hashes)  # numbered in order of first appearance: a row is a first where a new one starts
+    first = np.flatnonzero(np.r_[True, codes[1:] > np.maximum.accumulate(codes)[:-1]]) if len(codes) else codes
+    distinct = docs.take(pa.array(first, pa.int64()))
     if len(codes) and not pc.all(pc.equal(docs, distinct.take(pa.array(codes)))).as_py():
         encoded = pc.dictionary_encode(docs.combine_chunks())
         return pa.chunked_array([encoded.dictionary]), encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
@@ -253,7 +255,7 @@ class _DistinctHashes:
         return len(self._merged)
 
     def _merge(self) -> None:
-        self._merged = _distinct(np.concatenate([self._merged, *self._pending]))
+        self._merged = distinct_sorted(np.concatenate([self._merged, *self._pending]))
         self._pending, self._pending_size = [], 0
 
 
@@ -287,12 +289,6 @@ class _Ahead:
         return made
 
 
-def _distinct(hashes: np.ndarray) -> np.ndarray:
-    """The distinct values of ``hashes``, sorted (by a sort: NumPy's own unique hashes, several times slower here)."""
-    ordered = np.sort(hashes)
-    return ordered[np.r_[True, ordered[1:] != ordered[:-1]]] if len(ordered) else ordered
-
-
 def _batches(src: Source, fmt: str) -> tuple[ArrowTable, Iterator[pa.RecordBatch], int | None] | None:
     """The file's columns (a table of no rows), its batches and its number of rows when known beforehand, for the
     formats read this way."""
@@ -304,7 +300,7 @@ def _batches(src: Source, fmt: str) -> tuple[ArrowTable, Iterator[pa.RecordBatch
         return ArrowTable(empty, src, where="row", header_lines=0, header=names), batches, rows
     if fmt in ("csv", "tsv"):
         opened = delimited_batches(src, "," if fmt == "csv" else "\t", COLUMNS,
-                                   "chunk_id and doc_id columns, optionally start, end and text", OFFSET_COLUMNS)
+                                   "chunk_id and doc_id columns, optionally start, end and text")
         return None if opened is None else (*opened, None)
     return None
 
@@ -355,8 +351,8 @@ class _Batch:
 
 def _ids(found: ArrowTable, name: str, role: str, dictionaries: _Dictionaries,
          ) -> tuple[pa.Array, np.ndarray, np.ndarray]:
-    """Column ``name`` checked as ids (`id_column`), the hash of each, and the hashes of the ids it holds (each
-    row's; a dictionary's values, none when the batch before came with the same dictionary). A column Parquet gives
+    """Column ``name`` checked as ids (`id_column`), the hash of each, and hashes of the ids the rows hold, to count
+    the distinct ones: each row's, or for a dictionary column those `_Dictionaries` hands on. A column Parquet gives
     as a dictionary stays one: its values are checked and hashed once each (a value repeated on many rows), the
     rows kept decoded later."""
     values = found.table.column(name).combine_chunks()
@@ -366,28 +362,42 @@ def _ids(found: ArrowTable, name: str, role: str, dictionaries: _Dictionaries,
         return ids, hashes, hashes
     if values.indices.null_count:
         raise WholeReadNeeded  # a row without an id: the whole read names it
-    dictionary, value_hashes, new = dictionaries.checked(found, name, role, values.dictionary)
     indices = values.indices.to_numpy(zero_copy_only=False)
-    return (pa.DictionaryArray.from_arrays(values.indices, dictionary), value_hashes[indices],
-            value_hashes if new else value_hashes[:0])
+    dictionary, value_hashes, named = dictionaries.checked(found, name, role, values.dictionary, indices)
+    return pa.DictionaryArray.from_arrays(values.indices, dictionary), value_hashes[indices], named
 
 
 class _Dictionaries:
-    """The dictionary a column came with last, checked and hashed: Parquet hands every batch of a row group its own
-    copy of the group's dictionary (100,000 documents, say), which is checked and hashed once here."""
+    """The dictionary a column came with last, checked and hashed, and which of its values rows named. Parquet
+    hands every batch of a row group its own copy of the group's dictionary (100,000 documents, say): it is checked
+    and hashed once here, and the values the group's rows name (a dictionary may hold values no row names) are
+    handed on once, with the first batch of the next dictionary or by `named`."""
 
     def __init__(self) -> None:
         self._last: tuple[pa.Array, pa.Array, np.ndarray] | None = None
+        self._named = np.zeros(0, dtype=bool)
 
-    def checked(self, found: ArrowTable, name: str, role: str, dictionary: pa.Array,
-                ) -> tuple[pa.Array, np.ndarray, bool]:
-        """``dictionary`` checked as ids, their hashes, and whether they differ from the last dictionary's."""
-        if self._last is not None and self._last[0].equals(dictionary):
-            return self._last[1], self._last[2], False
-        values_only = ArrowTable(pa.table({name: dictionary}), found.source, where=found.where)
-        checked = id_column(values_only, name, role).combine_chunks()
-        self._last = (dictionary, checked, hash_strings(checked))
-        return checked, self._last[2], True
+    def checked(self, found: ArrowTable, name: str, role: str, dictionary: pa.Array, indices: np.ndarray,
+                ) -> tuple[pa.Array, np.ndarray, np.ndarray]:
+        """``dictionary`` checked as ids, their hashes, and the hashes of the values named under the dictionary
+        before, when this one differs (else none); ``indices`` (this batch's rows) are noted as named."""
+        before = np.zeros(0, dtype=np.uint64)
+        if self._last is None or not self._last[0].equals(dictionary):
+            before = self.named()
+            values_only = ArrowTable(pa.table({name: dictionary}), found.source, where=found.where)
+            checked = id_column(values_only, name, role).combine_chunks()
+            self._last = (dictionary, checked, hash_strings(checked))
+            self._named = np.zeros(len(dictionary), dtype=bool)
+        self._named[indices] = True
+        return self._last[1], self._last[2], before
+
+    def named(self) -> np.ndarray:
+        """The hashes of the values rows named under the last dictionary not handed on yet."""
+        if self._last is None:
+            return np.zeros(0, dtype=np.uint64)
+        out = self._last[2][self._named]
+        self._named[:] = False
+        return out
 
 
 def _plain(values: pa.Array) -> pa.Array:

@@ -88,19 +88,25 @@ def _arrow(values) -> pa.Array:
 
 
 def _from_text(array: pa.Array, expected: str, error: RowError) -> np.ndarray:
-    if not array.null_count and pc.all(pc.ascii_is_decimal(array)).as_py():  # digits on every row: the usual case
+    if not array.null_count and _plain_digits(array):  # the usual case: nothing blank, nothing padded
         return pc.cast(array, pa.int64()).to_numpy(zero_copy_only=False)
     trimmed = pc.utf8_trim_whitespace(array)
     blank = pc.fill_null(pc.equal(trimmed, ""), True)
     filled = pc.if_else(blank, "0", trimmed)
     blank_rows = blank.to_numpy(zero_copy_only=False)
-    if pc.all(pc.ascii_is_decimal(filled)).as_py():  # digits only (the common case): no sign, fraction or "0x"
+    if _plain_digits(filled):
         return np.where(blank_rows, NO_OFFSET, pc.cast(filled, pa.int64()).to_numpy(zero_copy_only=False))
     malformed = pc.invert(pc.match_substring_regex(filled, _NUMBER))
     numbers = pc.cast(pc.if_else(malformed, "0", filled), pa.float64()).to_numpy(zero_copy_only=False).copy()
     numbers[malformed.to_numpy(zero_copy_only=False)] = -1.0  # no number at all: as wrong as a negative one
     numbers[blank_rows] = np.nan
     return _whole(numbers, expected, error)
+
+
+def _plain_digits(array: pa.Array) -> bool:
+    """Every value is 1 to 15 ASCII digits (no sign, fraction or "0x"): a whole number int64 holds exactly, below
+    the largest offset allowed. Longer ones go the way of any number, to be refused as too large by row."""
+    return bool(pc.all(pc.ascii_is_decimal(array)).as_py()) and pc.max(pc.binary_length(array)).as_py() <= 15
 
 
 def _whole(numbers: np.ndarray, expected: str, error: RowError) -> np.ndarray:

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 import evalcore
@@ -148,3 +149,29 @@ def test_offsets_written_loosely_are_read_as_the_whole_read_reads_them(tmp_path,
     row = int(kept.rows_of(evalcore.readers.ids.IdArray(["a#2"]))[0])
     assert (kept.start[row], kept.end[row]) == (whole.start[1], whole.end[1]) == ((4, 12) if start else (-1, -1))
     assert kept.fingerprint == whole.fingerprint
+
+
+@pytest.mark.parametrize("start", ["0x4", "99999999999999999999"])
+def test_an_offset_that_is_not_a_plain_whole_number_is_refused_with_its_line_kept_or_whole(tmp_path, start) -> None:
+    rows = [("a#1", "a", 0, 5, "Alpha"), ("a#2", "a", start, 12, "a beta."), ("b#1", "b", 0, 3, "Gam")]
+    path = write(tmp_path, "chunks.csv", as_csv(rows))
+    with pytest.raises(InputError) as whole:
+        read_chunks(path)
+    with pytest.raises(InputError) as kept:
+        read_chunks(path, keep=[["a#2"]])
+    assert str(kept.value) == str(whole.value) and "line 3" in str(whole.value) and start in str(whole.value)
+
+
+def test_documents_a_parquet_dictionary_holds_but_no_row_names_are_not_counted(tmp_path) -> None:
+    table = pa.table({"chunk_id": ["a#1", "a#2", "b#1"],
+                      "doc_id": pd.Categorical(["a", "a", "b"], categories=["a", "b", "unused"])})
+    path = tmp_path / "chunks.parquet"
+    pq.write_table(table, path)
+    whole, kept = read_chunks(path), read_chunks(path, keep=[["a#2"]])
+    assert whole.docs_in_file == kept.docs_in_file == 2 and kept.fingerprint == whole.fingerprint
+
+
+def test_a_map_kept_for_no_chunk_at_all_finds_none(tmp_path) -> None:
+    kept = read_chunks(write(tmp_path, "chunks.csv", as_csv(ROWS)), keep=[[]])
+    assert kept.n_chunks == 0 and kept.chunks_in_file == 3
+    assert kept.candidate_rows(evalcore.readers.ids.IdArray(["a#1"])).tolist() == [-1]
