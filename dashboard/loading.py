@@ -387,17 +387,22 @@ def documents(ref: FileRef) -> Loaded:
 
 
 @st.cache_resource(max_entries=16, show_spinner="Reading a chunk map…", hash_funcs=HASH)
-def chunks(ref: FileRef, documents_ref: FileRef | None = None, spec: RunSpec | None = None) -> Loaded:
+def chunks(ref: FileRef, documents_ref: FileRef | None = None, spec: RunSpec | None = None,
+           labels_ref: FileRef | None = None) -> Loaded:
     """A chunk map (checked against the documents file when there is one, which also places chunks given by their
     text), or the one-line message naming the file and line. With the run ``spec`` it is the map of (its
-    ``chunks`` being ``ref``), only the chunks that run names are held (`read_chunks` with ``keep``: every row is
-    still checked, and the map's counts and fingerprint are the whole file's)."""
+    ``chunks`` being ``ref``), only the chunks that run names, and the ids the labels ``labels_ref`` name, are
+    held (`read_chunks` with ``keep``, as the command line reads it: every row is still checked, the map's counts
+    and fingerprint are the whole file's, and labels that name chunks rather than documents are recognised)."""
     def read():
         docs = documents(documents_ref) if documents_ref is not None else None
         if docs is not None and not docs.ok:
             docs = None  # the documents' own problem is shown beside them
         ranked = run(spec) if spec is not None else None
         keep = [ranked.value.doc_ids] if ranked is not None and ranked.ok else None
+        labeled = labels(labels_ref) if labels_ref is not None and keep is not None else None
+        if labeled is not None and labeled.ok:
+            keep.append(labeled.value.judgments["doc_id"].astype(str).unique())
         return read_chunks(_source(ref), format=ref.format, name=file_stem(ref.name),
                            documents=docs.value if docs is not None else None, keep=keep)
     return load(read)
@@ -442,7 +447,7 @@ def _core_inputs(dataset: Dataset) -> tuple[Any, list[Any], dict[str, Any]]:
     if not label_set.ok:
         raise EvalcoreError(label_set.error)
     loaded = runs_of(dataset)
-    maps = {spec.name: chunks(spec.chunks, dataset.documents, spec) for spec in dataset.runs
+    maps = {spec.name: chunks(spec.chunks, dataset.documents, spec, dataset.labels) for spec in dataset.runs
             if spec.chunks is not None}
     bad = next((r for r in [*loaded, *maps.values()] if not r.ok), None)
     if bad is not None:

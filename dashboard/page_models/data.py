@@ -50,15 +50,15 @@ def documents_for(dataset: Dataset, ref) -> Loaded:
     found = documents(ref)
     for spec in dataset.runs:
         if found.ok and spec.chunks is not None:
-            mapped = chunks(spec.chunks, ref, spec)
+            mapped = chunks(spec.chunks, ref, spec, dataset.labels)
             found = found if mapped.ok else Loaded(error=mapped.error)
     return found
 
 
-def chunk_map_of(spec: RunSpec, ref: FileRef, documents_ref: FileRef | None) -> Loaded:
-    """The chunk map ``ref`` read as run ``spec``'s (holding only the chunks that run names; the run read with the
-    map attached is the one the pages score, so it is read once)."""
-    return chunks(ref, documents_ref, replace(spec, chunks=ref))
+def chunk_map_of(spec: RunSpec, ref: FileRef, documents_ref: FileRef | None, labels_ref: FileRef | None) -> Loaded:
+    """The chunk map ``ref`` read as run ``spec``'s (holding only the chunks that run and the labels name; the run
+    read with the map attached, and the labels, are the ones the pages score, so it is read once)."""
+    return chunks(ref, documents_ref, replace(spec, chunks=ref), labels_ref)
 
 
 def queries_text(dataset: Dataset) -> Loaded:

@@ -213,12 +213,12 @@ with st.expander(chunk_title, expanded=bool(mapped_runs)):
         candidate, right = one_file(
             candidate, f"chunks.{name}", f"Chunks file of {layout.safe(name)}", f"data.chunks.{nonce}.{name}",
             CHUNK_FORMATS, "Chunk map", page.CHUNK_FORMAT_CHOICES,
-            lambda ref, spec=run_spec: page.chunk_map_of(spec, ref, candidate.documents),
+            lambda ref, spec=run_spec: page.chunk_map_of(spec, ref, candidate.documents, candidate.labels),
             lambda ref: candidate.with_chunks(name, ref), clear=lambda: candidate.with_chunks(name, None))
         with right:
             now = next(r for r in candidate.runs if r.name == run_spec.name)
             if now.chunks is not None:
-                mapped = page.chunk_map_of(now, now.chunks, candidate.documents)
+                mapped = page.chunk_map_of(now, now.chunks, candidate.documents, candidate.labels)
                 if mapped.ok:
                     st.text(f"{run_spec.name}: chunk map {mapped.value.ref} · {mapped.value.chunks_in_file:,} chunks of "
                             f"{mapped.value.docs_in_file:,} documents · k counts chunks")

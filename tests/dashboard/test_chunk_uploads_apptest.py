@@ -10,6 +10,7 @@ import pandas as pd
 
 from streamlit.testing.v1 import AppTest
 
+from tests.cli_runner import run_cli
 from tests.dashboard.apptest_helpers import app, no_exceptions, plain
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_data" / "chunking"
@@ -134,3 +135,21 @@ def test_a_run_uploaded_again_keeps_its_chunk_map_and_an_emptied_map_upload_take
     no_exceptions(at)
     assert not any(line.startswith("sent3:") for line in map_lines(at))
     assert "sent3 ranks documents (no chunk map)." in plain("\n".join(c.value for c in at.caption))
+
+
+def test_labels_naming_chunks_no_run_returns_are_recognised_as_the_command_line_does(tmp_path) -> None:
+    # admin-roles-04#s2 is a chunk of sent1's map that the sent1 run never returns: the map is read keeping the
+    # labels' ids too, so the labels are recognised as naming chunks, not scored silently as documents.
+    labels = "query\tdoc_id\tgrade\tquery_text\nq1\tadmin-roles-04#s2\t1\twho can assign roles\n"
+    at = chunking_sample()
+    at.file_uploader(key="data.labels.1").set_value(("chunklabels.tsv", labels.encode(), "text/plain")).run()
+    no_exceptions(at)
+    (tmp_path / "chunklabels.tsv").write_text(labels)
+    said = run_cli("evaluate", "--labels", str(tmp_path / "chunklabels.tsv"), "--run", f"sent1={SAMPLE / 'sent1.trec'}",
+                   "--chunks", str(SAMPLE / "sent1.chunks.csv"))
+    assert said.returncode == 2
+    message = "The labels name chunks (for example 'admin-roles-04#s2'), not documents"
+    assert message in said.stderr and any(e.startswith(message) for e in errors(at)), (said.stderr, errors(at))
+    at.switch_page("views/overview.py").run()
+    no_exceptions(at)
+    assert any(e.startswith(message) for e in errors(at)), errors(at)
