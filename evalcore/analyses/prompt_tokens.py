@@ -35,7 +35,7 @@ from ..metrics.evaluation import RunResult
 from ..readers.chunks import chunk_texts
 from ..readers.documents import Documents
 from ..readers.runs import Run
-from ..warning_log import EvalWarning, plural
+from ..warning_log import EvalWarning, agree, plural
 from .tokens import (
     APPROXIMATE,
     SOURCE_APPROX,
@@ -123,11 +123,15 @@ def _run_tokens(result: RunResult, codes: np.ndarray, used_codes: np.ndarray, id
         slots = int((code_missing[np.maximum(codes, 0)] & (codes >= 0)).sum())
         n_missing = int(missing.sum())
         total = int((codes >= 0).sum())
+        if documents is not None and documents.of_chunks:
+            lacking = (f"{plural(n_missing, 'chunk')} returned in the top {max_k} {agree(n_missing, 'has', 'have')} "
+                       f"no text in the chunk map {documents.name} (no text column, nor offsets in a documents file)")
+        else:
+            lacking = (f"{plural(n_missing, 'doc')} returned in the top {max_k} are not in the documents file "
+                       f"{documents.name if documents is not None else ''}")
         warnings.append(EvalWarning(
             "doc_missing_from_documents",
-            f"run {run.name}: {plural(n_missing, 'doc')} returned in the top {max_k} are not in the "
-            f"documents file {documents.name if documents is not None else ''} ({slots:,} of {total:,} retrieved "
-            f"chunks); each was counted at {how}",
+            f"run {run.name}: {lacking} ({slots:,} of {total:,} retrieved chunks); each was counted at {how}",
             n_missing))
     tokens_of_code = np.zeros(len(run.doc_ids), dtype=np.float64)
     tokens_of_code[used_codes] = counts[inverse]
@@ -182,8 +186,10 @@ def _describe_tokens(sources: dict, tokenizer, documents: Documents | None, chun
         elif name == SOURCE_CHUNK:
             label = f"constant {chunk:,} tokens per chunk (given)"
         else:
-            label = (f"fallback {fallback:g} tokens per chunk for docs not in the documents file"
-                     if fallback is not None else "not in documents")
+            without = ("chunks without text" if documents is not None and documents.of_chunks
+                       else "docs not in the documents file")
+            label = (f"fallback {fallback:g} tokens per chunk for {without}" if fallback is not None
+                     else "not in documents")
         parts.append((label, count))
     if len(parts) == 1:
         return parts[0][0]

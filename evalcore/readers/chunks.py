@@ -347,4 +347,4 @@ def chunk_texts(chunks: ChunkMap, ids: np.ndarray, documents: Documents | None =
                 text[i] = doc_text[s:e]
     known = np.array([t is not None for t in text], dtype=bool)
     frame = pd.DataFrame({"text": text[known]}, index=pd.Index(ids[known], dtype=object, name="doc_id"))
-    return Documents(chunks.name, frame, source=chunks.source)
+    return Documents(chunks.name, frame, source=chunks.source, of_chunks=True)

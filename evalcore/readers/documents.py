@@ -25,6 +25,8 @@ class Documents:
     frame: pd.DataFrame
     warnings: tuple[EvalWarning, ...] = ()
     source: str | None = None
+    of_chunks: bool = False
+    """The text of a chunk map's chunks (`evalcore.readers.chunks.chunk_texts`), not a documents file."""
 
     @property
     def has_text(self) -> bool:

@@ -100,3 +100,13 @@ def test_one_chunking_alone_within_the_budget_counts_the_queries_behind_its_numb
     assert [r.k for r in alone.runs] == [2, None] and alone.n == 20
     both = at_tokens(report, evaluation, 21, metric="evidence_recall")
     assert both.best.name == "large" and both.n == 20
+
+
+def test_chunks_without_text_are_said_to_lack_text_in_their_map_not_to_be_missing_from_a_documents_file():
+    mapped = chunk_map(["a#1", "a#2", "b#1"], ["a", "a", "b"], text=[words(4), None, None], name="windows")
+    evaluation = evaluate_runs([{"q": ["a#1", "b#1", "a#2"]}], {"q": {"a": 1}}, 3, chunks=mapped)
+    report = k_budget(evaluation, max_k=3, n_resamples=200)
+    missing = next(w for w in report.warnings if w.code == "doc_missing_from_documents")
+    assert "2 chunks returned in the top 3 have no text in the chunk map windows" in missing.message
+    assert "documents file" not in missing.message.replace("nor offsets in a documents file", "")
+    assert report["run"].table["tokens_mean"].tolist() == [4, 8, 12]  # the two without text at the run's median
