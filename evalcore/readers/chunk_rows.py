@@ -409,15 +409,18 @@ class _DocumentCheck:
     hashes: the rows kept are checked again on the exact strings by `evalcore.readers.chunks.placed_in`)."""
 
     def __init__(self, documents: Documents) -> None:
-        ids = to_arrow_strings(documents.frame.index.astype(str))
-        self.table = pd.Index(hash_strings(ids))
-        self.lengths = (documents.frame["text"].fillna("").astype(str).str.len().to_numpy(dtype=np.int64)
-                        if documents.has_text else None)
+        hashes = hash_strings(to_arrow_strings(documents.frame.index.astype(str)))
+        self.known = HashSet(hashes)
+        self.unique = len(self.known) == len(hashes)  # else two documents share a hash: the whole read checks
+        self.lengths = None  # each document's text length, in the order of `known.values`
+        if documents.has_text and self.unique:
+            lengths = documents.frame["text"].fillna("").astype(str).str.len().to_numpy(dtype=np.int64)
+            self.lengths = lengths[np.argsort(hashes)]
 
     def fits(self, part: _Batch) -> bool:
-        if not self.table.is_unique:
+        if not self.unique:
             return False
-        at = self.table.get_indexer(part.doc_hashes)
+        at = self.known.positions(part.doc_hashes)
         if (at < 0).any():
             return False
         return self.lengths is None or part.end is None or not (part.end > self.lengths[at]).any()

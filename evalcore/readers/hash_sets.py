@@ -38,13 +38,12 @@ class HashSet:
         """The set of ``hashes`` (uint64, any order, repeats allowed)."""
         self.values = distinct_sorted(np.asarray(hashes, dtype=np.uint64))
         size_bits = max(int(len(self.values)).bit_length(), 1)
-        self._bitmap_shift = np.uint64(64 - min(size_bits + 4, 30))
-        self._bucket_shift = np.uint64(64 - min(size_bits + 1, 27))
-        self._bitmap = np.zeros(1 << (min(size_bits + 4, 30) - 3), dtype=np.uint8)
+        bitmap_bits, bucket_bits = min(size_bits + 4, 30), min(size_bits + 1, 27)
+        self._bitmap_shift, self._bucket_shift = np.uint64(64 - bitmap_bits), np.uint64(64 - bucket_bits)
+        self._bitmap = np.zeros(1 << (bitmap_bits - 3), dtype=np.uint8)
         if len(self.values):
             self._set_bits((self.values >> self._bitmap_shift).astype(np.intp))
-        buckets = (self.values >> self._bucket_shift).astype(np.intp)
-        counts = np.bincount(buckets, minlength=1 << min(size_bits + 1, 27))
+        counts = np.bincount((self.values >> self._bucket_shift).astype(np.intp), minlength=1 << bucket_bits)
         self._starts = np.zeros(len(counts) + 1, dtype=np.int32 if len(self.values) < 2**31 else np.int64)
         np.cumsum(counts, out=self._starts[1:])
         self._deep = int(counts.max()) > _DEEPEST
@@ -89,9 +88,11 @@ class HashSet:
     def _in_buckets(self, hashes: np.ndarray) -> np.ndarray:
         """Where each of ``hashes`` is in `values`, -1 where not: compared with the first value of its bucket, all
         at once, then the few left with the second value of theirs, and so on (a bucket holds few)."""
-        if self._deep or not len(self.values):
-            at = np.minimum(np.searchsorted(self.values, hashes), max(len(self.values) - 1, 0))
-            return np.where(self.values[at] == hashes, at, -1) if len(self.values) else np.full(len(hashes), -1)
+        if not len(self.values):
+            return np.full(len(hashes), -1, dtype=np.int64)
+        if self._deep:
+            at = np.minimum(np.searchsorted(self.values, hashes), len(self.values) - 1)
+            return np.where(self.values[at] == hashes, at, -1)
         bucket = (hashes >> self._bucket_shift).astype(np.intp)
         at, end = self._starts[bucket], self._starts[bucket + 1]
         same = (self.values[np.minimum(at, len(self.values) - 1)] == hashes) & (at < end)
