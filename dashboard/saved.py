@@ -259,12 +259,12 @@ def evaluation_run_files(evaluation_id: int) -> set[str]:
     return found.value if found.ok else set()
 
 
-def report(evaluation_id: int, k: int | None, docs: Any = None) -> loading.Loaded:
+def report(evaluation_id: int, k: int | None, docs: Any = None, settings: Any = None) -> loading.Loaded:
     """The meeting report (`evalcore.report.meeting.report_from_workspace`) of a saved evaluation, with the cost of
-    k when the documents are given."""
+    k when the documents are given, under the k ``settings`` (a `BudgetSettings`) the person gave."""
     from evalcore.report.meeting import report_from_workspace
 
-    return _on_workspace(lambda ws: report_from_workspace(ws, evaluation_id, k=k, docs=docs,
+    return _on_workspace(lambda ws: report_from_workspace(ws, evaluation_id, k=k, docs=docs, settings=settings,
                                                           workspace_name="of the dashboard's server"))
 
 

@@ -29,8 +29,9 @@ GLOSSARY: dict[str, str] = {
                 "numbers rest on guesses about unjudged docs.",
     "n": "How many labeled queries a number is computed on; the more, the narrower its interval.",
     "missed a relevant doc": "A query with some relevant doc outside the top k (recall@k below 1).",
-    "found nothing relevant": "A query with no relevant doc at all in the top k (hit@k = 0); the failure ledger and "
-                              "the report count these.",
+    "found nothing relevant": "A failure: a query with no relevant doc at all in the top k (hit@k = 0). Every count "
+                              "of failures (the Failures page, the ledger, History, the report, the command line) "
+                              "counts these.",
     "got only a fragment": "A query whose relevant document is in the top k, but whose chunks there hold under half "
                            "of the evidence: the chunk was relevant and too small to answer.",
     "unjudged": "A doc nobody has labeled for this query, relevant or not: it counts as not relevant.",
@@ -63,11 +64,13 @@ GLOSSARY: dict[str, str] = {
     # choosing k
     "prompt tokens": "What the first k chunks add to every LLM request, counted with a tokenizer; the cost of k.",
     "λ (lambda)": "How many points of recall one thousand extra prompt tokens must buy to be worth it; the "
-                  "recommended k maximises recall minus λ times the tokens.",
-    "recommended k": "The k that best trades recall against prompt tokens at your λ.",
+                  "trade-off's k maximises recall minus λ times the tokens.",
+    "k to take": "The k each run should use, by one rule: the elbow until you say what a recall point is worth, then "
+                 "the k that best trades recall against prompt tokens (the trade-off).",
     "a recall point's worth": "What one more point of recall (1% more of the relevant documents found) is worth to "
-                              "you a month; with your price and requests a month it turns into a recommended k.",
-    "Kneedle elbow": "The k where the recall curve bends most, ignoring cost: a landmark, not a recommendation.",
+                              "you a month; with your price and requests a month it turns the k to take from the elbow into the trade-off.",
+    "Kneedle elbow": "The k where the recall curve bends most, ignoring cost: the k to take until you say what a "
+                     "recall point is worth.",
     "stop at k": "What stopping at k loses against the reference cutoff (k = 50): the recall left on the table and "
                  "the tokens saved.",
     # index size

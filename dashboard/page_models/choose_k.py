@@ -19,7 +19,7 @@ from evalcore.analyses.budget_report import BudgetReport, RunBudget
 from evalcore.analyses.k_decision import BASIS_ELBOW, k_decision, trade_off_given
 from evalcore.analyses.k_settings import BudgetSettings
 from evalcore.analyses.token_budget import at_tokens
-from evalcore.report.budget import budget_summary
+from evalcore.report.budget import budget_summary, rule_words
 from evalcore.report.choose_k import at_tokens_sentence, choose_k_headline
 from evalcore.store.datasets import Dataset
 
@@ -127,7 +127,8 @@ def _marks(shown: list[RunBudget]) -> pd.DataFrame:
         decision = k_decision(run)
         kind = "elbow" if decision.basis == BASIS_ELBOW else "recommended"
         rows.append({"run": run.name, "k": decision.k, "recall": decision.recall, "kind": kind,
-                     "what": "the elbow (recall stops rising steeply)" if kind == "elbow" else "recommended k"})
+                     "what": "k to take: the elbow (recall stops rising steeply)" if kind == "elbow"
+                     else "k to take: the trade-off"})
     return pd.DataFrame(rows, columns=["run", "k", "recall", "kind", "what"])
 
 
@@ -174,7 +175,8 @@ def at_k(dataset: Dataset, settings: BudgetSettings, runs: tuple[str, ...], k: i
             "tokens (p90)": at["tokens_p90"], "$ per 1,000 requests": at["cost_per_1k_requests"],
             **({"$ per month": at["cost_per_month"]} if money else {}),
             **({f"evidence recall@{k}": at["evidence_recall"]} if "evidence_recall" in at.index else {}),
-            "recommended k": run.recommended_k, "elbow": run.kneedle_k, "n": run.n_queries,
+            "k to take": run.recommended_k, "rule": "elbow" if run.basis == BASIS_ELBOW else "trade-off",
+            "n": run.n_queries,
         })
     decided = [(r.name, k_decision(r).k, k_decision(r).basis) for r in shown]
     return AtK(k, window, k_max, _chart(dataset, settings, tuple(runs), context, spend, k_max), lines,
@@ -237,15 +239,14 @@ class Recommendation:
 
 def recommendation(dataset: Dataset, settings: BudgetSettings, runs: tuple[str, ...], n: int,
                    labels_ref: str) -> Recommendation:
+    """How the k to take is chosen (the one rule in force, `evalcore.report.budget.rule_words`) and each run's k in a
+    sentence, the same as the headline's and ``evalcore budget``'s."""
     report = computed.budget(dataset, settings).value
     shown = [report[name] for name in runs]
-    rule = shown[0].rule
-    curve = (f"a smooth fit ({rule['fit']['model']}) of the recall curve" if rule["fit"]["used"]
-             else "the recall curve itself")
-    text = (f"Rule: {rule['description']}, with λ = {rule['lambda']:g} {rule['lambda_unit']} "
-            f"({rule['lambda_source']}), read on {curve}. Stability: the same rule on bootstrap resamples of the "
-            f"queries. The elbow (Kneedle) ignores cost and is shown as a landmark.")
-    lines = [(r.name, r.model, budget_summary(r) + (f" · elbow of the curve (Kneedle): k = {r.kneedle_k}"
-                                                  if r.kneedle_k else "")) for r in shown]
+    rules = list(dict.fromkeys(rule_words(r) for r in shown))
+    text = ("Rule: " + "; ".join(rules) + ". Stability: the same rule on bootstrap resamples of the queries."
+            + (" Say what a recall point is worth (with the requests a month) for the trade-off instead."
+               if any(r.basis == BASIS_ELBOW for r in shown) else ""))
+    lines = [(r.name, r.model, budget_summary(r)) for r in shown]
     _, price_text = describe(report, settings, n, labels_ref, runs[0])
     return Recommendation(text, lines, report.to_csv(), price_text, [str(w) for w in report.warnings])

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import base64
 from dataclasses import dataclass
+from typing import Any, Callable
 
 import pandas as pd
 
 from evalcore.warning_log import plural
 
 from dashboard import loading, saved
+from dashboard.page_models import choose_k
 
 
 @dataclass(frozen=True)
@@ -58,9 +60,12 @@ def documents_for(data_key: str | None, evaluation_id: int):
     return docs.value if docs.ok else None
 
 
-def prepare_report(data_key: str | None, evaluation_id: int) -> loading.Loaded:
-    """The meeting report of a saved evaluation, recomputed from its stored files (same seed, same numbers)."""
-    return saved.report(evaluation_id, None, docs=documents_for(data_key, evaluation_id))
+def prepare_report(data_key: str | None, evaluation_id: int, read: Callable[[str], Any]) -> loading.Loaded:
+    """The meeting report of a saved evaluation, recomputed from its stored files (same seed, same numbers), with
+    the k settings the person gave on Choose k (``read``: the session's selections), so its k to take is the page's."""
+    dataset, _ = loading.resolve(data_key)
+    settings = choose_k.settings_from(read, choose_k.can_size_chunks(dataset))
+    return saved.report(evaluation_id, None, docs=documents_for(data_key, evaluation_id), settings=settings)
 
 
 def markdown_with_charts(report) -> str:

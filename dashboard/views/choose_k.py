@@ -68,8 +68,8 @@ with inputs:
     st.number_input("A recall point is worth ($ a month)", min_value=0.0, step=50.0, format="%.2f",
                     placeholder="not set", disabled=number("lam") is not None,
                     help="What one more point of recall (1% more of the relevant documents found) is worth to you a "
-                         "month. With your price and requests a month it turns into a recommended k; without it the "
-                         "page shows the elbow." + (" Off: lambda is set for experts below." if number("lam")
+                         "month. With your price and requests a month the k to take becomes the trade-off; without it "
+                         "the k to take is the elbow." + (" Off: lambda is set for experts below." if number("lam")
                                                     is not None else ""),
                     **state.bind(PAGE, "vpp", number("vpp")))
     if number("vpp") and not number("rpm", int):
@@ -104,7 +104,7 @@ def at_k(v: layout.View, spend: str) -> None:
     if k > model.window and not state.get("every"):
         st.caption(f"k = {k} is beyond the range the chart opens on (1 to {model.window}): it shows every k.")
     st.toggle(f"Show every k up to {layout.DEPTH}", help=f"The chart opens on k = 1 to {model.window}: twice the "
-              "largest recommended k or elbow of the runs shown, where the choice is made.",
+              "largest k to take of the runs shown, where the choice is made.",
               **state.bind(PAGE, "every", bool(state.get("every")), lambda on: "1" if on else None))
     st.markdown(f"**At k = {k}**: " + "  \n".join(
         f"**{md_text(line['run'])}** recall {line['recall']:.3f} (95% CI {line['low']:.3f} – {line['high']:.3f}) · "
@@ -153,7 +153,7 @@ with chart_column:
     else:
         at_k(v, spend)
 
-layout.words("k", "recall@k", "hit@k", "95% interval", "prompt tokens", "recommended k", "Kneedle elbow",
+layout.words("k", "recall@k", "hit@k", "95% interval", "prompt tokens", "k to take", "Kneedle elbow",
              "a recall point's worth", "λ (lambda)", "stop at k", "BCa bootstrap", "evidence recall@k")
 
 advice = choose_k.recommendation(v.dataset, settings, tuple(v.runs), v.n, v.labels_ref)

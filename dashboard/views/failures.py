@@ -12,7 +12,7 @@ import streamlit as st
 from evalcore.store.ledger import CAUSE_TAGS, STATUS_LABELS, STATUSES
 from evalcore.safe_text import md_text, to_csv
 from evalcore.analyses.failures import SORT_ORDERS, neighbours
-from evalcore.metrics.failure import MISS_MODES, MISS_NAMES
+from evalcore.metrics.failure import FAILURE_MODE, MISS_MODES, MISS_NAMES
 from evalcore.warning_log import plural
 
 from dashboard import access_ui, doc_cards, layout, saved, state
@@ -50,18 +50,19 @@ sources_known = failures.source_values(v.dataset)
 cols = st.columns([2, 2, 2, 2])
 with cols[0]:
     if failures.has_evidence(v.dataset):  # a third kind of failure: relevant, but too little of the evidence
-        asked = state.get("miss", "any")
+        asked = state.get("miss", FAILURE_MODE)
         mode = st.selectbox("A query failed when it", options=list(MISS_MODES), format_func=MISS_NAMES.get,
                             help="; ".join(f"{MISS_NAMES[m]}: {MISS_MODES[m].split(' (', 1)[1].rstrip(')')}"
                                            for m in MISS_MODES) + ". Fragments count the runs with evidence only.",
-                            **state.bind(PAGE, "miss", asked if asked in MISS_MODES else "any",
-                                         lambda m: None if m == "any" else m))
+                            **state.bind(PAGE, "miss", asked if asked in MISS_MODES else FAILURE_MODE,
+                                         lambda m: None if m == FAILURE_MODE else m))
     else:
-        strict = st.toggle("No relevant doc in the top k at all",
-                           help=f"Off: a query is listed when it {MISS_MODES['any']}, recall@k < 1. "
-                                f"On: only when it {MISS_MODES['none']}, hit@k = 0.",
-                           **state.bind(PAGE, "miss", state.get("miss") == "none", lambda on: "none" if on else None))
-        mode = "none" if strict else "any"
+        wider = st.toggle("Also the queries that missed some relevant doc",
+                          help=f"Off: the failures, queries that {MISS_MODES[FAILURE_MODE]}, hit@k = 0 (the count "
+                               f"the ledger, History and the report use). On: every query that {MISS_MODES['any']}, "
+                               "recall@k < 1.",
+                          **state.bind(PAGE, "miss", state.get("miss") == "any", lambda on: "any" if on else None))
+        mode = "any" if wider else FAILURE_MODE
 with cols[1]:
     chosen_sources = [s for s in state.get("source", []) if s in sources_known]
     sources = st.multiselect("Source", options=sources_known, placeholder="every source",
@@ -155,7 +156,7 @@ with compare_tab:
         vs = vs if vs in others else others[-1]
         with pair[1]:
             b = st.selectbox("against", options=others, **state.bind(PAGE, "vs", vs))
-        compared = failures.runs_compared(v.dataset, k, a, b, "any" if mode == "fragment" else mode, tuple(sources),
+        compared = failures.runs_compared(v.dataset, k, a, b, FAILURE_MODE if mode == "fragment" else mode, tuple(sources),
                                           search or "")
         diffs, diffs_shown = compared.frame, compared.shown
         st.caption(md_text(compared.caption))

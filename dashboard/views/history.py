@@ -108,13 +108,15 @@ chosen = st.selectbox("Saved evaluation", options=ids, format_func=lambda i: des
 
 if st.button("Prepare the report", icon=":material/description:", key="history.prepare"):
     with st.spinner("Recomputing the evaluation and drawing the charts…"):
-        built = page.prepare_report(state.get("data"), chosen)
+        built = page.prepare_report(state.get("data"), chosen, state.get)
     state.remember("history.report", (chosen, built))
 ready = state.remembered("history.report")
 if ready is not None and ready[0] == chosen:
     built = ready[1]
     if not layout.failed(built):
         report = built.value
+        if report.k_headline:  # the k to take at the settings given on Choose k, as the report says it
+            st.markdown(md_text(report.k_headline))
         st.caption(md_text(f"{report.title} · generated {layout.when(report.generated_at)} · "
                            f"{len(report.failures):,} failures at k = {report.k}"))
         cols = st.columns(3)

@@ -12,7 +12,7 @@ away. A presenter layout: no page navigation, so one failure with three runs fit
 import streamlit as st
 
 from evalcore.analyses.failures import SORT_ORDERS, neighbours
-from evalcore.metrics.failure import MISS_MODES
+from evalcore.metrics.failure import FAILURE_MODE, MISS_MODES
 from evalcore.safe_text import md_text
 
 from dashboard import doc_cards, layout, state
@@ -64,7 +64,7 @@ if v.evaluation is None:
     st.page_link("views/data.py", label="Fix the files on the Data page", icon=":material/upload_file:")
     st.stop()
 k = v.k
-mode = state.get("miss") if state.get("miss") in MISS_MODES else "any"
+mode = state.get("miss") if state.get("miss") in MISS_MODES else FAILURE_MODE
 order = state.get("sort", "worst")
 order = order if order in SORT_ORDERS else "worst"
 sequence = present.sequence(v.dataset, k, mode, tuple(v.runs), tuple(state.get("source", [])),

@@ -16,9 +16,11 @@ Decisions a user should know
 **Tokens per query at k** (overhead plus the chunks each query actually retrieved, how chunks
 are counted, docs the documents file lacks): `evalcore.analyses.prompt_tokens`.
 
-**The recommended k** (the largest ``100 * recall(k) - lambda * tokens(k) / 1000``, read on a
-smooth fit below `FIT_BELOW_QUERIES` queries), **the elbow** and **the stability** of the pick
-over bootstrap resamples: `evalcore.analyses.k_choice`.
+**The k to take** (``recommended_k``, with its ``basis``): the elbow of recall@k until the person gives a
+trade-off, then the largest ``100 * recall(k) - lambda * tokens(k) / 1000`` (read on a smooth fit below
+`FIT_BELOW_QUERIES` queries); one rule at a time, and **the stability** of that rule's pick over bootstrap
+resamples: `evalcore.analyses.k_choice`. ``rule["rule_k"]`` keeps the trade-off rule's pick at the lambda in force
+(the default placeholder too) for experts; no sentence shows it before a trade-off is given.
 
 **Which price.** The cost of k is the *generator LLM's* input-token price: the chunks go
 into the prompt of the model that writes the answer. The run sidecar's ``price_per_mtok``
@@ -30,7 +32,7 @@ range of current mid-size models that makes rescaling easy (costs are linear in 
 ``price_source`` says ``"default"`` until the user sets their own. Per month needs
 ``requests_per_month``; without it that column is empty (NaN / null).
 
-**What stopping costs**: ``stop_cost`` is the recall lost at the recommended k against the
+**What stopping costs**: ``stop_cost`` is the recall lost at the k to take against the
 reference cutoff (`STOP_REFERENCE_K` = 50, or the table's largest k when it is shorter: one
 definition for the command, the dashboard and the report), the paired per-query difference ``recall@K - recall@k`` with its
 BCa bootstrap interval (same queries resampled for both, `evalcore.stats.intervals`), with the
@@ -82,6 +84,8 @@ from ..stats.shared_draw import shared_draw_intervals
 from ..warning_log import EvalWarning
 from .budget_report import BudgetReport, RunBudget
 from .k_choice import (
+    BASIS_ELBOW,
+    BASIS_TRADE_OFF,
     FIT_BELOW_QUERIES,
     FIT_MODEL,
     MIN_STABLE_QUERIES,
@@ -89,6 +93,7 @@ from .k_choice import (
     STABILITY_LEVEL,
     fit_saturating,
     kneedle_k,
+    kneedle_ks,
     pick_k,
     pick_stability,
 )
@@ -264,25 +269,32 @@ def _finish_run(result: RunResult, evaluation: Evaluation, run_tokens: RunTokens
     fit = fit_saturating(recall_mean[:span]) if span >= 3 else None
     use_fit = fit is not None and n < FIT_BELOW_QUERIES
     rule_curve = fit.curves[0] if use_fit else recall_mean[:span]
-    recommended = int(pick_k(rule_curve, tokens_mean[:span], lam))
+    rule_k = int(pick_k(rule_curve, tokens_mean[:span], lam))
+    elbow = kneedle_k(recall_mean[:span])
 
-    # Stability: the same rule on every resample of the queries.
+    # One rule at a time: the elbow until a trade-off is given (`k_choice`); stability is that rule on every
+    # resample of the queries.
+    trade_off = cfg.lam_source != "default" or elbow is None
+    decided = rule_k if trade_off else elbow
     boot_recall = recall_mean[:span] + deviations[:, :span]
-    boot_tokens = tokens_mean[:span] + deviations[:, max_k:max_k + span]
-    if use_fit:
-        boot_recall = fit_saturating(boot_recall).curves
-    stability = pick_stability(pick_k(boot_recall, boot_tokens, lam), recommended, n, cfg.n_resamples, cfg.seed)
+    if trade_off:
+        boot_tokens = tokens_mean[:span] + deviations[:, max_k:max_k + span]
+        picks = pick_k(fit_saturating(boot_recall).curves if use_fit else boot_recall, boot_tokens, lam)
+    else:
+        picks = kneedle_ks(boot_recall)
+        picks = np.where(picks == 0, span, picks)  # a resample that never bends: recall still rising at the end
+    stability = pick_stability(picks, decided, n, cfg.n_resamples, cfg.seed)
 
-    # What stopping at the recommended k costs against the reference cutoff: a paired interval. The
+    # What stopping at the k to take costs against the reference cutoff: a paired interval. The
     # resampled mean of recall@K - recall@k is the difference of the two resampled means.
-    reference = stop_reference_k(max_k, recommended)
-    lost = recall[:, reference - 1] - recall[:, recommended - 1]
-    lost_dev = deviations[:, reference - 1] - deviations[:, recommended - 1]
+    reference = stop_reference_k(max_k, decided)
+    lost = recall[:, reference - 1] - recall[:, decided - 1]
+    lost_dev = deviations[:, reference - 1] - deviations[:, decided - 1]
     lost_iv = shared_draw_intervals(lost[:, None], lost_dev[:, None], cfg.level, wilson=False)
-    saved = float(tokens_mean[reference - 1] - tokens_mean[recommended - 1])
+    saved = float(tokens_mean[reference - 1] - tokens_mean[decided - 1])
     stop_cost = {
-        "k": recommended, "reference_k": reference, "max_k": max_k,
-        "recall_at_k": float(recall_mean[recommended - 1]),
+        "k": decided, "reference_k": reference, "max_k": max_k,
+        "recall_at_k": float(recall_mean[decided - 1]),
         "recall_at_reference_k": float(recall_mean[reference - 1]),
         "recall_lost": float(lost.mean()), "ci_low": float(lost_iv.low[0]), "ci_high": float(lost_iv.high[0]),
         "level": cfg.level, "ci_method": lost_iv.method[0],
@@ -304,6 +316,7 @@ def _finish_run(result: RunResult, evaluation: Evaluation, run_tokens: RunTokens
         },
         "max_k": max_k, "decided_within_k": span, "n": n,
         "kneedle": "plain Kneedle on the raw recall@k curve (elbow; ignores cost)",
+        "basis": BASIS_TRADE_OFF if trade_off else BASIS_ELBOW, "rule_k": rule_k,
     }
     table = _table(recall_mean, hit_mean, recall_iv, hit_iv, fit, rule_curve, tokens, tokens_mean, cfg)
     if result.scores.has_evidence:
@@ -311,8 +324,8 @@ def _finish_run(result: RunResult, evaluation: Evaluation, run_tokens: RunTokens
     run = result.run
     return RunBudget(
         name=run.name, model=run.model, n_queries=n, labels_name=evaluation.labels.name,
-        fingerprint=evaluation.labels.fingerprint, table=table, recommended_k=recommended,
-        kneedle_k=kneedle_k(recall_mean[:span]), stability=stability, stop_cost=stop_cost, rule=rule,
+        fingerprint=evaluation.labels.fingerprint, table=table, recommended_k=decided,
+        basis=BASIS_TRADE_OFF if trade_off else BASIS_ELBOW, kneedle_k=elbow, stability=stability, stop_cost=stop_cost, rule=rule,
         tokenizer=run_tokens.name, token_sources={"docs": run_tokens.sources, "fallback_tokens": run_tokens.fallback},
         price_per_mtok=cfg.price, price_source=cfg.price_source, requests_per_month=cfg.rpm,
         overhead_tokens=cfg.overhead, embedding_price_per_mtok=run.price_per_mtok, warnings=run_tokens.warnings,

@@ -21,7 +21,8 @@ from ..warning_log import EvalWarning
 
 @dataclass(frozen=True)
 class RunBudget:
-    """One run's k budget: the per-k table, the recommended k, and the context of every number."""
+    """One run's k budget: the per-k table, the k to take (by one rule: ``basis``), and the context of every
+    number."""
 
     name: str
     model: str
@@ -29,7 +30,8 @@ class RunBudget:
     labels_name: str
     fingerprint: str
     table: pd.DataFrame
-    recommended_k: int
+    recommended_k: int  # the k to take: the elbow, or with a trade-off the rule's pick (``basis``)
+    basis: str  # `k_choice.BASIS_ELBOW` or `k_choice.BASIS_TRADE_OFF`
     kneedle_k: int | None
     stability: dict
     stop_cost: dict
@@ -59,7 +61,7 @@ class RunBudget:
         return {
             "name": self.name, "model": self.model, "n_queries": self.n_queries,
             "labels": {"name": self.labels_name, "fingerprint": self.fingerprint},
-            "recommended_k": self.recommended_k, "kneedle_k": self.kneedle_k,
+            "recommended_k": self.recommended_k, "basis": self.basis, "kneedle_k": self.kneedle_k,
             "rule": _plain(self.rule), "stability": _plain(self.stability), "stop_cost": _plain(self.stop_cost),
             "tokenizer": self.tokenizer, "token_sources": _plain(self.token_sources),
             "price_per_mtok": self.price_per_mtok, "price_source": self.price_source,

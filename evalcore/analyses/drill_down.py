@@ -21,7 +21,7 @@ import pandas as pd
 
 from ..errors import UsageError, invalid_parameter
 from ..metrics.evaluation import Evaluation
-from ..metrics.failure import check_mode, failed_at_k
+from ..metrics.failure import FAILURE_MODE, check_mode, failed_at_k
 from ..metrics.evidence import merged_spans
 from ..readers.chunks import ChunkMap, chunk_texts
 from ..readers.documents import Documents
@@ -257,7 +257,7 @@ def disagreements(
     a: str,
     b: str,
     *,
-    mode: str = "any",
+    mode: str = FAILURE_MODE,
     where: Landed | None = None,
 ) -> pd.DataFrame:
     """Queries one of two runs gets at k and the other misses, biggest disagreement first.

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import invalid_parameter
-from ..metrics.failure import MISS_MODES, check_mode, failed_at_k
+from ..metrics.failure import FAILURE_MODE, MISS_MODES, check_mode, failed_at_k
 from .drill_down import MARK_RELEVANT, DrillDown
 
 EXCERPT_CHARS = 220
@@ -153,7 +153,7 @@ def _docs(rows: pd.DataFrame, chars: int) -> tuple[StoryDoc, ...]:
                                                 evidence))
 
 
-def failure_story(drill: DrillDown, *, mode: str = "any", instead: int = 3, chars: int = EXCERPT_CHARS,
+def failure_story(drill: DrillDown, *, mode: str = FAILURE_MODE, instead: int = 3, chars: int = EXCERPT_CHARS,
                   instead_chars: int | None = None) -> FailureStory:
     """The drill-down ``drill`` told as a `FailureStory`: per run, at most ``instead`` of the docs that took its
     top k places without being labeled relevant (what came instead). A relevant doc's text is cut to ``chars``

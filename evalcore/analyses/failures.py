@@ -25,7 +25,7 @@ import pandas as pd
 
 from ..errors import invalid_parameter
 from ..metrics.evaluation import Evaluation, RunResult
-from ..metrics.failure import check_mode, failed_at_k
+from ..metrics.failure import FAILURE_MODE, check_mode, failed_at_k
 from .drill_down import (
     DISAGREEMENT_COLUMNS,
     MARK_NON_RELEVANT,
@@ -157,7 +157,7 @@ def failure_list(
     evaluation: Evaluation,
     k: int,
     *,
-    mode: str = "any",
+    mode: str = FAILURE_MODE,
     runs: Iterable[str] | None = None,
     where: Landed | None = None,
 ) -> FailureList:
@@ -196,7 +196,7 @@ def missed_queries(
     evaluation: Evaluation,
     k: int,
     *,
-    mode: str = "any",
+    mode: str = FAILURE_MODE,
     runs: Iterable[str] | None = None,
     where: Landed | None = None,
 ) -> pd.DataFrame:

@@ -26,7 +26,7 @@ import numpy as np
 
 from ..errors import UsageError
 from ..metrics.evaluation import Evaluation
-from ..metrics.failure import check_mode, failed_at_k
+from ..metrics.failure import FAILURE_MODE, check_mode, failed_at_k
 from ..stats.intervals import Interval, mean_interval
 from ..stats.paired import Comparison, compare_runs
 from .landed import Landed, chosen_results, landed
@@ -127,7 +127,7 @@ class FailureCounts:
     fingerprint: str
 
 
-def failure_counts(evaluation: Evaluation, k: int, *, mode: str = "any", runs: Iterable[str] | None = None,
+def failure_counts(evaluation: Evaluation, k: int, *, mode: str = FAILURE_MODE, runs: Iterable[str] | None = None,
                    where: Landed | None = None) -> FailureCounts:
     """How many queries each run fails at k (``mode`` as `evalcore.metrics.failure`), how many of those it would not
     fail at twice k, and how many fail in every run. Pass ``where`` (`evalcore.analyses.landed.landed`) to reuse it."""

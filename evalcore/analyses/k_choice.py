@@ -23,10 +23,14 @@ its parameters travels with the answer (``rule``).
 
 **The elbow** (``kneedle_k``) is the plain Kneedle point of the raw recall@k curve
 (Satopaa et al. 2011, without its sensitivity threshold): scale k and recall to [0, 1] and
-take the k farthest above the diagonal. It ignores cost and depends on K, so it is shown
-as a landmark, not as the recommendation; None when the curve is flat or never bends.
+take the k farthest above the diagonal. It ignores cost; None when the curve is flat or never bends.
 
-**Stability.** The rule is re-applied to ``n_resamples`` bootstrap resamples of the queries
+**One rule at a time** (`BASIS_ELBOW`, `BASIS_TRADE_OFF`): the k to take is the elbow until the person gives a
+trade-off (``lam``, or what a recall point is worth with the monthly requests), then the rule above. The default
+``lambda`` is a placeholder nobody set, so no surface shows the rule's pick before a trade-off is given; with
+no elbow (a flat curve, or fewer than 3 values of k) the rule's pick is taken and said to be so.
+
+**Stability.** The rule in force (the elbow, or the trade-off) is re-applied to ``n_resamples`` bootstrap resamples of the queries
 (default 10,000 as for every interval; the same shared draw as the intervals, from ``rng``):
 ``stability`` gives the range holding the middle 80% of the resampled picks ("k = 12; 83% of resamples between
 10 and 14"), the share at exactly the recommended k and the distribution of picks. The
@@ -55,6 +59,10 @@ STABILITY_LEVEL = 0.8
 """Share of resampled picks the reported k range holds (the middle 80%)."""
 
 RULE_NAME = "max_recall_minus_lambda_tokens"
+BASIS_ELBOW = "elbow"
+"""The k to take is the elbow: no trade-off between recall and tokens was given."""
+BASIS_TRADE_OFF = "trade-off"
+"""The k to take is the rule's pick at the person's trade-off (or, with no elbow, at the default lambda)."""
 FIT_MODEL = "a - b * k**-d"
 
 _FIT_EXPONENTS = np.geomspace(0.02, 5.0, 240)
@@ -132,16 +140,24 @@ def kneedle_k(curve: np.ndarray) -> int | None:
     k and the curve are scaled to [0, 1]; the elbow is the k where the curve lies farthest
     above the diagonal. None when K < 3, the curve is flat, or it never rises above the line.
     """
-    y = np.asarray(curve, dtype=np.float64)
-    depth = len(y)
+    k = int(kneedle_ks(np.asarray(curve, dtype=np.float64)[None, :])[0])
+    return k or None
+
+
+def kneedle_ks(curves: np.ndarray) -> np.ndarray:
+    """`kneedle_k` of every row of ``curves`` (n, K) at once: 1-based k, 0 where a row has no elbow."""
+    y = np.asarray(curves, dtype=np.float64)
+    n, depth = y.shape
     if depth < 3:
-        return None
-    low, high = float(y.min()), float(y.max())
-    if high - low <= 1e-12:
-        return None
-    diff = (y - low) / (high - low) - np.arange(depth) / (depth - 1)
-    i = int(np.argmax(diff))
-    return i + 1 if diff[i] > 1e-12 else None
+        return np.zeros(n, dtype=np.int64)
+    low, high = y.min(axis=1, keepdims=True), y.max(axis=1, keepdims=True)
+    span = high - low
+    flat = span[:, 0] <= 1e-12
+    with np.errstate(invalid="ignore", divide="ignore"):
+        diff = (y - low) / np.where(flat[:, None], 1.0, span) - np.arange(depth) / (depth - 1)
+    best = np.argmax(diff, axis=1)
+    bends = diff[np.arange(n), best] > 1e-12
+    return np.where(bends & ~flat, best + 1, 0).astype(np.int64)
 
 
 def pick_stability(picks: np.ndarray, recommended: int, n: int, n_resamples: int, seed: int) -> dict:

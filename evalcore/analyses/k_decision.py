@@ -4,7 +4,8 @@ recall point is worth, or lambda), else the elbow of the recall curve, and what 
 The rule behind the recommendation (`evalcore.analyses.k_choice`) needs a trade-off between recall and tokens; the
 default lambda is a placeholder nobody set, so a decision that rests on it would be evalcore's, not the team's.
 Until a trade-off is given the decision is the elbow (where recall stops rising steeply, cost aside), and the page,
-the command and the report say that a trade-off is missing.
+the command and the report say that a trade-off is missing. The k budget takes the decision
+(`evalcore.analyses.budget`); this module reads it with what that k keeps and costs.
 """
 
 from __future__ import annotations
@@ -12,9 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .budget_report import RunBudget
+from .k_choice import BASIS_ELBOW, BASIS_TRADE_OFF
 
-BASIS_RECOMMENDED = "recommended"
-BASIS_ELBOW = "elbow"
+__all__ = ["BASIS_ELBOW", "BASIS_TRADE_OFF", "KDecision", "k_decision", "trade_off_given"]
 
 
 @dataclass(frozen=True)
@@ -24,7 +25,7 @@ class KDecision:
 
     run: str
     k: int
-    basis: str  # BASIS_RECOMMENDED (a trade-off was given) or BASIS_ELBOW
+    basis: str  # BASIS_TRADE_OFF (a trade-off was given, or the curve has no elbow) or BASIS_ELBOW
     recall: float
     reference_k: int
     reference_recall: float
@@ -46,14 +47,12 @@ def trade_off_given(run: RunBudget) -> bool:
 
 
 def k_decision(run: RunBudget) -> KDecision:
-    """The decision for one run: the recommended k with a trade-off, else the elbow (the recommended k when the
-    curve has no elbow)."""
-    given = trade_off_given(run)
-    k = run.recommended_k if given or run.kneedle_k is None else run.kneedle_k
+    """The decision for one run, as the k budget took it (`RunBudget.recommended_k` by its one rule)."""
+    k = run.recommended_k
     row = run.row(k)
-    reference = run.stop_cost["reference_k"] if given else max(run.stop_cost["reference_k"], k)
+    reference = run.stop_cost["reference_k"]
     return KDecision(
-        run=run.name, k=int(k), basis=BASIS_RECOMMENDED if given or run.kneedle_k is None else BASIS_ELBOW,
+        run=run.name, k=int(k), basis=run.basis,
         recall=float(row["recall"]), reference_k=int(reference), reference_recall=float(run.row(reference)["recall"]),
         tokens=float(row["tokens_mean"]), marginal_recall=float(row["marginal_recall"]),
         price_given=run.price_source != "default", cost_per_1k_requests=float(row["cost_per_1k_requests"]),

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..analyses.k_settings import DEFAULT_CHUNK_TOKENS, DEFAULT_LAMBDA, DEFAULT_MAX_K, DEFAULT_PRICE_PER_MTOK
+from ..analyses.k_settings import DEFAULT_CHUNK_TOKENS, DEFAULT_MAX_K, DEFAULT_PRICE_PER_MTOK
 from ..metrics.measures import DESCRIPTIONS
 from ..readers.formats import formats_for
 
@@ -132,8 +132,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     bud = sub.add_parser("budget", help="pick k: recall@k next to the prompt-token cost of k chunks",
                          description="Recall and hit rate at k = 1..max-k next to the prompt tokens and money the k "
-                                     "retrieved chunks cost per request, and a recommended k per run: the k "
-                                     "maximising 100*recall(k) - lambda*tokens(k)/1000.")
+                                     "retrieved chunks cost per request, and the k to take per run: the elbow of "
+                                     "recall@k, or with a trade-off (--value-per-point or --lam) the k maximising "
+                                     "100*recall(k) - lambda*tokens(k)/1000.")
     _add_inputs(bud)
     bud.add_argument("--docs", default=None, metavar="FILE",
                      help="documents file with doc_id and tokens and/or text (CSV, TSV, JSONL, Parquet); "
@@ -152,12 +153,7 @@ def build_parser() -> argparse.ArgumentParser:
                           f"(default {DEFAULT_CHUNK_TOKENS} when no documents file can size the chunks)")
     bud.add_argument("--tokenizer", choices=("o200k_base", "cl100k_base", "chars/4"), default="o200k_base",
                      help="how chunk text is counted (default o200k_base; chars/4 is approximate)")
-    trade = bud.add_mutually_exclusive_group()
-    trade.add_argument("--lam", type=float, default=None, metavar="L",
-                       help=f"recall points 1,000 more prompt tokens per request must buy (default {DEFAULT_LAMBDA:g})")
-    trade.add_argument("--value-per-point", type=float, default=None, metavar="V",
-                       help="dollars per month one recall point is worth; with --requests-per-month derives "
-                            "lambda from the price")
+    _add_trade_off(bud)
     bud.add_argument("--format", choices=("table", "json", "csv"), default="table",
                      help="output format (default table)")
     _add_interval_options(bud)
@@ -191,11 +187,13 @@ def build_parser() -> argparse.ArgumentParser:
                      help="generator LLM price in dollars per million input tokens (default 1.00)")
     rep.add_argument("--requests-per-month", type=float, default=None, metavar="N",
                      help="requests per month, for the cost per month")
+    _add_trade_off(rep)
     rep.add_argument("--top-failures", type=int, default=5, metavar="N",
                      help="open failures listed per run (default 5)")
     rep.add_argument("--title", default=None, help="report title (default: labels, version and k)")
-    rep.add_argument("--format", choices=("markdown", "html"), default=None,
-                     help="output format (default: from the --output extension, else markdown)")
+    rep.add_argument("--format", choices=("markdown", "html", "json"), default=None,
+                     help="output format (default: from the --output extension, else markdown); json: the "
+                          "decisions (best run, each run's k to take and failures at k)")
     rep.add_argument("--output", default=None, metavar="FILE",
                      help="write here (.html: one self-contained file; .md: Markdown plus PNG charts beside it) "
                           "instead of printing")
@@ -405,6 +403,17 @@ def _add_interval_options(parser: argparse.ArgumentParser, seeded: str = "the bo
     """--level and --seed, as every command that prints intervals takes them."""
     parser.add_argument("--level", type=float, default=0.95, help="confidence level of intervals (default 0.95)")
     parser.add_argument("--seed", type=int, default=0, help=f"seed of {seeded} (default 0)")
+
+
+def _add_trade_off(parser: argparse.ArgumentParser) -> None:
+    """--lam or --value-per-point: the trade-off that turns the k to take from the elbow into the trade-off's pick."""
+    trade = parser.add_mutually_exclusive_group()
+    trade.add_argument("--lam", type=float, default=None, metavar="L",
+                       help="recall points 1,000 more prompt tokens per request must buy; without it or "
+                            "--value-per-point the k to take is the elbow of recall@k")
+    trade.add_argument("--value-per-point", type=float, default=None, metavar="V",
+                       help="dollars per month one recall point is worth; with --requests-per-month derives "
+                            "lambda from the price")
 
 
 def _add_format(parser: argparse.ArgumentParser, option: str, kind: str, what: str) -> None:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 
+from ..analyses.k_settings import BudgetSettings
 from ..errors import UsageError
-from ..metrics.failure import LEDGER_MODE, MISS_NAMES
+from ..metrics.failure import FAILURE_MODE, MISS_NAMES
 from ..readers.documents import read_documents
 from ..report.meeting import build_report, report_from_workspace
 from ..store.workspace import Workspace
@@ -15,10 +17,12 @@ from .parser import EXIT_OK
 
 
 def run(args: argparse.Namespace, recording: Recording) -> int:
+    settings = BudgetSettings(chunk_tokens=args.chunk_tokens, price_per_mtok=args.price_per_mtok,
+                              requests_per_month=args.requests_per_month, lam=args.lam,
+                              value_per_point=args.value_per_point)
     options = {"docs": read_documents(args.docs, format=args.docs_format) if args.docs else None,
-               "chunk_tokens": args.chunk_tokens, "price_per_mtok": args.price_per_mtok,
-               "requests_per_month": args.requests_per_month, "baseline": args.baseline,
-               "top_failures": args.top_failures, "title": args.title}
+               "settings": settings, "baseline": args.baseline, "top_failures": args.top_failures,
+               "title": args.title}
     if args.labels is not None or args.run is not None:
         report = _from_files(args, recording, options)
     else:
@@ -64,7 +68,11 @@ def _from_files(args: argparse.Namespace, recording: Recording, options: dict):
 def _write_report(args: argparse.Namespace, report) -> None:
     """To --output (the format from its extension unless --format says), else to stdout; and --failures-csv."""
     fmt = args.format
-    if args.output:
+    if fmt == "json":
+        if args.output:
+            raise UsageError("--format json prints the decisions; --output writes the Markdown or HTML page.")
+        write(json.dumps(report.to_dict(), ensure_ascii=False, allow_nan=False) + "\n", exact=True)
+    elif args.output:
         suffix = os.path.splitext(args.output)[1].lower()
         if fmt is None:
             fmt = "html" if suffix in (".html", ".htm") else "markdown"
@@ -81,4 +89,4 @@ def _write_report(args: argparse.Namespace, report) -> None:
         with open(args.failures_csv, "w", encoding="utf-8", newline="") as handle:
             handle.write(report.failures_csv())
         note(f"wrote {args.failures_csv} ({len(report.failures)} failures at k = {report.k}: queries that "
-             f"{MISS_NAMES[LEDGER_MODE]})")
+             f"{MISS_NAMES[FAILURE_MODE]})")

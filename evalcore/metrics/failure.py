@@ -11,8 +11,12 @@ With evidence spans and chunks placed in their documents there is a third kind:
   the query's evidence (evidence_recall@k < 0.5): the chunk was relevant but too small to answer.
 
 Every query that found nothing also missed a relevant doc, so the ``none`` count is never larger.
-The failure ledger (`evalcore.store.ledger`) and the meeting report count ``none``: a regression is a
-query that used to find something and now finds nothing. The Failures list starts on ``any``.
+
+**A failure is a query that found nothing relevant** (`FAILURE_MODE` = ``none``): the customer's answer is not in
+the prompt at all. Every count called "failures" (the Failures page's headline and list, the failure ledger, History,
+the meeting report, Present and the command line) counts these, so one word has one number. A regression is a query
+that used to find something and now finds nothing. The other two kinds keep their own names ("missed a relevant
+doc", "got only a fragment") wherever a person asks for them.
 """
 
 from __future__ import annotations
@@ -35,8 +39,8 @@ MISS_NAMES: dict[str, str] = {"any": "missed a relevant doc", "none": "found not
                               "fragment": "got only a fragment"}
 """The short name of each meaning, as sentences use it ("22 of 224 queries found nothing relevant at k = 10")."""
 
-LEDGER_MODE = "none"
-"""The meaning the failure ledger and the report count: a query the run found nothing relevant for."""
+FAILURE_MODE = "none"
+"""What "failure" means on every surface: a query the run found nothing relevant for in its top k."""
 
 
 def check_mode(mode: str) -> str:

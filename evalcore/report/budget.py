@@ -9,19 +9,33 @@ from __future__ import annotations
 import math
 
 from ..analyses.budget_report import BudgetReport, RunBudget
-from ..analyses.k_choice import FIT_BELOW_QUERIES
+from ..analyses.k_choice import BASIS_ELBOW, BASIS_TRADE_OFF, FIT_BELOW_QUERIES
 from ..safe_text import text_table
 from ..stats.intervals import MIN_RELIABLE_QUERIES
 from .amounts import money
 
 
+def rule_words(run: RunBudget) -> str:
+    """The one rule that gave the run's k, in words: the elbow (no trade-off given) or the trade-off with its
+    lambda."""
+    if run.basis == BASIS_ELBOW:
+        return ("the elbow of recall@k (where recall stops rising steeply, cost aside: plain Kneedle on the raw "
+                "curve); no trade-off was given")
+    rule = run.rule
+    unit = "point" if rule["lambda"] == 1 else "points"
+    curve = (f"a smooth fit of the recall curve, n < {FIT_BELOW_QUERIES}" if rule["fit"]["used"]
+             else "the raw recall curve")
+    return (f"the trade-off: the largest 100*recall(k) - lambda*tokens(k)/1000 on {curve}; lambda = "
+            f"{rule['lambda']:g} recall {unit} per 1,000 tokens ({rule['lambda_source']})")
+
+
 def budget_summary(run: RunBudget) -> str:
-    """The recommendation in one plain sentence, with its stability and what stopping costs."""
+    """The k to take in one plain sentence, with its rule's stability and what stopping costs."""
     s, stop = run.stability, run.stop_cost
     spread = (f"{s['share']:.0%} of resamples pick {s['low_k']}" if s["low_k"] == s["high_k"] else
               f"{s['share']:.0%} of resamples between {s['low_k']} and {s['high_k']}")
-    text = f"k = {run.recommended_k}; {spread}"
-    if stop["k"] == run.rule.get("decided_within_k", stop["max_k"]):
+    text = f"k = {run.recommended_k} ({'the elbow' if run.basis == BASIS_ELBOW else 'the trade-off'}); {spread}"
+    if run.basis == BASIS_TRADE_OFF and stop["k"] == run.rule.get("decided_within_k", stop["max_k"]):
         text += (". That is the largest k the decision looks at: recall is still gaining more than lambda points per "
                  "1,000 tokens there, so a larger lambda may move the pick")
     elif stop["k"] < stop["reference_k"]:
@@ -49,8 +63,8 @@ def _with_summary(entry: dict, run: RunBudget) -> dict:
 
 
 def budget_text(report: BudgetReport) -> str:
-    """``evalcore budget`` for people: a table per run, each headed by its context, then the recommendation and
-    the warnings."""
+    """``evalcore budget`` for people: a table per run, each headed by its context, then the k to take with its rule,
+    and the warnings."""
     out: list[str] = []
     label_ref = f"{report.labels_name}#{report.fingerprint}"
     for run in report.runs:
@@ -70,11 +84,6 @@ def budget_text(report: BudgetReport) -> str:
                   "+recall pts", "pts/1k tok", ""]
         body = []
         for row in run.table.itertuples(index=False):
-            marks = []
-            if row.k == run.recommended_k:
-                marks.append("<- recommended")
-            if row.k == run.kneedle_k:
-                marks.append("<- elbow")
             body.append([
                 str(row.k), f"{row.recall:.3f}", f"{row.recall_ci_low:.3f}-{row.recall_ci_high:.3f}",
                 f"{row.hit:.3f}", f"{row.hit_ci_low:.3f}-{row.hit_ci_high:.3f}", f"{row.tokens_mean:,.0f}",
@@ -82,19 +91,11 @@ def budget_text(report: BudgetReport) -> str:
                 f"{100 * row.marginal_recall:+.1f}",
                 "-" if not math.isfinite(row.marginal_recall_per_1k_tokens)
                 else f"{100 * row.marginal_recall_per_1k_tokens:.2f}",
-                " ".join(marks),
+                "<- k to take" if row.k == run.recommended_k else "",
             ])
         lines.append(text_table(header, body, right=set(range(len(header) - 1))))
-        rule = run.rule
-        curve = ("a smooth fit of the recall curve, n < " f"{FIT_BELOW_QUERIES}") if rule["fit"]["used"] else \
-            "the raw recall curve"
-        unit = "point" if rule["lambda"] == 1 else "points"
-        lam_text = f"lambda = {rule['lambda']:g} recall {unit} per 1,000 tokens ({rule['lambda_source']})"
-        lines.append(f"recommended k = {run.recommended_k}: largest 100*recall(k) - lambda*tokens(k)/1000 on "
-                     f"{curve}; {lam_text}")
+        lines.append(f"k to take = {run.recommended_k}: {rule_words(run)}")
         lines.append("  " + budget_summary(run))
-        if run.kneedle_k is not None:
-            lines.append(f"  elbow (plain Kneedle on raw recall@k, ignores cost): k = {run.kneedle_k}")
         out.append("\n".join(lines))
     if report.warnings:
         out.append("warnings:\n" + "\n".join(f"  [{w.code}] x{w.count}: {w.message}" for w in report.warnings))

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import pandas as pd
 
 from ..analyses.budget_report import BudgetReport
+from ..analyses.k_choice import BASIS_ELBOW
 from .meeting_render import labels_ref
 
 
@@ -75,7 +76,7 @@ def history_spec(history: pd.DataFrame, k: int, level: float, provenance: dict) 
 
 
 def recall_k_spec(budget: BudgetReport, chosen_k: int, provenance: dict) -> dict:
-    """recall@k against k for every run with its interval band, the report's chosen k as a rule and each run's elbow
+    """recall@k against k for every run with its interval band, the report's k as a rule and each run's k to take
     as a marked point (``budget``: the report's `evalcore.analyses.budget_report.BudgetReport`)."""
     level = int(round(float(budget.settings["level"]) * 100))
     values, elbows = [], []
@@ -83,10 +84,10 @@ def recall_k_spec(budget: BudgetReport, chosen_k: int, provenance: dict) -> dict
         for row in run.table.itertuples(index=False):
             values.append({"run": run.name, "k": int(row.k), "recall": float(row.recall),
                            "ci_low": float(row.recall_ci_low), "ci_high": float(row.recall_ci_high)})
-        if run.kneedle_k is not None:
-            at = run.row(run.kneedle_k)
-            elbows.append({"run": run.name, "k": int(run.kneedle_k), "recall": float(at["recall"]),
-                           "label": f"{run.name}: elbow at k = {run.kneedle_k}"})
+        at = run.row(run.recommended_k)
+        why = "the elbow" if run.basis == BASIS_ELBOW else "the trade-off"
+        elbows.append({"run": run.name, "k": int(run.recommended_k), "recall": float(at["recall"]),
+                       "label": f"{run.name}: k to take = {run.recommended_k} ({why})"})
     n = budget.runs[0].n_queries if budget.runs else 0
     max_k = max(v["k"] for v in values) if values else chosen_k
     x = {"field": "k", "type": "quantitative", "title": "k (chunks in the prompt)",
@@ -98,15 +99,14 @@ def recall_k_spec(budget: BudgetReport, chosen_k: int, provenance: dict) -> dict
         "$schema": "https://vega.github.io/schema/vega-lite/v5.json",
         "title": {"text": f"Recall against k, with {level}% bands",
                   "subtitle": [f"n = {n} queries; labels {labels_ref(provenance)}",
-                               f"grey line: the chosen k = {chosen_k}; dots: each run's elbow (recall stops rising "
-                               "steeply)"]},
+                               f"grey line: the report's k = {chosen_k}; dots: each run's k to take"]},
         "width": 560, "height": 260,
         "layer": [
             {"data": {"values": values}, "mark": {"type": "area", "opacity": 0.18},
              "encoding": {"x": x, "y": {**y, "field": "ci_low"}, "y2": {"field": "ci_high"}, "color": color}},
             {"data": {"values": values}, "mark": {"type": "line", "strokeWidth": 2},
              "encoding": {"x": x, "y": y, "color": color}},
-            {"data": {"values": [{"k": chosen_k, "label": f"chosen k = {chosen_k}"}]},
+            {"data": {"values": [{"k": chosen_k, "label": f"report at k = {chosen_k}"}]},
              "layer": [{"mark": {"type": "rule", "color": "#555", "strokeDash": [4, 3]},
                         "encoding": {"x": {"field": "k", "type": "quantitative"}}},
                        {"mark": {"type": "text", "align": "left", "dx": 4, "y": 8, "fontSize": 11, "color": "#333"},

@@ -1,5 +1,5 @@
 """A one-page report for a meeting: the answer first (the best run, the k to take), then the leaderboard, paired
-comparison, the chosen k and its cost with recall against k, the top open failures, how each model line moved, and
+comparison, the k to take and the cost at the report's k with recall against k, the top open failures, how each model line moved, and
 where every number came from.
 
 `build_report` takes an `Evaluation` (and optionally the failure ledger, history and provenance);
@@ -24,13 +24,14 @@ from typing import Mapping
 
 import pandas as pd
 
-from ..analyses.budget import DEFAULT_MAX_K, BudgetReport, k_budget
+from ..analyses.budget_report import BudgetReport
 from ..analyses.compare import ComparisonReport, compare_evaluation
-from ..analyses.headline import best_run
-from ..analyses.k_decision import BASIS_RECOMMENDED, k_decision
+from ..analyses.decision import Decision, decide
+from ..analyses.k_decision import BASIS_TRADE_OFF
+from ..analyses.k_settings import BudgetSettings
 from ..errors import UsageError, invalid_parameter
 from ..metrics.evaluation import Evaluation
-from ..metrics.failure import LEDGER_MODE, MISS_NAMES
+from ..metrics.failure import FAILURE_MODE, MISS_NAMES
 from ..metrics.measures import DESCRIPTIONS, Measure, check_k
 from ..safe_text import to_csv
 from ..store.workspace import Workspace
@@ -75,7 +76,7 @@ class MeetingReport:
     leaderboard: pd.DataFrame
     metrics: tuple[str, ...]
     comparison: "ComparisonReport | None"
-    budget: "BudgetReport | None"
+    decision: Decision
     failures: pd.DataFrame
     top_failures: int
     history: pd.DataFrame | None
@@ -83,6 +84,17 @@ class MeetingReport:
     warnings: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default=())
     headline: str = ""  # the Overview's headline (`evalcore.report.headlines.overview_headline`)
+
+    @property
+    def budget(self) -> BudgetReport | None:
+        """Every run's k budget under the report's settings (the decision's)."""
+        return self.decision.budget
+
+    def to_dict(self) -> dict:
+        """``evalcore report --format json``: the decisions (`Decision.to_dict`) with the report's title, k and
+        headlines."""
+        return {"title": self.title, "k": self.k, "headline": self.headline, "k_headline": self.k_headline,
+                **self.decision.to_dict()}
 
     @property
     def k_headline(self) -> str | None:
@@ -150,9 +162,7 @@ def build_report(
     *,
     k: int | None = None,
     docs=None,
-    chunk_tokens: int | None = None,
-    price_per_mtok: float | None = None,
-    requests_per_month: float | None = None,
+    settings: BudgetSettings | None = None,
     baseline: str | None = None,
     top_failures: int = 5,
     title: str | None = None,
@@ -162,9 +172,10 @@ def build_report(
 ) -> MeetingReport:
     """The report of one evaluation at the chosen cutoff ``k`` (default: its largest k).
 
-    The cost of k (`evalcore.analyses.budget.k_budget`, with ``price_per_mtok`` and ``requests_per_month``) sizes
-    chunks from ``docs``, else as ``chunk_tokens`` each, else at the core's default chunk size (said in the
-    warnings). ``baseline`` is the run the others are
+    The answers (the best run, each run's k to take, the failures at k) are one `evalcore.analyses.decision.Decision`
+    under the k ``settings`` (price, requests a month, what a recall point is worth: the same as ``evalcore budget``
+    and the Choose k page); the cost of k sizes chunks from ``docs``, else as ``settings.chunk_tokens`` each, else at
+    the core's default chunk size (said in the warnings). ``baseline`` is the run the others are
     compared with (default: the first). ``failures`` (columns `FAILURE_COLUMNS`, from the ledger)
     and ``history`` (`Workspace.history` rows) come from a workspace; without ``failures`` the
     queries each run misses at k (hit@k = 0) are listed as untracked. ``provenance`` overrides
@@ -186,15 +197,12 @@ def build_report(
         compared = tuple(dict.fromkeys(["recall@1", f"recall@{chosen}", "mrr"]))
         comparison = compare_evaluation(evaluation, list(compared), baseline or evaluation.run_names[0])
 
-    headline = overview_headline(best_run(evaluation))
-    budget = None
-    if evaluation.results:
-        budget = k_budget(evaluation, docs=docs, chunk_tokens=chunk_tokens, max_k=max(DEFAULT_MAX_K, chosen),
-                          price_per_mtok=price_per_mtok, requests_per_month=requests_per_month,
-                          level=evaluation.level, rng=evaluation.seed)
+    decision = decide(evaluation, chosen, settings, docs=docs)
+    budget = decision.budget
+    if budget is not None:
         provenance["budget"] = {key: budget.settings.get(key) for key in
                                 ("documents", "tokenizer", "price_per_mtok", "price_source", "requests_per_month",
-                                 "max_k", "lambda", "lambda_source", "seed")}
+                                 "value_per_point", "max_k", "lambda", "lambda_source", "seed")}
 
     if failures is None:
         failures = untracked_failures(evaluation, chosen, provenance)
@@ -207,8 +215,8 @@ def build_report(
     return MeetingReport(
         title=title or f"Retrieval quality: {labels['name']}{version}, k = {chosen}",
         generated_at=provenance["generated_at"], k=chosen, leaderboard=board, metrics=metrics,
-        comparison=comparison, budget=budget, failures=order_failures(failures), top_failures=top_failures,
-        history=history, provenance=provenance, headline=headline,
+        comparison=comparison, decision=decision, failures=order_failures(failures), top_failures=top_failures,
+        history=history, provenance=provenance, headline=overview_headline(decision.best),
         warnings=tuple(f"[{w.code}] x{w.count}: {w.message}" for w in evaluation.all_warnings)
         + (tuple(f"[{w.code}] x{w.count}: {w.message}" for w in budget.warnings if w.code not in
                  {x.code for x in evaluation.all_warnings}) if budget is not None else ()),
@@ -261,7 +269,7 @@ def _context(report: MeetingReport) -> list:
     level = int(round(float(settings["level"]) * 100))
     n = int(report.leaderboard["n"].iloc[0])
     return [Safe(f"n = {n} evaluated queries; labels "), labels_ref(report.provenance),
-            Safe(f"; cutoffs k = {', '.join(str(x) for x in settings['k'])}, chosen k = {report.k}; "
+            Safe(f"; cutoffs k = {', '.join(str(x) for x in settings['k'])}, report at k = {report.k}; "
                  f"relevant = grade >= {settings['min_grade']:g}; {level}% intervals ({settings['ci_note']}); "
                  f"seed {settings['seed']}.")]
 
@@ -317,35 +325,32 @@ def _sections(report: MeetingReport) -> list[Section]:
             blocks.append(("p", [f"Planner ({base} vs {run}): {plan_summary(report.comparison.planner)}"]))
         out.append(("Paired comparison", blocks))
 
-    # Chosen k and its cost
+    # The k to take, and the cost at the report's k
     if report.budget is not None:
         settings = report.budget.settings
-        header = [Safe("run"), Safe("model"), Safe(f"recall@{report.k} (interval: leaderboard)"),
-                  Safe("prompt tokens per request (mean)"), Safe("$ per 1,000 requests")]
+        header = [Safe("run"), Safe("model"), Safe("k to take (rule)"), Safe(f"recall@{report.k} (interval: leaderboard)"),
+                  Safe(f"prompt tokens at k = {report.k} (mean)"), Safe("$ per 1,000 requests")]
         with_month = settings.get("requests_per_month") is not None
         if with_month:
             header.append(Safe("$ per month"))
-        header.append(Safe("k to take (why)"))
         rows, sentences = [], []
         for run in report.budget:
             at = run.row(report.k)
-            decided = k_decision(run)
-            cells = [run.name, run.model, Safe(f"{at['recall']:.4f}"),
+            decided = report.decision.k_to_take(run.name)
+            why = "trade-off" if decided.basis == BASIS_TRADE_OFF else "elbow: no trade-off given"
+            cells = [run.name, run.model, Safe(f"{decided.k} ({why})"), Safe(f"{at['recall']:.4f}"),
                      Safe(f"{at['tokens_mean']:,.0f}"), Safe(f"{at['cost_per_1k_requests']:.4f}")]
             if with_month:
                 cells.append(Safe(f"{at['cost_per_month']:,.2f}"))
-            why = "recommended" if decided.basis == BASIS_RECOMMENDED else "elbow: no trade-off given"
-            cells.append(Safe(f"{decided.k} ({why})"))
             rows.append(cells)
-            if decided.basis == BASIS_RECOMMENDED:  # the rule's pick, its stability and what stopping costs
-                sentences.append([run.name, Safe(": "), budget_summary(run)])
+            sentences.append([run.name, Safe(": "), budget_summary(run)])
         price = (f"Prompt cost at ${settings['price_per_mtok']:g} per million input tokens of the generator LLM "
                  f"({settings['price_source']}); tokens counted with {settings['tokenizer']}")
         docs = settings.get("documents")
         blocks = [("table", header, rows), ("p", [Safe(price), Safe("; documents "), docs or "(none)", Safe(".")]),
-                  *([("list", sentences)] if sentences else []),
-                  ("image", "recall_k", f"Recall against k with {level}% bands, the chosen k and each run's elbow")]
-        out.append((f"Chosen k = {report.k} and its cost", blocks))
+                  ("list", sentences),
+                  ("image", "recall_k", f"Recall against k with {level}% bands, the report's k and each run's k to take")]
+        out.append((f"The k to take, and the cost at k = {report.k}", blocks))
 
     # Top open failures
     failures = report.failures
@@ -357,7 +362,7 @@ def _sections(report: MeetingReport) -> list[Section]:
         opened = open_rows[open_rows["run"] == run]
         regressed = int(mine["regressed"].astype(bool).sum())
         counts.append([run, Safe(f": {len(mine)} of {int(board.loc[board['run'] == run, 'n'].iloc[0])} queries "
-                                 f"{MISS_NAMES[LEDGER_MODE]} at k = {report.k} (no relevant doc in the top "
+                                 f"{MISS_NAMES[FAILURE_MODE]} at k = {report.k} (no relevant doc in the top "
                                  f"{report.k}); {len(opened)} open"
                                  + (f", {regressed} regressed in this run" if regressed else ""))])
     blocks.append(("list", counts))
@@ -406,7 +411,7 @@ def _sections(report: MeetingReport) -> list[Section]:
         items.append([Safe("Split: "), f"{split['headline']} ({split['rule']}); {split['n_queries']} queries of the "
                                        f"whole label set {split['full_labels']} #{split['full_fingerprint']}"])
     settings = prov["settings"]
-    items.append([Safe(f"Settings: k = {', '.join(str(x) for x in settings['k'])}; chosen k = {report.k}; relevant = "
+    items.append([Safe(f"Settings: k = {', '.join(str(x) for x in settings['k'])}; report at k = {report.k}; relevant = "
                        f"grade >= {settings['min_grade']:g}; queries without a relevant doc: "
                        f"{settings['zero_relevant']}; {int(round(settings['level'] * 100))}% intervals, "
                        f"{settings['ci_note']}; seed {settings['seed']}.")])

@@ -16,7 +16,7 @@ later run changes the outcome again. People also add **cause tags** (`CAUSE_TAGS
 vocabulary; any short tag is accepted) and a **note**. Edits go through `Workspace.write` and are
 logged; outcomes themselves are never edited.
 
-A query fails at k when no relevant doc is in its top k (hit@k = 0: `evalcore.metrics.failure.LEDGER_MODE`,
+A query fails at k when no relevant doc is in its top k (hit@k = 0: `evalcore.metrics.failure.FAILURE_MODE`,
 decided by `failed_at_k`), and passes when its first relevant doc is at rank k or better. A run of chunks scored
 with evidence spans also fails on a **fragment** (a relevant chunk in the top k holding under half the evidence);
 each failing outcome says which kind it is (``failure``). The ledger's k defaults to the chosen k of the line's
@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import NotInWorkspace, invalid_parameter
-from ..metrics.failure import LEDGER_MODE, MISS_NAMES, failed_at_k
+from ..metrics.failure import FAILURE_MODE, MISS_NAMES, failed_at_k
 from ..metrics.measures import check_k
 from ..warning_log import plural
 from .database import _frame, _now
@@ -378,9 +378,9 @@ def _replay(frame: pd.DataFrame, line: str, labels: str, k: int) -> pd.DataFrame
     out["in_run"] = out["in_run"].astype(bool)
     ranks = out["first_rank"].to_numpy(dtype=np.float64, na_value=np.inf)
     # Only the first relevant rank is stored, so ``found`` is 1 when any relevant doc is in the top k, else 0:
-    # exactly what the ledger's meaning of failure (LEDGER_MODE, "none": nothing relevant found) asks.
+    # exactly what the ledger's meaning of failure (FAILURE_MODE, "none": nothing relevant found) asks.
     found = (ranks <= k).astype(np.int64)
-    nothing = failed_at_k(found, out["n_relevant"].to_numpy(), LEDGER_MODE)
+    nothing = failed_at_k(found, out["n_relevant"].to_numpy(), FAILURE_MODE)
     # A run of chunks with evidence spans also fails on a fragment: a relevant chunk holding under half the evidence.
     # Evidence recall is stored at the evaluation's own k: at another k the ledger cannot tell, and judges on the
     # relevant documents alone.
@@ -389,7 +389,7 @@ def _replay(frame: pd.DataFrame, line: str, labels: str, k: int) -> pd.DataFrame
         evidence = evidence.where(pd.to_numeric(out["evidence_k"], errors="coerce") == k)
     fragment = failed_at_k(found, out["n_relevant"].to_numpy(), "fragment", evidence.to_numpy(dtype=np.float64))
     out["passed"] = ~(nothing | fragment)
-    out["failure"] = np.select([nothing, fragment], [MISS_NAMES[LEDGER_MODE], MISS_NAMES["fragment"]], "")
+    out["failure"] = np.select([nothing, fragment], [MISS_NAMES[FAILURE_MODE], MISS_NAMES["fragment"]], "")
     out = out.sort_values(["query", "run_id"], kind="stable")
     grouped = out.groupby("query", sort=False)
     before = grouped["passed"].shift(1)

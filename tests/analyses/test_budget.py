@@ -230,7 +230,7 @@ def test_recommendation_on_a_curve_with_a_known_knee() -> None:
     stop = budget.stop_cost
     assert stop["recall_lost"] == 0 and stop["ci_low"] == stop["ci_high"] == 0
     assert stop["tokens_saved_mean"] == pytest.approx(2000)  # 20 chunks of 100 tokens
-    assert budget_summary(budget).startswith("k = 10; 100% of resamples pick 10")
+    assert budget_summary(budget).startswith("k = 10 (the trade-off); 100% of resamples pick 10")
 
 
 def test_stopping_early_reports_the_recall_lost_with_a_paired_interval() -> None:
@@ -379,7 +379,8 @@ def test_cli_json_shape_on_sample_data() -> None:
 def test_cli_table_and_csv() -> None:
     out = run_cli(*SAMPLE_ARGS, "--max-k", "5")
     assert out.returncode == 0, out.stderr
-    assert "run base" in out.stdout and "run tuned" in out.stdout and "recommended k =" in out.stdout
+    assert "run base" in out.stdout and "run tuned" in out.stdout and "k to take = " in out.stdout
+    assert "the elbow of recall@k" in out.stdout and "lambda =" not in out.stdout  # one rule: no trade-off given
     assert "labels labels:tune#" in out.stdout and "n = 224" in out.stdout  # the sample's tune split (holdout sealed)
     out = run_cli(*SAMPLE_ARGS, "--max-k", "5", "--format", "csv")
     assert out.returncode == 0, out.stderr

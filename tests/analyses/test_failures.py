@@ -31,7 +31,7 @@ def seed_evaluation(depth: int = 5) -> evalcore.Evaluation:
 
 def test_seed_example_misses_at_k1() -> None:
     ev = seed_evaluation()
-    table = missed_queries(ev, 1)
+    table = missed_queries(ev, 1, mode="any")
     assert list(table.columns) == FAILURE_COLUMNS
     assert set(table["query"]) == {"refund timing", "reset my password", "enterprise sso"}
     row = table.set_index("query").loc["refund timing"]
@@ -41,7 +41,7 @@ def test_seed_example_misses_at_k1() -> None:
     none = missed_queries(ev, 1, mode="none")
     assert set(none["query"]) == {"reset my password", "enterprise sso"}
     # At k = 3 everything is found.
-    assert missed_queries(ev, 3).empty
+    assert missed_queries(ev, 3, mode="any").empty
     # Context travels with every row (docs/metrics.md).
     assert set(table["k"]) == {1} and set(table["n"]) == {3} and set(table["model"]) == {"seed"}
     assert set(table["fingerprint"]) == {ev.labels.fingerprint}
@@ -49,7 +49,7 @@ def test_seed_example_misses_at_k1() -> None:
 
 def test_worst_first_order() -> None:
     ev = seed_evaluation()
-    order = missed_queries(ev, 1)["query"].tolist()
+    order = missed_queries(ev, 1, mode="any")["query"].tolist()
     # recall 0 before recall 0.5; among recall 0 the deeper first relevant doc first.
     assert order == ["enterprise sso", "reset my password", "refund timing"]
 
@@ -119,7 +119,7 @@ def test_missed_queries_agree_with_metrics() -> None:
     ev = evalcore.evaluate_runs([evalcore.read_run(r, name=n) for n, r in runs.items()], labels, k=12)
     for k in (1, 5, 12):
         for result in ev:
-            any_missed = missed_queries(ev, k, runs=[result.name])
+            any_missed = missed_queries(ev, k, mode="any", runs=[result.name])
             none_found = missed_queries(ev, k, mode="none", runs=[result.name])
             assert len(any_missed) == int((result.score(f"recall@{k}") < 1).sum())
             assert len(none_found) == int((result.score(f"hit@{k}") == 0).sum())
@@ -132,14 +132,14 @@ def test_relevant_doc_below_the_evaluated_depth_keeps_its_rank() -> None:
     ev = evalcore.evaluate_runs([evalcore.read_run(run, name="r")], labels, k=5)
     ranks = relevant_ranks(ev)
     assert ranks["rank"].tolist() == [8] and ranks["n_returned"].tolist() == [9]
-    assert missed_queries(ev, 5)["ranks"].tolist() == ["8"]
+    assert missed_queries(ev, 5, mode="any")["ranks"].tolist() == ["8"]
 
 
 def test_query_absent_from_run_and_ids_stay_strings() -> None:
     labels = {"007": ["a"], "7": ["b"]}
     run = {"7": ["b", "c"]}
     ev = evalcore.evaluate_runs([evalcore.read_run(run, name="r")], labels, k=3)
-    table = missed_queries(ev, 1).set_index("query")
+    table = missed_queries(ev, 1, mode="any").set_index("query")
     assert list(table.index) == ["007"]
     assert table.loc["007", "ranks"] == "query not in run"
     assert pd.isna(table.loc["007", "first_rank"])
@@ -187,7 +187,7 @@ def test_disagreements_biggest_first() -> None:
     a = {"q1": ["x"], "q2": ["x", "y"], "q3": ["o1", "o2", "o3", "o4", "o5", "x"], "q4": ["x"]}
     b = {"q1": ["o1", "o2", "o3", "x"], "q2": ["x", "o1", "y"], "q3": ["x"], "q4": ["x"]}
     ev = evalcore.evaluate_runs([evalcore.read_run(a, name="a"), evalcore.read_run(b, name="b")], labels, k=5)
-    table = disagreements(ev, 2, "a", "b")
+    table = disagreements(ev, 2, "a", "b", mode="any")
     # Full gaps first, the one whose missing run buried the doc deepest (rank 6 vs rank 4) first.
     assert table["query"].tolist() == ["q3", "q1", "q2"]
     by_query = table.set_index("query")
@@ -207,7 +207,7 @@ def test_filters_sort_and_walk() -> None:
                            "source": ["search_log", "support_ticket", ""]})
     run = {"q1": ["o", "x"], "q2": ["o", "o2", "x"], "q3": ["o"]}
     ev = evalcore.evaluate_runs([evalcore.read_run(run, name="r")], labels, k=5)
-    table = missed_queries(ev, 1)
+    table = missed_queries(ev, 1, mode="any")
     assert filter_failures(table, text="make.com (")["query"].tolist() == ["q1"]  # literal, not a pattern
     assert filter_failures(table, text="password")["query"].tolist() == ["q2"]  # case-insensitive
     assert filter_failures(table, text="Q3")["query"].tolist() == ["q3"]  # ids match too
@@ -241,7 +241,7 @@ def test_sample_data_failures_are_consistent() -> None:
     ev = evalcore.evaluate_runs([root / "base.trec", root / "tuned.trec"], root / "labels.tsv", k=100)
     where = landed(ev)
     for k in (1, 10, 100):
-        table = missed_queries(ev, k, where=where)
+        table = missed_queries(ev, k, mode="any", where=where)
         for result in ev:
             assert (table["run"] == result.name).sum() == int((result.score(f"recall@{k}") < 1).sum())
     query = missed_queries(ev, 10, where=where)["query"].iloc[0]

@@ -308,3 +308,20 @@ def test_two_sessions_storing_at_once_lose_nothing(tmp_path: Path) -> None:
     assert len(keys) == 24 and len(Workspace(tmp_path / "ws").files()) == 48
     fresh = Uploads(Workspace(tmp_path / "ws"))
     assert all(fresh.dataset(key) is not None for key in keys.values())
+
+
+def test_the_report_from_history_takes_the_k_choose_k_says_at_the_price_given(workspace_dir: Path) -> None:
+    # One answer per question: the price, requests a month and a recall point's worth typed on Choose k reach the
+    # meeting report, so the report's k to take is the page's (the trade-off), not the elbow.
+    at = app("views/failures.py", k="10")
+    at.button(key="FormSubmitter:failures.save_form-Save this evaluation to the workspace").click().run()
+    no_exceptions(at)
+    at.query_params.update({"price": "3", "rpm": "100000", "vpp": "20"})
+    at.switch_page("views/choose_k.py").run()
+    no_exceptions(at)
+    said = next(m.value for m in at.markdown if m.value.startswith("##### ")).removeprefix("##### ")
+    assert said.startswith("With your numbers, k = ")  # the trade-off, not the elbow
+    at.switch_page("views/history.py").run()
+    at.button(key="history.prepare").click().run()
+    no_exceptions(at)
+    assert said in [m.value for m in at.markdown]

@@ -21,7 +21,7 @@ def test_present_walks_the_failures_in_the_failures_page_order() -> None:
     assert f"Failure 1 of {len(order)} at k = 5" in words
     assert "The customer typed" in words and "What was relevant" in words
     told = markdown(at)
-    assert "missed a relevant doc at k = 5." in told
+    assert "found nothing relevant at k = 5." in told  # the failures, as the Failures page opens on them
     for run in ("base", "tuned", "tuned-256d"):
         assert f"{run} " in told
     assert "Came instead, in the top 5:" in told or "Nothing else in the top 5" in told

@@ -42,15 +42,15 @@ def test_html_report_carries_every_number_with_its_context_and_embeds_charts(tmp
         assert evaluation[run].model in page
     fingerprint = evaluation.labels.fingerprint
     assert f"labels v1 #{fingerprint}" in page
-    assert "n = 320 evaluated queries" in page and "chosen k = 5" in page and "seed 0" in page
+    assert "n = 320 evaluated queries" in page and "report at k = 5" in page and "seed 0" in page
     assert "95% intervals" in page
     assert labels_file.sha256[:12] in page and run_files["tuned"].sha256[:12] in page  # provenance of the inputs
     assert "Paired comparison" in page and "tuned beats base on recall@1" in page
-    assert "Chosen k = 5 and its cost" in page and "o200k_base" in page
+    assert "The k to take, and the cost at k = 5" in page and "o200k_base" in page
     assert "Top open failures" in page
     pngs = re.findall(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', page)
     assert len(pngs) == 2 and all(base64.b64decode(p).startswith(b"\x89PNG\r\n\x1a\n") for p in pngs)
-    assert 'alt="Recall against k with 95% bands, the chosen k and each run&#x27;s elbow"' in page
+    assert 'alt="Recall against k with 95% bands, the report&#x27;s k and each run&#x27;s k to take"' in page
     assert "<script" not in page.lower() and "http" not in page.replace(
         "https://vega.github.io", "")  # self-contained: nothing fetched
 
@@ -156,9 +156,11 @@ def test_the_reports_k_table_takes_the_same_k_as_its_headline() -> None:
                                         k=(1, 5))
     report = build_report(evaluation, k=5, docs=SAMPLE / "docs.jsonl")
     text = report.to_markdown()
-    assert "k to take (why)" in text and "recommended k" not in text
+    assert "k to take (rule)" in text and "recommended k" not in text
     for run in report.budget:
         decided = k_decision(run)
         assert decided.basis == "elbow" and f"{decided.k} (elbow: no trade-off given)" in text
         assert f"k = {decided.k} for {run.name}" in text  # the headline's k for this run
-    assert "of resamples" not in text  # the placeholder lambda's stability sentences are left out
+        # the stability sentence is the elbow's, never the placeholder lambda's pick
+        assert f"k = {decided.k} \\(the elbow\\)" in text and run.rule["rule_k"] == run.rule["rule_k"]
+    assert "trade-off" not in text.replace("no trade-off given", "")

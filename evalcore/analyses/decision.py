@@ -1,0 +1,84 @@
+"""The meeting's answers, computed once: which run, which k for each run, and how many queries each fails.
+
+A `Decision` is built from one evaluation and the person's k settings (`BudgetSettings`: price, requests a month,
+what a recall point is worth). Every surface that answers these questions renders this value and nothing else: the
+meeting report (Markdown, HTML and ``evalcore report --format json``), ``evalcore budget`` and the dashboard's pages
+read the same `BestRun`, `KDecision` and `FailureCounts` it holds, so a manager never meets two k's or two failure
+counts for one question.
+
+* **The best run**: `evalcore.analyses.headline.best_run` on ``hit@1`` (a relevant document first), the metric the
+  Overview's headline and chart both show.
+* **The k to take**: each run's `evalcore.analyses.k_decision.KDecision`, by one rule (the elbow until a trade-off is
+  given, then the trade-off), the ``recommended_k`` of ``evalcore budget`` at the same settings.
+* **Failures at k**: `evalcore.analyses.headline.failure_counts` in the one meaning of failure
+  (`evalcore.metrics.failure.FAILURE_MODE`: found nothing relevant in the top k), the count of the Failures page,
+  the failure ledger, History and the report.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..metrics.evaluation import Evaluation
+from ..metrics.failure import FAILURE_MODE, MISS_NAMES
+from .budget import k_budget
+from .budget_report import BudgetReport
+from .headline import BestRun, FailureCounts, best_run, failure_counts
+from .k_decision import KDecision, k_decision
+from .k_settings import BudgetSettings
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The answers for one evaluation at one k (failures are counted at ``k``) under one set of k settings."""
+
+    best: BestRun
+    budget: BudgetReport | None  # None when the evaluation has no run
+    failures: FailureCounts
+    k: int
+
+    def k_to_take(self, run: str) -> KDecision:
+        """The k to take for ``run``, by the one rule in force."""
+        return k_decision(self.budget[run])
+
+    def failed(self, run: str) -> int:
+        """How many queries ``run`` fails at `k` (found nothing relevant)."""
+        return next(r.failed for r in self.failures.runs if r.run == run)
+
+    def to_dict(self) -> dict:
+        """The decisions as plain values: ``evalcore report --format json``."""
+        runs = []
+        for counted in self.failures.runs:
+            decided = self.k_to_take(counted.run) if self.budget is not None else None
+            runs.append({
+                "name": counted.run, "model": counted.model,
+                "k": None if decided is None else decided.k, "k_basis": None if decided is None else decided.basis,
+                "recall_at_k_to_take": None if decided is None else decided.recall,
+                "tokens_at_k_to_take": None if decided is None else decided.tokens,
+                "failures": counted.failed, "n": counted.n,
+                "rescued_at_larger_k": None if self.failures.larger_k is None else counted.rescued,
+                "hit@1": self.best.means[counted.run].point,
+            })
+        settings = {} if self.budget is None else {
+            key: self.budget.settings.get(key) for key in ("price_per_mtok", "price_source", "requests_per_month",
+                                                           "value_per_point", "lambda", "lambda_source", "tokenizer")
+            if key not in ("lambda", "lambda_source") or self.budget.settings["lambda_source"] != "default"}
+        return {
+            "best_run": self.best.best, "best_run_metric": self.best.metric, "best_run_clear": self.best.clear,
+            "failures_at_k": self.k, "failure_means": MISS_NAMES[self.failures.mode],
+            "larger_k": self.failures.larger_k,
+            "labels": {"name": self.best.labels, "fingerprint": self.best.fingerprint}, "n": self.best.n,
+            "k_settings": settings, "runs": runs,
+        }
+
+
+def decide(evaluation: Evaluation, k: int, settings: BudgetSettings | None = None, *, docs=None) -> Decision:
+    """The meeting's answers for ``evaluation``: the best run, each run's k to take under ``settings`` (the k budget
+    reads chunk sizes from ``docs``), and each run's failures at ``k``."""
+    k = evaluation.check_k(k)
+    given = settings or BudgetSettings()
+    budget = None
+    if evaluation.results:
+        budget = k_budget(evaluation, docs=docs, settings=given, max_k=max(given.max_k, k), level=evaluation.level,
+                          rng=evaluation.seed)
+    return Decision(best_run(evaluation), budget, failure_counts(evaluation, k, mode=FAILURE_MODE), k)
