@@ -1,5 +1,5 @@
-"""The Overview's model: one row per run with intervals, the chart of recall@1, recall@k and MRR, the paired
-comparison in words, and the quality-against-cost points.
+"""The Overview's model: one row per run with intervals, the chart of hit@1 (the headline's metric), recall@k and MRR,
+the paired comparison in words, and the quality-against-cost points.
 
 The table and its chart are built for the one k shown (`overview`), fast, from the deep evaluation or the all-k
 curves once they are ready; the paired comparison (`comparison`) waits for those curves (they hold the resampled
@@ -14,7 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from evalcore.analyses.coverage import number_caveats
-from evalcore.analyses.headline import best_run
+from evalcore.analyses.headline import HEADLINE_METRIC, best_run, headline_means
 from evalcore.metrics.measures import DESCRIPTIONS
 from evalcore.report.compare import comparison_verdict, plan_summary
 from evalcore.report.headlines import best_run_line, overview_evidence
@@ -43,7 +43,7 @@ class Overview:
     metrics: list[str]  # the metric columns of the table, in order
     table: pd.DataFrame  # one row per run shown
     export: pd.DataFrame  # the table's numbers in long form, with their context, for the CSV download
-    chart: dict  # recall@1, recall@k and MRR with their intervals (a Vega-Lite spec)
+    chart: dict  # hit@1 (the headline's), recall@k and MRR with their intervals (a Vega-Lite spec)
     tradeoff: dict | None  # recall@k against price and index size; None when no run has either
     help: dict[str, str]  # column -> what it means
 
@@ -94,10 +94,23 @@ class Comparison:
 
 
 def metrics_shown(k: int, more: bool) -> list[str]:
-    main = list(dict.fromkeys(["recall@1", f"recall@{k}", "mrr"]))
+    """The table's metric columns: the headline's (`HEADLINE_METRIC`, a relevant document first) and recall@1,
+    recall@k and MRR, then with ``more`` every other cutoff metric."""
+    main = list(dict.fromkeys([HEADLINE_METRIC, "recall@1", f"recall@{k}", "mrr"]))
     extra = [f"hit@{k}", f"precision@{k}", f"ndcg@{k}", f"judged@{k}"] + (
-        ["hit@1", "precision@1", "ndcg@1", "judged@1"] if k != 1 else [])
-    return main + (extra if more else [])
+        ["precision@1", "ndcg@1", "judged@1"] if k != 1 else [])
+    return main + [m for m in extra if m not in main] if more else main
+
+
+def _with_headline_metric(summary: pd.DataFrame, evaluation, runs: tuple[str, ...]) -> pd.DataFrame:
+    """``summary`` with the headline metric's rows first (`evalcore.analyses.headline.headline_means`: the numbers
+    the headline says), in place of any it had."""
+    means = headline_means(evaluation, list(runs))
+    first = summary.drop_duplicates("run").set_index("run")
+    rows = pd.DataFrame([{**first.loc[run].to_dict(), "run": run, "metric": HEADLINE_METRIC, "k": 1,
+                          "mean": i.point, "ci_low": i.low, "ci_high": i.high, "ci_method": i.method}
+                         for run, i in means.items() if run in first.index], columns=summary.columns)
+    return pd.concat([rows, summary[summary["metric"] != HEADLINE_METRIC]], ignore_index=True)
 
 
 @st.cache_resource(max_entries=8, show_spinner=False, hash_funcs=HASH)
@@ -137,7 +150,7 @@ def overview(dataset: Dataset, k: int, runs: tuple[str, ...], more: bool, checks
     the blind share, judged depth and bounds columns, whose plain sentences the Integrity page says)."""
     evaluation = loading.evaluation(dataset).value
     summary = computed.summary(dataset, k, more)
-    summary = summary[summary["run"].isin(runs)]
+    summary = _with_headline_metric(summary[summary["run"].isin(runs)], evaluation, runs)
     metrics = metrics_shown(k, more)
     runs_meta = {r.name: r.run.metadata() for r in evaluation.results}
     labels = evaluation.labels
@@ -163,10 +176,10 @@ def overview(dataset: Dataset, k: int, runs: tuple[str, ...], more: bool, checks
     export = summary[summary["metric"].isin(metrics)][
         ["run", "model", "metric", "k", "mean", "ci_low", "ci_high", "n", "labels", "fingerprint", "ci_method", "level"]]
     models = "; ".join(f"{r} = {runs_meta[r]['model']}" for r in runs)
-    main = metrics[:len(metrics_shown(k, False))]
+    main = [m for m in metrics_shown(k, False) if m != "recall@1"]  # the chart: the headline's metric first
     chart = charts.metric_intervals(
         summary[summary["metric"].isin(main)], list(dataset.run_names),
-        title="Recall@1, recall@k and MRR with 95% intervals",  # the panels name k: the spec is the same for every k
+        title="A relevant document first (hit@1), recall@k and MRR with 95% intervals",  # the same spec at every k
         subtitle=f"n = {n:,} queries · labels {labels_ref} · {models}")
     points = pd.DataFrame([{
         "run": run, "model": runs_meta[run]["model"], "metric": f"recall@{k}",

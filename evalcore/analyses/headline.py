@@ -79,6 +79,14 @@ def is_real(c: Comparison) -> bool:
     return bool(c.significant) and (c.ci_low > 0 or c.ci_high < 0)
 
 
+def headline_means(evaluation: Evaluation, runs: Iterable[str] | None = None, *,
+                   metric: str = HEADLINE_METRIC) -> dict[str, Interval]:
+    """Each run's mean of ``metric`` with its interval, from the evaluation's own settings: the numbers the headline
+    says and the Overview's chart and table draw beside it."""
+    return {r.name: mean_interval(r.score(metric), evaluation.level, evaluation.n_resamples, evaluation.seed)
+            for r in chosen_results(evaluation, runs)}
+
+
 def best_run(evaluation: Evaluation, runs: Iterable[str] | None = None, *, metric: str = HEADLINE_METRIC) -> BestRun:
     """The best of ``runs`` (default: every run) on ``metric`` and how clearly, from the evaluation's own settings
     (level, resamples, seed): the same numbers wherever it is asked."""
@@ -86,8 +94,7 @@ def best_run(evaluation: Evaluation, runs: Iterable[str] | None = None, *, metri
     if not chosen:
         raise UsageError("Naming the best run needs at least one run.")
     scores = {r.name: r.score(metric) for r in chosen}
-    means = {name: mean_interval(values, evaluation.level, evaluation.n_resamples, evaluation.seed)
-             for name, values in scores.items()}
+    means = headline_means(evaluation, [r.name for r in chosen], metric=metric)
     order = sorted(range(len(chosen)), key=lambda i: (-means[chosen[i].name].point, i))
     best = chosen[order[0]].name
     comparisons: tuple[Comparison, ...] = ()

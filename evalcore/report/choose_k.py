@@ -67,7 +67,9 @@ def at_tokens_sentence(found: AtTokens) -> str:
         compared = found.comparisons.get(run.name)
         verdict = ""
         if compared is not None:
-            verdict = (f" (indistinguishable, {format_p(compared.p_adjusted)})" if not compared.significant
+            unsettled = compared.ci_low > 0 or compared.ci_high < 0  # the interval says a gap the test does not
+            verdict = (f" ({'could be luck' if unsettled else 'indistinguishable'}, {format_p(compared.p_adjusted)})"
+                       if not compared.significant
                        else f" (behind, {format_p(compared.p_adjusted)})")
         parts.append(f"{run.name} with k = {run.k} {run.value:.0%}{verdict}")
         if compared is not None and compared.significant and run.reaches_k is not None and run.reaches_k > run.k:

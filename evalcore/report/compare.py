@@ -22,7 +22,8 @@ def comparison_verdict(c: Comparison) -> str:
 
     "tuned beats base on recall@1 by 13.0 points (95% CI 8.7 to 17.3; p < 0.001; 45 wins, 6 losses, 249 ties;
     n = 300)." A significant gap whose interval reaches zero is called borderline; an interval that excludes zero
-    without a significant test says why; fewer than 50 queries (or a rough interval) adds the caveat.
+    without a significant test is a lead that "could be luck", with why (never "indistinguishable" beside an interval that
+    excludes zero); fewer than 50 queries (or a rough interval) adds the caveat.
     """
     level_text = f"{c.level * 100:g}% CI"
     p_text = format_p(c.p_adjusted) + (" after Holm" if c.n_comparisons > 1 else "")
@@ -40,6 +41,16 @@ def comparison_verdict(c: Comparison) -> str:
         )
         if lo <= 0:
             sentence += ". The interval still reaches zero, so the gap is borderline"
+    elif c.ci_low > 0 or c.ci_high < 0:  # the interval and the test disagree: never called indistinguishable
+        verb = "leads" if c.diff > 0 else "trails"
+        sentence = (
+            f"{c.run} {verb} {c.baseline} on {metric} by {format_amount(metric, abs(c.diff))} "
+            f"({c.run} minus {c.baseline}, {level_text} {format_amount(metric, c.ci_low, unit=False)} to "
+            f"{format_amount(metric, c.ci_high, unit=False)}; {p_text}; {counts}; n = {c.n}), but that could be "
+            "luck: the interval excludes zero, yet "
+            + (f"the gap does not survive correcting for {c.n_comparisons} comparisons" if c.p_value < c.alpha else
+               f"only {c.wins + c.losses} of the {c.n} queries differ, too few for the test to rule out chance")
+        )
     else:
         sentence = (
             f"{c.baseline} and {c.run} are indistinguishable on {metric} with {c.n} queries "
@@ -47,17 +58,6 @@ def comparison_verdict(c: Comparison) -> str:
             f"{format_amount(metric, c.ci_low, unit=False)} to {format_amount(metric, c.ci_high, unit=False)}; "
             f"{p_text}; {counts})"
         )
-        if c.ci_low > 0 or c.ci_high < 0:
-            if c.p_value < c.alpha:
-                sentence += (
-                    f". The interval excludes zero, but the gap does not survive correcting for "
-                    f"{c.n_comparisons} comparisons"
-                )
-            else:
-                sentence += (
-                    f". The interval excludes zero, but only {c.wins + c.losses} of the {c.n} queries "
-                    "differ, too few for the test to rule out chance"
-                )
     if not c.reliable:
         caveat = c.interval_note or f"only {c.n} queries: treat as a rough guide"
         sentence += f". {caveat[0].upper()}{caveat[1:]}"

@@ -48,6 +48,13 @@ def test_the_overview_headline_is_one_sentence_on_every_surface() -> None:
     assert f"{best}." in shown and evidence in shown
     assert at.subheader[0].value.replace("\\", "") == f"{best}."  # the first thing under the page's header
 
+    # The chart and the table under the headline show the headline's own metric, with its numbers: the same word.
+    found = best_run(_tune_evaluation())
+    assert "(hit@1)" in json.loads(at.get("vega_lite_chart")[0].proto.spec)["title"]["text"]
+    table = at.dataframe[0].value.set_index("run")  # the chart's numbers, as a table
+    assert {r: round(table.loc[r, "hit@1"], 6) for r in RUNS} == {r: round(i.point, 6) for r, i in found.means.items()}
+    assert table.loc[found.best, "hit@1 95% CI"] == f"{found.means[found.best].low:.3f} – {found.means[found.best].high:.3f}"
+
 
 def test_every_check_is_behind_a_toggle_on_the_overview_and_said_in_words_on_integrity() -> None:
     at = app()
