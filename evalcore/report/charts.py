@@ -31,11 +31,12 @@ def leaderboard_spec(board: pd.DataFrame, metrics: Sequence[str], provenance: di
         "data": {"values": values},
         "facet": {"column": {"field": "metric", "type": "nominal", "sort": list(metrics), "title": None}},
         "spec": {
-            "width": 170, "height": max(40, 24 * len(board)),
+            "width": 125, "height": max(40, 24 * len(board)),  # four facets fit an A4 page's width at natural size
             "layer": [
                 {"mark": {"type": "bar", "color": "#4c78a8", "opacity": 0.85},
                  "encoding": {"y": y, "x": {"field": "mean", "type": "quantitative", "title": None,
-                                            "scale": {"domain": [0, 1]}}}},
+                                            "scale": {"domain": [0, 1]},
+                                            "axis": {"values": [0, 0.5, 1], "format": ".1f"}}}},
                 {"mark": {"type": "rule", "color": "#222", "strokeWidth": 1.5},
                  "encoding": {"y": y, "x": {"field": "ci_low", "type": "quantitative"}, "x2": {"field": "ci_high"}}},
                 {"mark": {"type": "text", "align": "left", "dx": 4, "fontSize": 10},

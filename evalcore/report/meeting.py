@@ -1,6 +1,7 @@
-"""A one-page report for a meeting: the answer first (the best run, the k to take), then the leaderboard, paired
-comparison, the k to take and the cost at the report's k with recall against k, the top open failures, how each model line moved, and
-where every number came from.
+"""A one-page report for a meeting: the answers on page one (the best run, the k to take, the leaderboard, each run's
+failures and the top open ones), then an appendix on pages of its own: the paired comparison, the k to take and the
+cost at the report's k with recall against k, the leaderboard drawn, how each model line moved, and where every
+number came from.
 
 `build_report` takes an `Evaluation` (and optionally the failure ledger, history and provenance);
 `report_from_workspace` fills those from a saved evaluation. The `MeetingReport` renders as
@@ -42,7 +43,7 @@ from .charts import history_spec, leaderboard_spec, recall_k_spec
 from .choose_k import choose_k_headline
 from .compare import comparison_verdict, plan_summary
 from .headlines import overview_headline
-from .meeting_render import CHART_SCALE, Safe, Section, labels_ref, render_html, render_markdown
+from .meeting_render import CHART_SCALE, Safe, Section, compact_png, labels_ref, render_html, render_markdown
 from .meeting_tables import (
     FAILURE_COLUMNS,
     UNTRACKED,
@@ -51,6 +52,8 @@ from .meeting_tables import (
     ledger_failures,
     now,
     order_failures,
+    page_one_failures,
+    page_one_room,
     untracked_failures,
 )
 
@@ -116,25 +119,31 @@ class MeetingReport:
             specs["history"] = history_spec(self.history, self.k, self.leaderboard["level"].iloc[0], self.provenance)
         return specs
 
-    def chart_pngs(self, scale: int = 2) -> dict[str, bytes]:
-        """The charts as PNG bytes (vl-convert). Empty when vl-convert-python is not installed."""
+    def chart_pngs(self, scale: float = CHART_SCALE) -> dict[str, bytes]:
+        """The charts as PNG bytes (vl-convert), recompressed (`compact_png`). Empty when vl-convert-python is not
+        installed."""
         try:
             import vl_convert  # optional (the dashboard extra) and slow to load: only when charts are drawn
         except ImportError:
             return {}
-        return {name: bytes(vl_convert.vegalite_to_png(spec, scale=scale)) for name, spec in self.chart_specs().items()}
+        return {name: compact_png(bytes(vl_convert.vegalite_to_png(spec, scale=scale)))
+                for name, spec in self.chart_specs().items()}
 
     def to_markdown(self, images: Mapping[str, str] | None = None) -> str:
-        """Markdown; ``images`` maps chart names to image paths or URLs to link (none by default)."""
-        return render_markdown(self.title, _sections(self), self.notes, dict(images or {}))
+        """Markdown: the answers, then "Appendix: details"; ``images`` maps chart names to image paths or URLs to link
+        (none by default)."""
+        answers, appendix = _sections(self)
+        return render_markdown(self.title, answers, self.notes, dict(images or {}), appendix)
 
     def to_html(self, charts: bool = True) -> str:
-        """One self-contained HTML page; charts embedded as PNG data URIs (unless ``charts`` is False)."""
+        """One self-contained HTML page: printed, the answers fill one A4 page and "Appendix: details" starts the next;
+        charts embedded as PNG data URIs (unless ``charts`` is False)."""
         pngs = self.chart_pngs(CHART_SCALE) if charts else {}
         notes = list(self.notes)
         if charts and not pngs:
             notes.append("Charts left out: vl-convert-python is not installed (pip install 'evalcore[dashboard]').")
-        return render_html(self.title, _sections(self), notes, pngs)
+        answers, appendix = _sections(self)
+        return render_html(self.title, answers, notes, pngs, appendix)
 
     def write(self, path: str | os.PathLike, *, charts: bool = True) -> list[Path]:
         """Write the report by extension: ``.html``/``.htm`` one file; ``.md`` the Markdown plus one PNG per
@@ -274,11 +283,14 @@ def _context(report: MeetingReport) -> list:
                  f"seed {settings['seed']}.")]
 
 
-def _sections(report: MeetingReport) -> list[Section]:
-    """The page as sections of blocks: ("p", parts), ("table", header, rows), ("list", items), ("image", name, alt)."""
+def _sections(report: MeetingReport) -> tuple[list[Section], list[Section]]:
+    """The page as sections of blocks (("p", parts), ("lead", parts), ("table", header, rows), ("list", items),
+    ("image", name, alt)): first the answers a meeting needs, one A4 page (the best run, the k to take, the
+    leaderboard, each run's failures and the top ones), then the appendix of the details behind them."""
     board = report.leaderboard
     level = int(round(float(board["level"].iloc[0]) * 100))
     out: list[Section] = []
+    appendix: list[Section] = []
 
     # The answer first: the best run, and the k to take
     answer: list = [("lead", [report.headline])]
@@ -302,15 +314,38 @@ def _sections(report: MeetingReport) -> list[Section]:
         rows.append(cells)
 
     blocks: list = [("p", _context(report)), ("table", header, rows)]
-    meanings = [[Safe(f"{m}: "), Safe(DESCRIPTIONS[Measure.parse(m).name])] for m in report.metrics]
-    blocks.append(("list", meanings))
     notes = sorted({n for n in board["note"] if n})
     if notes:
         blocks.append(("p", [Safe("Note: "), *notes]))
-    blocks.append(("image", "leaderboard", f"Leaderboard chart: means with {level}% intervals"))
     out.append((f"Leaderboard at k = {report.k}", blocks))
 
-    # Paired comparison
+    # Each run's failures, and the top open ones (as many as the page has room for; all of them in the appendix)
+    failures = report.failures
+    open_rows = failures[failures["status"].isin(_OPEN)]
+    runs = [str(run) for run in board["run"]]
+    counts = []
+    for run in runs:
+        mine = failures[failures["run"] == run]
+        opened = open_rows[open_rows["run"] == run]
+        regressed = int(mine["regressed"].astype(bool).sum())
+        counts.append([run, Safe(f": {len(mine)} of {int(board.loc[board['run'] == run, 'n'].iloc[0])} queries "
+                                 f"{MISS_NAMES[FAILURE_MODE]} at k = {report.k} (no relevant doc in the top "
+                                 f"{report.k}); {len(opened)} open"
+                                 + (f", {regressed} regressed in this run" if regressed else ""))])
+    top = pd.concat([open_rows[open_rows["run"] == run].head(report.top_failures) for run in runs])
+    room = page_one_room(len(runs), report.top_failures)
+    shown, cut = page_one_failures(top, runs, room)
+    full = f"Top open failures at k = {report.k} in full (up to {report.top_failures} per run, regressions first)"
+    blocks = [("list", counts)]
+    if len(shown):
+        blocks.append(("table", _FAILURE_HEADER, _failure_rows(shown)))
+    else:
+        blocks.append(("p", [Safe("No open failures.")]))
+    if cut:
+        blocks.append(("p", [Safe(f"Cut to fit the page; the appendix has them in full (\u201c{full}\u201d).")]))
+    out.append((f"Top open failures at k = {report.k} (up to {room} per run, regressions first)", blocks))
+
+    # The appendix: the details behind the answers
     if report.comparison is not None:
         models = {r["run"]: r["model"] for r in board.to_dict(orient="records")}
         items = []
@@ -323,7 +358,7 @@ def _sections(report: MeetingReport) -> list[Section]:
         if report.comparison.planner is not None:
             base, run = report.comparison.planner_pair
             blocks.append(("p", [f"Planner ({base} vs {run}): {plan_summary(report.comparison.planner)}"]))
-        out.append(("Paired comparison", blocks))
+        appendix.append(("Paired comparison", blocks))
 
     # The k to take, and the cost at the report's k
     if report.budget is not None:
@@ -350,37 +385,16 @@ def _sections(report: MeetingReport) -> list[Section]:
         blocks = [("table", header, rows), ("p", [Safe(price), Safe("; documents "), docs or "(none)", Safe(".")]),
                   ("list", sentences),
                   ("image", "recall_k", f"Recall against k with {level}% bands, the report's k and each run's k to take")]
-        out.append((f"The k to take, and the cost at k = {report.k}", blocks))
+        appendix.append((f"The k to take, and the cost at k = {report.k}", blocks))
 
-    # Top open failures
-    failures = report.failures
-    open_rows = failures[failures["status"].isin(_OPEN)]
-    blocks = []
-    counts = []
-    for run in board["run"]:
-        mine = failures[failures["run"] == run]
-        opened = open_rows[open_rows["run"] == run]
-        regressed = int(mine["regressed"].astype(bool).sum())
-        counts.append([run, Safe(f": {len(mine)} of {int(board.loc[board['run'] == run, 'n'].iloc[0])} queries "
-                                 f"{MISS_NAMES[FAILURE_MODE]} at k = {report.k} (no relevant doc in the top "
-                                 f"{report.k}); {len(opened)} open"
-                                 + (f", {regressed} regressed in this run" if regressed else ""))])
-    blocks.append(("list", counts))
-    header = [Safe("run"), Safe("query"), Safe("what the customer typed"), Safe("status"),
-              Safe("first relevant rank"), Safe("failing since"), Safe("tags"), Safe("note")]
-    rows = []
-    for run in board["run"]:
-        for row in open_rows[open_rows["run"] == run].head(report.top_failures).to_dict(orient="records"):
-            status = row["status"] + (" (regressed in this run)" if row["regressed"] and row["status"] != "regressed"
-                                      else "")
-            rank = "none returned" if pd.isna(row["first_rank"]) else f"rank {int(row['first_rank'])}"
-            rows.append([row["run"], row["query"], row["query_text"] or "", status, Safe(rank), row["since"] or "",
-                         row["tags"] or "", row["note"] or ""])
-    if rows:
-        blocks.append(("table", header, rows))
-    else:
-        blocks.append(("p", [Safe("No open failures.")]))
-    out.append((f"Top open failures at k = {report.k} (up to {report.top_failures} per run, regressions first)", blocks))
+    # The leaderboard drawn, and what its metrics mean
+    meanings = [[Safe(f"{m}: "), Safe(DESCRIPTIONS[Measure.parse(m).name])] for m in report.metrics]
+    appendix.append((f"The leaderboard at k = {report.k} drawn, and what its metrics mean",
+                     [("image", "leaderboard", f"Leaderboard chart: means with {level}% intervals"),
+                      ("list", meanings)]))
+
+    if cut:
+        appendix.append((full, [("table", _FAILURE_HEADER, _failure_rows(top))]))
 
     # History
     if report.history is not None and not report.history.empty and report.history["step"].max() > 1:
@@ -390,8 +404,8 @@ def _sections(report: MeetingReport) -> list[Section]:
                   Safe("labels version")]
         rows = [[r.line, Safe(str(r.step)), r.run, r.model, _ci(r.mean, r.ci_low, r.ci_high), Safe(str(r.n)),
                  Safe(f"v{r.labels_version} #{r.fingerprint}")] for r in frame.itertuples(index=False)]
-        out.append(("Model lines over time", [("table", header, rows),
-                                              ("image", "history", f"{metric} over each model line's runs")]))
+        appendix.append(("Model lines over time", [("table", header, rows),
+                                                   ("image", "history", f"{metric} over each model line's runs")]))
 
     # Provenance
     prov = report.provenance
@@ -428,11 +442,26 @@ def _sections(report: MeetingReport) -> list[Section]:
              Safe(minute(r["uploaded_at"]) if r.get("uploaded_at") else ""), Safe(_num(r.get("price_per_mtok"))), Safe(_num(r.get("dims"))),
              Safe(_num(r.get("index_bytes"))), Safe(_num(r.get("n_queries")))] for r in prov["runs"]]
     blocks.append(("table", header, rows))
+    appendix.append(("Provenance", blocks))
     if report.warnings:
-        blocks.append(("p", [Safe("Warnings:")]))
-        blocks.append(("list", [[w] for w in report.warnings]))
-    out.append(("Provenance", blocks))
-    return out
+        appendix.append(("Warnings", [("list", [[w] for w in report.warnings])]))
+    return out, appendix
+
+
+_FAILURE_HEADER = [Safe("run"), Safe("query"), Safe("what the customer typed"), Safe("status"),
+                   Safe("first relevant rank"), Safe("failing since"), Safe("tags"), Safe("note")]
+
+
+def _failure_rows(frame: pd.DataFrame) -> list[list]:
+    """One row per failure of ``frame`` (columns `FAILURE_COLUMNS`) under `_FAILURE_HEADER`."""
+    rows = []
+    for row in frame.to_dict(orient="records"):
+        status = row["status"] + (" (regressed in this run)" if row["regressed"] and row["status"] != "regressed"
+                                  else "")
+        rank = "not in its list" if pd.isna(row["first_rank"]) else f"rank {int(row['first_rank'])}"
+        rows.append([row["run"], row["query"], row["query_text"] or "", status, Safe(rank), row["since"] or "",
+                     row["tags"] or "", row["note"] or ""])
+    return rows
 
 
 def _num(value: object) -> str:

@@ -3,7 +3,8 @@
 Failures come either from the workspace's ledger (`ledger_failures`: status, tags, notes and
 regressions as of each run) or, without a workspace, straight from the evaluation
 (`untracked_failures`: the queries each run misses at k). `default_provenance` says where the
-inputs came from when there is no workspace: file names and their SHA-256.
+inputs came from when there is no workspace: file names and their SHA-256. `page_one_failures` is the share of the
+top failures the report's first page has room for, long texts cut.
 """
 
 from __future__ import annotations
@@ -29,6 +30,16 @@ FAILURE_COLUMNS = [
 
 UNTRACKED = "untracked"
 """Status of a failure when the evaluation is not in a workspace (no ledger to say more)."""
+
+PAGE_ONE_FAILURES = 15
+"""At most this many top failures on the report's first page, shared among the runs (at least one each)."""
+
+PAGE_ONE_ROWS = 21
+"""The first page's room in table rows and list lines beside the headlines: each run takes one in the leaderboard and
+one in the failure counts; its top failures share what is left (`page_one_room`)."""
+
+PAGE_ONE_TEXT = {"run": 20, "query": 16, "query_text": 48, "since": 20, "tags": 24, "note": 32}
+"""The most characters of each user-text column of the first page's failures (longer ones are cut, ending in "…")."""
 
 _STATUS_ORDER = {"regressed": 0, "new": 1, "known": 2, UNTRACKED: 3, "won't fix": 4, "fixed": 5}
 
@@ -119,6 +130,37 @@ def order_failures(frame: pd.DataFrame) -> pd.DataFrame:
     }, index=frame.index)
     order = keys.sort_values(list(keys.columns), kind="stable").index
     return frame.loc[order].reset_index(drop=True)
+
+
+def page_one_room(runs: int, per_run: int) -> int:
+    """How many top failures of each run the first page shows: ``per_run``, fewer when the runs are many (at least
+    one each; `PAGE_ONE_ROWS`, `PAGE_ONE_FAILURES`)."""
+    runs = max(1, runs)
+    return min(per_run, max(1, min(PAGE_ONE_FAILURES, PAGE_ONE_ROWS - 2 * runs) // runs))
+
+
+def page_one_failures(top: pd.DataFrame, runs: Sequence[str], room: int) -> tuple[pd.DataFrame, bool]:
+    """The rows of ``top`` (each run's top failures, in order) the first page shows: the first ``room`` of each run
+    (`page_one_room`), their long texts cut (`PAGE_ONE_TEXT`); and whether anything was left out or cut, so that the
+    appendix lists them in full."""
+    kept = pd.concat([top[top["run"] == run].head(room) for run in runs]) if len(runs) else top.head(0)
+    shown = kept.copy()
+    for column, limit in PAGE_ONE_TEXT.items():
+        shown[column] = [clipped(value, limit) for value in kept[column]]
+    cut = len(kept) < len(top) or any(a != _plain(b) for c in PAGE_ONE_TEXT for a, b in zip(shown[c], kept[c]))
+    return shown.reset_index(drop=True), cut
+
+
+def clipped(value: object, limit: int) -> str:
+    """User text on one line (runs of whitespace as one space), at most ``limit`` characters; cut, it ends in "…"."""
+    text = _plain(value)
+    return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
+
+
+def _plain(value: object) -> str:
+    if value is None or (isinstance(value, float) and np.isnan(value)) or value is pd.NA:
+        return ""
+    return " ".join(str(value).split())
 
 
 def leaderboard(evaluation: Evaluation, metrics: Sequence[str], k: int, provenance: dict) -> pd.DataFrame:

@@ -164,3 +164,78 @@ def test_the_reports_k_table_takes_the_same_k_as_its_headline() -> None:
         # the stability sentence is the elbow's, never the placeholder lambda's pick
         assert f"k = {decided.k} \\(the elbow\\)" in text and run.rule["rule_k"] == run.rule["rule_k"]
     assert "trade-off" not in text.replace("no trade-off given", "")
+
+
+def test_the_answers_come_first_and_the_details_in_an_appendix_on_a_page_of_its_own() -> None:
+    evaluation = evalcore.evaluate_runs([SAMPLE / "base.trec", SAMPLE / "tuned.trec"], SAMPLE / "labels.tsv",
+                                        k=(1, 5))
+    report = build_report(evaluation, k=5, docs=SAMPLE / "docs.jsonl")
+    text = report.to_markdown()
+    order = ["## The answer", "## Leaderboard at k = 5", "## Top open failures at k = 5", "## Appendix: details",
+             "### Paired comparison", "### The k to take, and the cost at k = 5",
+             "### The leaderboard at k = 5 drawn, and what its metrics mean", "### Provenance"]
+    assert [text.index(h) for h in order] == sorted(text.index(h) for h in order)
+    answers = text[:text.index("## Appendix: details")]
+    assert report.headline.split(" (")[0].replace("Best run: ", "") in answers and "base: " in answers
+    assert "recall@1: Share of" not in answers and "Planner" not in answers  # details wait in the appendix
+
+    page = report.to_html(charts=False)
+    appendix = page.index('<section class="appendix">')
+    assert "break-before:page" in page and "@page{size:A4" in page
+    assert page.index("<h2>The answer</h2>") < page.index("<h2>Top open failures at k = 5") < appendix
+    assert page.index("Appendix: details") > appendix and page.count("Appendix: details") == 1
+    assert page.index("<h3>Paired comparison</h3>") > appendix and page.index("<h3>Provenance</h3>") > appendix
+
+
+def test_page_one_cuts_long_failures_and_the_appendix_lists_them_in_full(tmp_path) -> None:
+    ws, latest = _hostile_workspace(tmp_path)
+    note = "<b>bold</b> " * 12  # long, and markup
+    ws.archive.set_note("m<i>odel</i>", "q1", note)
+    report = report_from_workspace(ws, latest)
+    page = report.to_html(charts=False)
+    answers, appendix = page.split('<section class="appendix">')
+    assert "<b>" not in page and "&lt;b&gt;bold&lt;/b&gt; &lt;b&gt;bold" in answers
+    assert "…" in answers and "Cut to fit the page" in answers
+    assert "&lt;b&gt;bold&lt;/b&gt; " * 11 not in answers and "&lt;b&gt;bold&lt;/b&gt; " * 11 in appendix
+    assert "Top open failures at k = 1 in full" in appendix
+    text = report.to_markdown()
+    assert "\\<b\\>bold\\</b\\> " * 11 in text[text.index("## Appendix: details"):]
+
+    # With top failures that fit, nothing is cut and the appendix has no second list.
+    ws.archive.set_note("m<i>odel</i>", "q1", "short")
+    page = report_from_workspace(ws, latest).to_html(charts=False)
+    assert "Cut to fit" not in page and "in full" not in page
+
+
+def test_page_one_shares_its_room_among_the_runs() -> None:
+    from evalcore.report.meeting_tables import page_one_room
+
+    assert [page_one_room(runs, 5) for runs in (1, 2, 3, 4, 6, 12)] == [5, 5, 5, 3, 1, 1]
+    assert page_one_room(1, 40) == 15 and page_one_room(2, 40) == 7 and page_one_room(3, 0) == 0
+
+
+def test_compact_png_is_the_same_image_smaller() -> None:
+    import struct
+    import zlib
+
+    from evalcore.report.meeting_render import compact_png
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+    width, height = 64, 32
+    pixels = b"".join(b"\x01" + bytes([200, 30, 30, 255]) + b"\x00" * (4 * (width - 1)) for _ in range(height))
+    png = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 6, 0, 0, 0))
+           + chunk(b"pHYs", struct.pack(">IIB", 2835, 2835, 1)) + chunk(b"IDAT", zlib.compress(pixels, 0))
+           + chunk(b"IEND", b""))
+    small = compact_png(png)
+    assert len(small) < len(png) / 4 and small[:8] == png[:8] and small[8:33] == png[8:33]  # signature, IHDR
+    chunks, at = {}, 8
+    while at < len(small):
+        size, kind = struct.unpack(">I4s", small[at:at + 8])
+        body = small[at + 8:at + 8 + size]
+        assert struct.unpack(">I", small[at + 8 + size:at + 12 + size])[0] == zlib.crc32(kind + body)
+        chunks[kind] = body
+        at += 12 + size
+    assert list(chunks) == [b"IHDR", b"pHYs", b"IDAT", b"IEND"] and zlib.decompress(chunks[b"IDAT"]) == pixels
+    assert compact_png(b"not a png") == b"not a png" and compact_png(png[:40]) == png[:40]
