@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import streamlit as st
 
-from evalcore.analyses.failure_story import failure_story
+from evalcore.analyses.failure_story import excerpt, failure_story
 from evalcore.store.datasets import Dataset
 
 from dashboard import computed, loading
@@ -14,6 +16,35 @@ from dashboard.page_models import failures
 
 INSTEAD = 2
 """What came instead: the first entries shown of each run's list above the relevant doc (the rest are counted)."""
+RELEVANT_CHARS = 190
+"""A relevant doc's title and text together: two lines across a 1280 px screen."""
+INSTEAD_CHARS = 100
+"""A doc that came instead (title, and for a chunk its text): under three lines of a run's column."""
+NAME_CHARS = 60
+"""The longest title a doc keeps: under two lines of a run's column."""
+QUERY_CHARS = 320
+"""The most of what the customer typed shown in large type (three lines at the smallest size); the whole text is
+one click away, under "The numbers"."""
+QUERY_SIZES = ((56, "large"), (110, "medium"), (190, "small"))
+"""A query's type size by its length in characters: one line large, two lines medium, about three lines small,
+else "smaller" (up to `QUERY_CHARS`): a long claim shrinks rather than push the runs off a 1280 x 720 screen."""
+
+
+class ShownQuery(NamedTuple):
+    """What the customer typed as the presenter view shows it: the ``text`` (cut to `QUERY_CHARS`), its type
+    ``size`` (`QUERY_SIZES`) and whether it was ``cut``."""
+
+    text: str
+    size: str
+    cut: bool
+
+
+def shown_query(text: str) -> ShownQuery:
+    """``text`` at the type size that keeps it within about three lines of a 1280 px screen, cut if longer."""
+    flat = " ".join(text.split())
+    shown = excerpt(flat, QUERY_CHARS) or flat
+    size = next((name for limit, name in QUERY_SIZES if len(shown) <= limit), "smaller")
+    return ShownQuery(shown, size, shown != flat)
 
 
 def sequence(dataset: Dataset, k: int, mode: str, runs: tuple[str, ...], sources: tuple[str, ...], text: str,
@@ -34,7 +65,8 @@ def story(dataset: Dataset, query: str, k: int, runs: tuple[str, ...], mode: str
     loaded = computed.drill_down(dataset, query, k, runs)
     if not loaded.ok:
         return loaded
-    return loading.attempt(failure_story, loaded.value, mode=mode, instead=INSTEAD, chars=170, instead_chars=90)
+    return loading.attempt(failure_story, loaded.value, mode=mode, instead=INSTEAD, chars=RELEVANT_CHARS,
+                           instead_chars=INSTEAD_CHARS, name_chars=NAME_CHARS)
 
 
 drill_down = failures.drill_down
