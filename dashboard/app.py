@@ -3,6 +3,11 @@
 The folder is not called ``pages/``: Streamlit would also treat that as an old-style page folder,
 and a fresh server's first visitor would get its sidebar and a "Page not found" notice.
 
+A path that names no page (``/home``, an old or mistyped link) opens the Overview with the link's
+selections, without Streamlit's "Page not found" dialog: Streamlit 1.67 answers a path it cannot match with that
+dialog over the default page (``st.navigation`` sends ``page_not_found``), and offers no setting against it, so the
+path asked for is given a hidden page of its own that switches to the Overview (`_unknown_path`).
+
     streamlit run dashboard/app.py      (or: bash scripts/start.sh)
 """
 
@@ -11,6 +16,7 @@ import threading
 from pathlib import Path
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # `streamlit run` puts only this folder on the path; pages import `dashboard.*`
@@ -27,13 +33,27 @@ from dashboard import access_ui  # noqa: E402 - after the path above is set
 
 access_ui.gate()  # with sign-in configured: nobody sees a page before signing in (and being on a list)
 
-OVERVIEW = st.Page("views/overview.py", title="Overview", icon=":material/leaderboard:", url_path="home", default=True)
+# The Overview is served at the root; its own name in Streamlit's registry is empty too, so no typed path is
+# answered as the default page's own name (which Streamlit would meet with "Page not found").
+OVERVIEW = st.Page("views/overview.py", title="Overview", icon=":material/leaderboard:", url_path="", default=True)
 
 
 def _overview_by_name() -> None:
-    """``/overview`` (a link typed or kept by name): the Overview, at the root where Streamlit serves it, same
-    selections. Streamlit answers the default page's own path with "Page not found"."""
+    """``/overview``, ``/home`` or any path that names no page: the Overview, at the root where Streamlit serves it,
+    same selections."""
     st.switch_page(OVERVIEW, query_params={name: st.query_params.get_all(name) for name in st.query_params})
+
+
+def _unknown_path(pages: list) -> list:
+    """A hidden page for the path this visit asks for when no page has it (``/home``): the Overview by name, instead
+    of Streamlit's "Page not found" dialog over it. No page for a known path, the root, or a path Streamlit cannot
+    name a page after (``/a/b``)."""
+    ctx = get_script_run_ctx()
+    asked = str(getattr(getattr(ctx, "pages_manager", None), "intended_page_name", None) or "").strip("/")
+    known = {page.url_path for page in pages}
+    if not asked or "/" in asked or asked in known:
+        return []
+    return [st.Page(_overview_by_name, title="Overview", url_path=asked, visibility="hidden")]
 
 
 PAGES = [
@@ -51,4 +71,4 @@ PAGES = [
     st.Page(_overview_by_name, title="Overview", url_path="overview", visibility="hidden"),
 ]
 
-st.navigation(PAGES, position="top").run()
+st.navigation(PAGES + _unknown_path(PAGES), position="top").run()

@@ -1,5 +1,7 @@
 # Shared setup for the README's commands: a virtual environment in .venv with the project installed.
-# Sourced, not run. Re-running is cheap: pip only installs what is missing or changed.
+# Sourced, not run, with the extras to install (start.sh: dashboard,ann; test.sh: test,dashboard). Re-running is
+# cheap: pip only installs what is missing or changed (a stamp per set of extras, renewed when pyproject.toml
+# changes).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"

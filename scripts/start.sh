@@ -10,7 +10,8 @@ HOST="${EVALCORE_HOST:-127.0.0.1}"
 PORT="${EVALCORE_PORT:-8501}"
 # Before anything is installed or started: no sign-in, no network.
 "${PYTHON:-python3}" "$(dirname "$0")/serving_check.py" "$HOST" "$@"
-source "$(dirname "$0")/_env.sh" dashboard
+# The dashboard and the `ann` extra (faiss-cpu): the Index size page offers approximate indexes, so they work here.
+source "$(dirname "$0")/_env.sh" dashboard,ann
 echo "evalcore dashboard: starting on http://${HOST}:${PORT}  (sample data loaded; Ctrl+C stops it)"
 .venv/bin/python -m streamlit run dashboard/app.py --server.address "$HOST" --server.port "$PORT" \
   --server.headless true --browser.gatherUsageStats false "$@" &

@@ -13,6 +13,7 @@ import streamlit as st
 
 from evalcore.analyses import failures as core_failures
 from evalcore.analyses.headline import failure_counts
+from evalcore.analyses.landed import not_returned
 from evalcore.metrics.failure import MISS_MODES, MISS_NAMES
 from evalcore.report.headlines import failures_headline
 from evalcore.store.datasets import Dataset
@@ -81,12 +82,14 @@ def evaluated_queries(dataset: Dataset) -> list[str]:
 
 def rows_shown(table: core_failures.FailureList, limit: int, columns: list[str]) -> pd.DataFrame:
     """The first ``limit`` rows of the failure list as the page shows them: "1 of 2" relevant found, the first
-    relevant rank in words where a run returned none ("none returned"), a missing source as "(not set)"."""
+    relevant rank in words where a run returned none (as its ``ranks`` say it: "not in its top 100", or "query not in
+    run"), a missing source as "(not set)"."""
     shown = table.frame(limit=limit)
     first = shown["first_rank"].astype("Float64")
     return shown.assign(
         found=shown["found"].astype(str) + " of " + shown["n_relevant"].astype(str),
-        first_rank=[str(int(r)) if not pd.isna(r) else "none returned" for r in first.tolist()],
+        first_rank=[str(int(r)) if not pd.isna(r) else str(words).split(", ")[0]
+                    for r, words in zip(first.tolist(), shown["ranks"])],
         source=shown["source"].astype(object).where(shown["source"].notna(), "(not set)"),
     )[columns]
 
@@ -161,9 +164,14 @@ def drill_down(dataset: Dataset, query: str, k: int, runs: tuple[str, ...]) -> L
 
 def scores_shown(drill: core_failures.DrillDown) -> pd.DataFrame:
     """The drill-down's per-run scores as a table for people: the first relevant rank in words where a run returned
-    none ("none in its 100"), never a blank or None."""
+    none (`evalcore.analyses.landed.not_returned`: "not in its top 100"), never a blank or None."""
     shown = drill.scores.copy()
     ranks = shown["first_rank"].astype(object)
-    shown["first_rank"] = [f"{int(r)}" if r is not None and not pd.isna(r) else f"none in its {int(n)}"
+    shown["first_rank"] = [f"{int(r)}" if r is not None and not pd.isna(r) else not_returned(int(n))
                            for r, n in zip(ranks, shown["n_returned"])]
     return shown
+
+
+def register(dataset: Dataset) -> str:
+    """Keep ``dataset`` (a label-set version switched to) and return the key its link names."""
+    return loading.register(dataset)

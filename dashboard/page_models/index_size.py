@@ -30,6 +30,7 @@ from evalcore.store.datasets import Dataset, FileRef, RunSpec, VectorModel, cont
 from evalcore.vectors.index_spec import KINDS
 from evalcore.vectors.runs import trec_text
 from evalcore.vectors.variants import PRECISIONS
+from evalcore.warning_log import plural
 
 from dashboard import jobs, loading
 from dashboard.loading import DEPTH, HASH, Loaded
@@ -77,7 +78,8 @@ def stand_ins(models: Sequence[VectorModel], shown: dict[str, int]) -> str | Non
              if m.sample and m.name in shown and m.name in real and shown[m.name] != real[m.name]]
     if not pairs:
         return None
-    listed = "; ".join(f"{name}: {ours:,} numbers here, {theirs:,} in the real model" for name, ours, theirs in pairs)
+    listed = "; ".join(f"{name}: {plural(ours, 'number')} here, {theirs:,} in the real model"
+                       for name, ours, theirs in pairs)
     return ("The sample's vectors are small stand-ins, made so this page answers in seconds: each model's vectors "
             f"here are shorter than the real model's, which the Data page names ({listed}). Sizes and speeds on "
             "this page are those of the stand-ins; your own vectors, uploaded below, are measured as they are.")

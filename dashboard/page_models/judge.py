@@ -1,5 +1,6 @@
 """The Blind judging page's model: the pool of one query (every run's top docs, deduplicated and shuffled) with
-each doc's text, the queries to judge, and the labels the judgments extend.
+each doc's name (its title, else its first line) and text, the queries to judge, and the labels the judgments
+extend.
 
 From `evalcore.analyses.judging`; saving a round and switching to a version are writes: `dashboard.saved`.
 """
@@ -14,7 +15,8 @@ from evalcore.store.datasets import Dataset
 from dashboard import loading
 from dashboard.loading import DEPTH, HASH, Loaded
 
-__all__ = ["DEPTH", "evaluated_queries", "labels_as_read", "pool", "pool_texts", "register"]
+__all__ = ["DEPTH", "evaluated_queries", "first_line", "labels_as_read", "pool", "pool_names", "pool_texts",
+           "register"]
 
 
 def evaluated_queries(dataset: Dataset) -> list[str]:
@@ -48,3 +50,29 @@ def pool_texts(dataset: Dataset, judged: JudgingPool) -> dict[str, str | None] |
         return None
     docs = loading.documents(dataset.documents)
     return {d: docs.value.text(d) for d in judged.docs} if docs.ok else None
+
+
+def pool_names(dataset: Dataset, judged: JudgingPool) -> dict[str, str]:
+    """What each pooled doc is called beside its id: its title from the documents file, else the start of its first
+    line of text (`NAME_CHARS` at most); empty without a documents file or when the doc has neither."""
+    if dataset.documents is None:
+        return {d: "" for d in judged.docs}
+    docs = loading.documents(dataset.documents)
+    if not docs.ok:
+        return {d: "" for d in judged.docs}
+    return {d: docs.value.title(d) or first_line(docs.value.text(d)) for d in judged.docs}
+
+
+NAME_CHARS = 90
+"""The longest name a pooled doc gets from its text when the documents file gives it no title."""
+
+
+def first_line(text: str | None, limit: int = NAME_CHARS) -> str:
+    """The first non-blank line of ``text``, whitespace collapsed, cut after a word at ``limit`` characters (then
+    ending in "…"); empty for no text."""
+    text = text if isinstance(text, str) else ""
+    line = next((" ".join(part.split()) for part in text.splitlines() if part.strip()), "")
+    if len(line) <= limit:
+        return line
+    cut = line[:limit + 1].rsplit(" ", 1)[0] if " " in line[:limit + 1] else line[:limit]
+    return cut.rstrip(" ,.;:-") + "…"

@@ -8,11 +8,14 @@ from dashboard import access_ui, layout, saved, state
 from dashboard.page_models import activity as page
 
 PAGE = "activity"
+WRAPPED_ROW = 70
+"""Pixels per row: above 64 (4 rem) Streamlit wraps a cell's text, here in up to three lines."""
 state.start(PAGE, own=("who", "action"))
-st.title("Who did what")
-st.caption("Every change made to this workspace: saved evaluations, holdout reveals, ledger status, tag and note "
-           "changes, label-set versions, judging rounds, uploads and deletions, each with the person who made it "
-           "(their sign-in, or the command line's --who or login name). Nobody can edit or erase this record.")
+layout.header("Who did what", None, "Every change made to this workspace: saved evaluations, holdout reveals, ledger "
+                                    "status, tag and note changes, label-set versions, judging rounds, uploads (labels, "
+                                    "runs, documents, chunk maps) and deletions, each with the person who made it (their "
+                                    "sign-in, or the command line's --who or login name). Nobody can edit or erase this "
+                                    "record.")
 st.caption(md_text(f"You: {access_ui.actor().summary()}."))
 layout.words("who did what", "role", "model line", "failure ledger", "tune / holdout split")
 
@@ -38,8 +41,12 @@ found = page.activity(who, action)
 if not layout.failed(found):
     table = found.value.table
     st.caption(md_text(found.value.caption))
-    layout.table(table, hide_index=True, width="stretch",
-                 column_config={"at": st.column_config.TextColumn("when"),
-                                "details": st.column_config.TextColumn(width="large")})
+    # Fixed widths that fit 1400 px, rows three lines high so a long subject or detail wraps instead of being cut.
+    layout.table(table, hide_index=True, width="stretch", row_height=WRAPPED_ROW,
+                 column_config={"at": st.column_config.TextColumn("when", width=150),
+                                "person": st.column_config.TextColumn(width=170),
+                                "action": st.column_config.TextColumn(width=130),
+                                "what": st.column_config.TextColumn(width=260),
+                                "details": st.column_config.TextColumn(width=490)})
     st.download_button("Download as CSV", data=to_csv(table), file_name="who_did_what.csv", mime="text/csv",
                        on_click="ignore", key=f"{PAGE}.csv")

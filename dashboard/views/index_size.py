@@ -10,6 +10,7 @@ import streamlit as st
 
 from evalcore.report.index_size import index_verdict, variant_verdict
 from evalcore.safe_text import md_text
+from evalcore.warning_log import plural
 
 from dashboard import access_ui, charts, layout, state
 from dashboard.page_models import index_size as page
@@ -90,7 +91,7 @@ if part == PARTS[0] and models:
         points = page.points(reports)
         metric = f"recall@{v.k}"
         n = int(points["n"].iloc[0])
-        context = f"{metric} with 95% intervals · n = {n:,} queries · labels {v.labels_ref}" + (
+        context = f"{metric} with 95% intervals · n = {plural(n, 'query', 'queries')} · labels {v.labels_ref}" + (
             f" · {v.split}" if v.split else "")
         with answer:
             st.vega_lite_chart(spec=charts.index_frontier(
@@ -117,12 +118,15 @@ if part == PARTS[0] and models:
                                                                               "index_mb": "index MB",
                                                                               "ratio": "x smaller"})
         table.insert(table.columns.get_loc("n") + 1, "labels", v.labels_ref)
+        # What every row shares (metric, n, labels) is said in the caption under the table: the rest fits 1400 px.
         layout.table(table, hide_index=True, width="stretch",
-                     column_config={"mean": st.column_config.NumberColumn(format="%.4f"),
+                     column_order=[c for c in table.columns if c not in ("metric", "n", "labels")],
+                     column_config={"mean": st.column_config.NumberColumn(metric, format="%.4f"),
                                     "ci_low": st.column_config.NumberColumn(format="%.4f"),
                                     "ci_high": st.column_config.NumberColumn(format="%.4f"),
                                     "index MB": st.column_config.NumberColumn(format="%.3f"),
                                     "x smaller": st.column_config.NumberColumn(format="%.1f")})
+        st.caption(md_text(context))
 
         st.subheader("Add a variant to the runs")
         st.caption("Its run joins the loaded runs like an uploaded one: Overview, Choose k and Failures show it, and "
@@ -199,7 +203,8 @@ if part == PARTS[1] and models:
         sweep = page.sweep_points(report)
         metric = f"recall@{v.k}"
         n = int(sweep["n"].iloc[0])
-        context = (f"{metric} with 95% intervals · n = {n:,} queries · labels {v.labels_ref} · model "
+        context = (f"{metric} with 95% intervals · n = {plural(n, 'query', 'queries')} · labels {v.labels_ref} · "
+                   "model "
                    f"{model.model}" + (f" · {v.split}" if v.split else ""))
         with answer:
             title = f"{metric} against {'latency' if against == 'latency' else 'index size'}, {page.index_title(kind)}"
@@ -250,12 +255,15 @@ if part == PARTS[1] and models:
                                                  "latency_p50_ms": "p50 ms", "latency_p99_ms": "p99 ms",
                                                  "build_seconds": "build s", "index_mb": "index MB"})
         table.insert(table.columns.get_loc("n") + 1, "labels", v.labels_ref)
+        # What every row shares (metric, n, labels, model) is said in the caption under the table: the rest fits.
         layout.table(table, hide_index=True, width="stretch",
+                     column_order=[c for c in table.columns if c not in ("metric", "n", "labels", "model")],
                      column_config={name: st.column_config.NumberColumn(format=fmt) for name, fmt in (
                          (metric, "%.4f"), ("ci_low", "%.4f"), ("ci_high", "%.4f"),
                          (f"neighbour recall@{v.k}", "%.3f"), ("5th percentile", "%.2f"), ("lost queries", "%d"),
                          ("queries/s (1 thread)", "%.0f"), ("p50 ms", "%.3f"), ("p99 ms", "%.3f"),
                          ("build s", "%.2f"), ("index MB", "%.3f"))})
+        st.caption(md_text(context))
 
 # ============================================================================ the words, and the models' vectors
 with settings_area:

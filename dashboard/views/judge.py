@@ -58,6 +58,7 @@ if layout.failed(pooled):
     st.stop()
 pool = pooled.value
 texts = page.pool_texts(v.dataset, pool)
+names = page.pool_names(v.dataset, pool)
 
 st.subheader("What the customer typed")
 st.text(pool.query_text or f"(no query text; query id {pool.query})")
@@ -67,7 +68,7 @@ st.caption(md_text(f"query {pool.query} · {plural(len(pool.docs), 'doc')} poole
 marks = {}
 for number, doc in enumerate(pool.docs, start=1):
     with st.container(border=True, key=f"judge-doc-{number}"):
-        st.text(f"Doc {number}: {doc}")
+        st.markdown(f"Doc {number}: {md_text(doc)}" + (f" · **{md_text(names[doc])}**" if names[doc] else ""))
         if texts is not None:
             st.text(texts.get(doc) or "(no text in the documents file)")
         choice = st.radio("Is this doc relevant to the query?", options=MARKS, horizontal=True,
@@ -78,7 +79,8 @@ for number, doc in enumerate(pool.docs, start=1):
 missing = len(pool.docs) - len(marks)
 barred = access_ui.refusal("judge")
 if missing:
-    st.caption(md_text(f"{missing} of {len(pool.docs)} docs still to mark; a blind judgment covers the whole pool."))
+    st.caption(md_text(f"{missing:,} of {plural(len(pool.docs), 'doc')} still to mark; a blind judgment covers the "
+                       "whole pool."))
 if st.button("Save as a new label-set version", type="primary", disabled=bool(missing) or bool(barred),
              key=f"{PAGE}.save", help=barred or f"The judging round is {saved.who_acts()}."):
     judged = saved.save_judging_round(v.dataset, pool, marks)
@@ -121,7 +123,8 @@ if versions is not None and not versions.empty:
         state.remember(f"{PAGE}.use_choice", numbers[-1])
     chosen = st.selectbox(
         "Label-set version", options=numbers[::-1],
-        format_func=lambda n: (f"v{n} #{by_number[n].fingerprint} · {by_number[n].n_queries} queries · "
+        format_func=lambda n: (f"v{n} #{by_number[n].fingerprint} · "
+                               f"{plural(int(by_number[n].n_queries), 'query', 'queries')} · "
                                f"{by_number[n].change}" + (" · scored now" if n == scoring else "")),
         key=f"{PAGE}.use_choice")
     st.button("Use this version", key=f"{PAGE}.use", disabled=chosen == scoring, on_click=use_version,

@@ -7,8 +7,9 @@ failure list (`evalcore.analyses.failures`) and the drill-down (`evalcore.analys
 read it for every k (their ``where=``).
 
 Where a relevant doc landed, in words (`landed_text`): ``rank 14`` when the run returned it (at
-any depth), ``not in top N`` when the run returned N docs for the query without it, ``query not
-in run`` when the run has no ranking for the query (it scores 0, docs/metrics.md).
+any depth), ``not in its top N`` (`not_returned`) when the run returned N docs for the query without it,
+``query not in run`` when the run has no ranking for the query (it scores 0, docs/metrics.md). These are the
+one wording for where a relevant doc landed: say it through `landed_text` and `not_returned`, never anew.
 """
 
 from __future__ import annotations
@@ -38,12 +39,23 @@ def chosen_results(evaluation: Evaluation, runs: Iterable[str] | None) -> list[R
     return [r for r in evaluation.results if r.name in set(wanted)]
 
 
+NOT_RETURNED = "not in its top "
+"""How a relevant doc the run did not return is said, before the run's depth (`not_returned`)."""
+NOT_IN_RUN = "query not in run"
+"""How a query the run has no ranking for is said."""
+
+
+def not_returned(depth: int) -> str:
+    """``not in its top 100``: a relevant doc the run did not return, with how many docs it returned."""
+    return f"{NOT_RETURNED}{int(depth)}"
+
+
 def landed_text(rank: object, n_returned: int, in_run: bool) -> str:
-    """``rank 14``, ``not in top 100`` or ``query not in run``: where one relevant doc landed."""
+    """``rank 14``, ``not in its top 100`` or ``query not in run``: where one relevant doc landed."""
     if not in_run:
-        return "query not in run"
+        return NOT_IN_RUN
     if rank is None or pd.isna(rank):
-        return f"not in top {int(n_returned)}"
+        return not_returned(n_returned)
     return f"rank {int(rank)}"
 
 
@@ -56,7 +68,7 @@ class RunLanded:
     rank: np.ndarray  # per row: 1-based rank at any depth, inf when the run did not return the doc
     n_relevant: np.ndarray  # per query
     first_rank: pd.api.extensions.ExtensionArray  # per query, Int64, <NA> when no relevant doc was returned
-    words: np.ndarray  # per query: "2, 14, not in top 100"
+    words: np.ndarray  # per query: "2, 14, not in its top 100"
 
     def found_at(self, k: int) -> np.ndarray:
         """Relevant docs each query has in the top k."""
@@ -134,8 +146,8 @@ def landed(evaluation: Evaluation, runs: Iterable[str] | None = None) -> Landed:
 
         finite = np.isfinite(rank)
         words = np.where(finite, np.where(finite, rank, 0).astype(np.int64).astype(str),
-                         np.char.add("not in top ", n_returned.astype(str)))
-        words = np.where(in_run, words, "query not in run").astype(object)
+                         np.char.add(NOT_RETURNED, n_returned.astype(str)))
+        words = np.where(in_run, words, NOT_IN_RUN).astype(object)
         first = ranked.first_relevant
         first_rank = pd.array(first, dtype="Int64")
         first_rank[first == 0] = pd.NA
@@ -165,7 +177,7 @@ def relevant_ranks(evaluation: Evaluation, runs: Iterable[str] | None = None) ->
 
 
 def _joined(words: np.ndarray, q_index: np.ndarray, n_q: int) -> np.ndarray:
-    """Words joined per query ("2, 14, not in top 100"); rows are grouped by query already."""
+    """Words joined per query ("2, 14, not in its top 100"); rows are grouped by query already."""
     out = np.full(n_q, "", dtype=object)
     if len(words) == 0:
         return out

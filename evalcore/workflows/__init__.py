@@ -12,7 +12,8 @@ small result value for the front end to put into words.
   failing in production, with its relevant docs).
 * `edit_entry` - change a failure-ledger entry's status, cause tags or note.
 * `delete` - delete a label set, run, evaluation or file.
-* `record_upload` - keep uploaded labels and runs as a label-set version and stored runs.
+* `record_upload` - keep uploaded labels and runs as a label-set version and stored runs, and log uploaded documents
+  and chunk maps.
 
 Every action takes the person acting (``actor``, an `evalcore.access.Actor`), checks their role first
 (`evalcore.access.require`: `NotPermitted` before anything is written) and logs what it did under their name

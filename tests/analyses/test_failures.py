@@ -83,7 +83,7 @@ def slow_ranks(labels: pd.DataFrame, ranking: dict, query: str) -> list[tuple[st
         elif doc in listed:
             out.append((doc, listed.index(doc) + 1))
         else:
-            out.append((doc, f"not in top {len(listed)}"))
+            out.append((doc, f"not in its top {len(listed)}"))
     return out
 
 
@@ -150,8 +150,8 @@ def test_query_absent_from_run_and_ids_stay_strings() -> None:
 
 def test_landed_text() -> None:
     assert landed_text(14, 100, True) == "rank 14"
-    assert landed_text(None, 100, True) == "not in top 100"
-    assert landed_text(pd.NA, 50, True) == "not in top 50"
+    assert landed_text(None, 100, True) == "not in its top 100"
+    assert landed_text(pd.NA, 50, True) == "not in its top 50"
     assert landed_text(None, 0, False) == "query not in run"
 
 
@@ -170,7 +170,7 @@ def test_drill_down_marks_every_doc() -> None:
     assert a["text"].tolist()[:2] == ["=not relevant", "unjudged"] and a["text"].isna().sum() == 2
     relevant = dd.relevant.set_index("doc_id")
     assert relevant.loc["r1", "a"] == "rank 5" and relevant.loc["r1", "b"] == "rank 1"
-    assert relevant.loc["r3", "a"] == "not in top 5" and relevant.loc["r3", "b"] == "not in top 2"
+    assert relevant.loc["r3", "a"] == "not in its top 5" and relevant.loc["r3", "b"] == "not in its top 2"
     assert relevant.loc["r1", "text"] == "first relevant"
     assert dd.judged_non_relevant == 1
     scores = dd.scores.set_index("run")

@@ -10,10 +10,12 @@ import pytest
 from cli_runner import run_cli
 from streamlit.testing.v1 import AppTest
 
-from evalcore.access import login_name
-from evalcore.store.workspace import ENV_VAR
+from evalcore.access import Actor, Role, login_name
+from evalcore.readers.runs import read_run
+from evalcore.store.workspace import ENV_VAR, Workspace
+from evalcore.workflows import record_upload
 
-from tests.dashboard.apptest_helpers import APP, TIMEOUT, plain
+from tests.dashboard.apptest_helpers import APP, TIMEOUT, app, no_exceptions, plain
 
 S = Path(__file__).resolve().parents[2] / "sample_data"
 ANA, BO = (f"{name} (--who; login {login_name()})" for name in ("ana", "bo"))  # the command line's --who: a claim
@@ -60,3 +62,40 @@ def test_a_link_filters_by_person_and_action(workspace) -> None:
     [table] = [d.value for d in at.dataframe]
     assert table["person"].tolist() == [ANA]
     assert "1 change (save evaluation), newest first" in plain(" ".join(c.value for c in at.caption))
+
+
+def test_uploads_of_documents_and_chunk_maps_are_listed(tmp_path, monkeypatch) -> None:
+    """Issue 30, item 8: the record lists documents and chunk-map uploads beside labels and runs."""
+    folder = tmp_path / "ws"
+    monkeypatch.setenv(ENV_VAR, str(folder))
+    ws = Workspace(folder)
+    docs = ws.put_file(S / "docs.jsonl", "docs.jsonl")
+    chunks = ws.put_file(S / "chunking" / "sent3.chunks.csv", "sent3.chunks.csv")
+    run = ws.put_file(S / "chunking" / "sent3.trec", "sent3.trec")
+    record_upload(ws, actor=Actor("ed@example.com", Role.EDITOR, "signed in"),
+                  runs=[(read_run(S / "chunking" / "sent3.trec"), run, None)], documents=docs,
+                  chunk_maps=[("sent3", chunks)])
+    at = page(action="upload")
+    [table] = [d.value for d in at.dataframe]
+    assert table["what"].tolist() == [f"chunk map of sent3: sent3.chunks.csv #{chunks.short}",
+                                      f"documents docs.jsonl #{docs.short}", "run #1 sent3"]
+    assert set(table["person"]) == {"ed@example.com"}
+    assert "3 changes (upload), newest first" in plain(" ".join(c.value for c in at.caption))
+
+
+def test_documents_and_a_chunk_map_uploaded_on_the_data_page_are_recorded(tmp_path, monkeypatch) -> None:
+    folder = tmp_path / "ws"
+    monkeypatch.setenv(ENV_VAR, str(folder))
+    at = app("views/data.py")
+    next(b for b in at.button if "chunking sample" in (b.label or "")).click().run()
+    # The sample's chunk map and documents in other bytes (the sample's own files are never recorded).
+    body = (S / "chunking" / "sent3.chunks.csv").read_bytes().replace(b"\n", b"\r\n")
+    at.file_uploader(key="data.chunks.1.sent3").set_value(("mine.csv", body, "text/csv")).run()
+    docs = (S / "docs.jsonl").read_text().splitlines(keepends=True)[::-1]
+    at.file_uploader(key="data.documents.1").set_value(("my-docs.jsonl", "".join(docs).encode(),
+                                                        "application/json")).run()
+    no_exceptions(at)
+    assert not at.error, [e.value for e in at.error]
+    subjects = Workspace(folder).events(action="upload")["subject"].tolist()
+    assert any(s.startswith("chunk map of sent3: mine.csv #") for s in subjects), subjects
+    assert any(s.startswith("documents my-docs.jsonl #") for s in subjects), subjects

@@ -6,7 +6,6 @@ own workspace folder, so what the page saves is checked in the workspace itself.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -15,6 +14,7 @@ from playwright.sync_api import Page, expect
 from evalcore.metrics.split import scoring_labels
 from evalcore.access import login_name
 from evalcore.analyses.judging import judging_pool
+from evalcore.readers.documents import read_documents
 from evalcore.readers.labels import read_labels
 from evalcore.readers.runs import read_run
 from evalcore.store.workspace import Workspace
@@ -25,17 +25,10 @@ ROOT = Path(__file__).resolve().parents[2]
 S = ROOT / "sample_data"
 
 
-@pytest.fixture(scope="module", autouse=True)
-def judging_workspace(tmp_path_factory):
-    """A fresh workspace for the server this module starts (set before the server fixture runs)."""
-    folder = tmp_path_factory.mktemp("judge-ws")
-    before = os.environ.get("EVALCORE_WORKSPACE")
-    os.environ["EVALCORE_WORKSPACE"] = str(folder)
-    yield folder
-    if before is None:
-        os.environ.pop("EVALCORE_WORKSPACE", None)
-    else:
-        os.environ["EVALCORE_WORKSPACE"] = before
+@pytest.fixture(scope="module")
+def judging_workspace(server_workspace: Path) -> Path:
+    """The workspace of the server this module starts (its own: what the page saves is checked there)."""
+    return server_workspace
 
 
 def expected_pool(query: str, depth: int):
@@ -50,8 +43,10 @@ def test_judging_page_hides_rankings_and_saves_a_blind_version(server: str, page
     expect(page.get_by_role("heading", name="Blind judging")).to_be_visible()
     expect(page.get_by_text("changed outlook", exact=True)).to_be_visible()  # what the customer typed
     cards = [page.locator(f".st-key-judge-doc-{i}") for i in range(1, len(pool.docs) + 1)]
-    shown = [card.locator('[data-testid="stText"]').first.inner_text() for card in cards]
-    assert shown == [f"Doc {i}: {doc}" for i, doc in enumerate(pool.docs, start=1)]  # the shuffled order
+    shown = [card.locator('[data-testid="stMarkdown"]').first.inner_text() for card in cards]
+    titles = read_documents(S / "docs.jsonl")
+    # The shuffled order, each doc named beside its id (its title from the documents file).
+    assert shown == [f"Doc {i}: {doc} · {titles.title(doc)}" for i, doc in enumerate(pool.docs, start=1)]
     assert page.locator(f".st-key-judge-doc-{len(pool.docs) + 1}").count() == 0
     for card in cards:  # no rank, score or run beside a doc
         text = card.inner_text().lower()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import tomllib
 from pathlib import Path
 
@@ -14,3 +15,14 @@ def test_streamlit_run_alone_listens_on_this_machine_only():
     assert config["server"]["enableXsrfProtection"] is True
     assert config["server"]["enableCORS"] is True  # websockets only from the server's own origin
     assert config["browser"]["gatherUsageStats"] is False
+
+
+def test_the_start_command_installs_what_every_page_offers():
+    """The Index size page offers approximate indexes (faiss-cpu, the ``ann`` extra): `scripts/start.sh` installs it
+    with the dashboard, so the README's own start command does not leave that tab saying faiss is missing."""
+    start = (ROOT / "scripts" / "start.sh").read_text(encoding="utf-8")
+    [extras] = re.findall(r'^source "\$\(dirname "\$0"\)/_env\.sh" (\S+)$', start, flags=re.MULTILINE)
+    assert {"dashboard", "ann"} <= set(extras.split(","))
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert any(need.startswith("faiss-cpu") for need in project["optional-dependencies"]["ann"])
+    assert 'pip install --quiet -e ".[$1]"' in (ROOT / "scripts" / "_env.sh").read_text(encoding="utf-8")

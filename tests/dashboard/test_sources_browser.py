@@ -26,7 +26,7 @@ def test_sources_page_draws_the_gap_chart(page: Page, server: str) -> None:
     shoot(page, "sources")
 
     # k typed into the shared control moves the page and the URL.
-    k_input = page.get_by_role("spinbutton", name="k (chunks retrieved)")
+    k_input = page.get_by_role("spinbutton", name="k (docs retrieved)")
     k_input.fill("5")
     k_input.press("Enter")
     settle(page)
