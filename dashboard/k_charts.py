@@ -34,7 +34,7 @@ SPEND_PANELS = {
     "month": ("cost_per_month", "$ per month", "$,.0f"),
 }
 """What the lower panel can show: the prompt tokens of the first k chunks, or what they cost."""
-MARK_SHAPES = {"recommended": "diamond", "elbow": "circle"}
+MARK_SHAPES = {"trade-off": "diamond", "elbow": "circle"}
 
 
 def pick_params() -> tuple:
@@ -88,10 +88,10 @@ def k_ticks(k_max: int) -> list[int]:
     return sorted({1, *ticks, k_max})
 
 
-def _k_axis(k_max: int, labels: bool = True) -> alt.X:
+def _k_axis(k_max: int, labels: bool = True, unit: str = "chunks") -> alt.X:
     import altair as alt
 
-    return alt.X("k:Q", title="k (chunks retrieved)" if labels else None,
+    return alt.X("k:Q", title=f"k ({unit} retrieved)" if labels else None,
                  scale=alt.Scale(domain=[0.5, k_max + 0.5], nice=False, zero=False),
                  axis=alt.Axis(values=k_ticks(k_max), format="d", labelFontSize=14, titleFontSize=15, grid=False,
                                labels=labels, labelOverlap=False, labelFlush=False, labelBound=False))
@@ -151,7 +151,7 @@ def _recall_panel(table: pd.DataFrame, runs: Sequence[str], marks: pd.DataFrame,
         for kind, shape in MARK_SHAPES.items():
             mine = marks[marks["kind"] == kind]
             if not mine.empty:
-                filled = kind == "recommended"
+                filled = kind == "trade-off"
                 layers.append(alt.Chart(mine).mark_point(shape=shape, size=240, filled=filled, strokeWidth=3,
                                                          opacity=1, **({"stroke": "white"} if filled else {}))
                               .encode(x="k:Q", y="recall:Q", color=alt.Color("run:N", scale=colors, legend=legend),
@@ -160,10 +160,11 @@ def _recall_panel(table: pd.DataFrame, runs: Sequence[str], marks: pd.DataFrame,
     return layers
 
 
-def choose_k(table: pd.DataFrame, marks: pd.DataFrame, runs: Sequence[str], *, context: str, models: str,
+def choose_k(table: pd.DataFrame, marks: pd.DataFrame, runs: Sequence[str], *, context: str, models: str, unit: str,
              spend: str, k_max: int, width: int = 760, height: int = 170) -> alt.VConcatChart:
-    """The Choose k view: recall@k with bands and each run's k (``marks``: run, k, recall, kind "recommended" or
-    "elbow", what) above, what k chunks cost beneath (``spend``: a key of `SPEND_PANELS`), one k axis 1..``k_max``.
+    """The Choose k view: recall@k with bands and each run's k to take (``marks``: run, k, recall, kind "trade-off"
+    or "elbow", what) above, what k chunks cost beneath (``spend``: a key of `SPEND_PANELS`), one k axis 1..``k_max`` counting
+    ``unit`` ("docs" or "chunks").
     ``table`` has one row per run and k of the budget table; ``context`` and ``models`` are named under the title,
     so the PNG says what it shows."""
     import altair as alt
@@ -178,10 +179,10 @@ def choose_k(table: pd.DataFrame, marks: pd.DataFrame, runs: Sequence[str], *, c
                                       title="", subtitle=[]), _pick(k_max, params, hover, columns)).properties(
         width=width, height=height,
         title=alt.TitleParams("What one more chunk buys (recall, top) and what it costs (bottom)",
-                              subtitle=[f"Marked (diamond: recommended; ring: elbow):   {said}", context, models],
+                              subtitle=[f"The k to take (diamond: the trade-off; ring: the elbow):   {said}", context, models],
                               anchor="start", fontSize=17, subtitleFontSize=13))
     spend_line = alt.Chart(table).mark_line(strokeWidth=3).encode(
-        x=_k_axis(k_max), y=alt.Y(f"{field}:Q", title=title, axis=alt.Axis(format=fmt, tickCount=3, labelFontSize=13,
+        x=_k_axis(k_max, unit=unit), y=alt.Y(f"{field}:Q", title=title, axis=alt.Axis(format=fmt, tickCount=3, labelFontSize=13,
                                                                             titleFontSize=13)),
         color=alt.Color("run:N", scale=run_colors(runs), legend=legend))
     spend_panel = alt.layer(spend_line, _k_rule(), _pick(k_max, params, hover, columns)).properties(width=width,

@@ -19,6 +19,7 @@ from evalcore.errors import EvalcoreError
 from evalcore.metrics.measures import check_k
 from evalcore.safe_text import md_text
 from evalcore.store.datasets import Dataset
+from evalcore.warning_log import plural
 
 from dashboard import loading, state
 
@@ -137,8 +138,8 @@ def view(page: str, own: tuple[str, ...] = ()) -> View:
     if note:
         st.warning(md_text(note), icon=":material/link_off:")
         state.set("data", None)
-    elif not dataset.sample:
-        state.set("data", dataset.key)
+    elif not dataset.sample or dataset.key != loading.current_dataset().key:
+        state.set("data", dataset.key)  # the sample is named once the root address opens on other data
     loaded = loading.evaluation(dataset)
     names = dataset.run_names
     wanted = state.get("runs", [])
@@ -179,18 +180,21 @@ FIRST_SCREEN = "<style>.stMainBlockContainer { padding-top: 3.2rem; }</style>"
 (the top navigation bar is about 3 rem high)."""
 
 
-def header(title: str, v: View, what: str) -> None:
-    """Title, one sentence about the page, and the context every number on it carries."""
+def header(title: str, v: View | None, what: str) -> None:
+    """Title, one sentence about the page, and the context every number on it carries (``v`` None: a page of the
+    workspace or the files, with no numbers of one data set; it is not stopped when the files cannot be scored)."""
     st.html(FIRST_SCREEN)
     st.title(title)
     st.caption(what)
+    if v is None:
+        return
     if v.evaluation is None:
         error(v.error or "The files cannot be scored.")
         st.page_link("views/data.py", label="Fix the files on the Data page", icon=":material/upload_file:")
         st.stop()
     source = "sample data" if v.dataset.sample else "uploaded data"
     st.markdown(
-        f"**Labels** {safe(v.labels_ref)} · **n** = {v.n:,} queries · **runs** "
+        f"**Labels** {safe(v.labels_ref)} · **n** = {plural(v.n, 'query', 'queries')} · **runs** "
         + ", ".join(f"{safe(r)} ({safe(v.model(r))})" for r in v.runs)
         + f" · {source}" + (f" · {safe(v.split)}" if v.split else "")
     )
@@ -216,9 +220,10 @@ def controls(page: str, v: View, *, k: bool = True, runs: bool = True, baseline:
     columns = st.columns([1, 3, 2] if baseline else [1, 4])
     new_k, new_runs, new_base = v.k, v.runs, v.baseline
     if k:
+        unit = "chunks" if any(spec.chunks is not None for spec in v.dataset.runs if spec.name in v.runs) else "docs"
         with columns[0]:
-            new_k = st.number_input("k (chunks retrieved)", min_value=1, max_value=loading.DEPTH, step=1,
-                                    help="The cutoff: how many retrieved chunks count. Shared by every page.",
+            new_k = st.number_input(f"k ({unit} retrieved)", min_value=1, max_value=loading.DEPTH, step=1,
+                                    help=f"The cutoff: how many retrieved {unit} count. Shared by every page.",
                                     **state.bind(page, "k", v.k, int))
     if runs:
         with columns[1]:

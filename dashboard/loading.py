@@ -202,10 +202,20 @@ def chunking_sample() -> Dataset:
     return _chunking_sample(str(workspace_location()))
 
 
-def resolve(key: str | None) -> tuple[Dataset, str | None]:
-    """The data set a URL names, or the sample with a note saying why the named one is not here."""
+def current_dataset() -> Dataset:
+    """What the root address shows: the data set loaded last with labels and runs of its own (the workspace's
+    current data), else the sample."""
     sample = sample_dataset()
-    if not key or key == sample.key:
+    return uploads().latest_dataset(sample) or sample
+
+
+def resolve(key: str | None) -> tuple[Dataset, str | None]:
+    """The data set a URL names (none named: `current_dataset`), or the sample with a note saying why the named one
+    is not here."""
+    sample = sample_dataset()
+    if not key:
+        return current_dataset(), None
+    if key == sample.key:
         return sample, None
     if key == chunking_sample().key:
         return chunking_sample(), None
@@ -272,9 +282,15 @@ def _record(dataset: Dataset) -> str | None:
             loaded = run(spec)
             if loaded.ok:
                 runs.append((loaded.value, uploads().stored_file(spec.file), spec.file.format))
-        if labels_set is None and not runs:
+        samples = sample_files | {ref.sha256 for ref in chunking_sample().files}
+        documents = (uploads().stored_file(dataset.documents) if dataset.documents is not None
+                     and dataset.documents.sha256 not in samples else None)
+        maps = [(spec.name, uploads().stored_file(spec.chunks)) for spec in dataset.runs
+                if spec.chunks is not None and spec.chunks.sha256 not in samples]
+        if labels_set is None and not runs and documents is None and not maps:
             return None
-        workflows.record_upload(ws, actor=access_ui.actor(), labels=labels_set, labels_file=labels_file, runs=runs)
+        workflows.record_upload(ws, actor=access_ui.actor(), labels=labels_set, labels_file=labels_file, runs=runs,
+                                documents=documents, chunk_maps=maps)
         if labels_set is not None:
             recorded.add(dataset.labels.sha256)
     except EvalcoreError as exc:

@@ -141,16 +141,29 @@ def save_evaluation(dataset: Dataset, k: int, lines: dict[str, str]) -> loading.
     return _on_workspace(save)
 
 
-def add_production_miss(dataset: Dataset, query: str, query_text: str, doc_ids: str, source: str) -> loading.Loaded:
+def add_production_miss(dataset: Dataset, query: str, query_text: str, doc_ids: str, source: str,
+                        not_in_corpus_yet: bool = False) -> loading.Loaded:
     """Add a query seen failing in production, with its relevant docs (``doc_ids`` as typed: commas, semicolons or
     lines between them), to the label set this data set's evaluations are saved under
-    (`evalcore.workflows.add_production_miss`, what ``evalcore workspace add-cases`` does with a file); the value is
-    its `AddedCases`."""
-    name = labels_name(dataset)
-    if name is None:
+    (`evalcore.workflows.add_production_miss`, what ``evalcore workspace add-cases`` does with a file): checked
+    against the documents loaded (unless ``not_in_corpus_yet``), saving the labels first when the workspace has
+    none yet, on the split the pages score; the value is its `AddedCases`."""
+    view = loading.scope(dataset)
+    if not view.ok:
         return loading.Loaded(error="The labels cannot be read, so there is no label set to add the case to.")
-    return _on_workspace(lambda ws: workflows.add_production_miss(
-        ws, name, query, query_text, split_doc_ids(doc_ids), actor=access_ui.actor(), source=source))
+    documents = loading.documents(dataset.documents) if dataset.documents is not None else None
+    known = set(documents.value.frame.index.astype(str)) if documents is not None and documents.ok else None
+    labels = view.value.labels
+    carries_split = view.value.split is not None and "split" in labels.query_info.columns
+
+    def add(ws: Workspace) -> Any:
+        return workflows.add_production_miss(
+            ws, labels.name, query, query_text, split_doc_ids(doc_ids), actor=access_ui.actor(), source=source,
+            labels=labels, labels_file=loading.uploads().stored_file(dataset.labels), known_docs=known,
+            not_in_corpus_yet=not_in_corpus_yet, split=view.value.split if carries_split else None)
+
+    return _on_workspace(add)
+
 
 
 def reveal_holdout(dataset: Dataset, runs: Sequence[tuple[str, str]]) -> loading.Loaded:

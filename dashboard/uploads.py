@@ -171,6 +171,23 @@ class Uploads:
                     self._blobs.move_to_end(ref.sha256)
         return dataset
 
+    def latest_dataset(self, sample: Dataset) -> Dataset | None:
+        """The data set loaded last with labels and runs of its own (the team's current data: not half ``sample``),
+        from the workspace's manifests, else from this server's memory; None while only the sample was shown."""
+        if self.workspace is not None:
+            try:
+                keys = self.workspace.manifest_keys("dataset")
+            except WorkspaceError:
+                keys = []
+        else:
+            with self._lock:
+                keys = list(reversed(self._datasets))
+        for key in keys:
+            dataset = self.dataset(key)
+            if dataset is not None and not dataset.sample and dataset.runs and dataset.half_sample(sample) is None:
+                return dataset
+        return None
+
     def _remember(self, key: str, dataset: Dataset) -> None:
         with self._lock:
             self._datasets[key] = dataset

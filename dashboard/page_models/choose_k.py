@@ -20,7 +20,8 @@ from evalcore.analyses.k_decision import BASIS_ELBOW, k_decision, trade_off_give
 from evalcore.analyses.k_settings import BudgetSettings
 from evalcore.analyses.token_budget import at_tokens
 from evalcore.report.budget import budget_summary, rule_words
-from evalcore.report.choose_k import at_tokens_sentence, choose_k_headline
+from evalcore.analyses.decision import chunking_choice, default_token_budget
+from evalcore.report.choose_k import at_tokens_sentence, choose_k_headline, chunking_headline
 from evalcore.store.datasets import Dataset
 
 from dashboard import computed, k_charts, loading
@@ -63,7 +64,7 @@ def can_size_chunks(dataset: Dataset) -> bool:
 
 
 def k_window(runs: list[RunBudget]) -> int:
-    """The k range the chart opens on, 1..this: where the decision is. Twice the largest k decided (recommended or
+    """The k range the chart opens on, 1..this: where the decision is. Twice the largest k to take (trade-off or
     elbow) of the runs shown, at least `WINDOW_MIN`, at most `DEPTH`."""
     largest = max((k_decision(r).k for r in runs), default=0)
     return int(min(DEPTH, max(WINDOW_MIN, 2 * largest)))
@@ -96,14 +97,26 @@ class Headline:
     """The page's first sentences, and what the person has not said yet."""
 
     text: str
-    trade_off: bool  # a trade-off was given: the marks are recommendations, not elbows
+    trade_off: bool  # a trade-off was given: the marks are the trade-off's k, not elbows
     price_given: bool
+    k: int  # the first run shown's k to take: the page's k when the URL names none
 
 
-def headline(dataset: Dataset, settings: BudgetSettings, runs: tuple[str, ...]) -> Headline:
+@st.cache_data(max_entries=32, show_spinner=False, hash_funcs={**HASH, BudgetSettings: repr})
+def headline(dataset: Dataset, settings: BudgetSettings, runs: tuple[str, ...], budget: float | None = None,
+             metric: str | None = None) -> Headline:
+    """Each run's k to take (`choose_k_headline`); with runs of chunkings, the chunking and its k to take at the
+    person's prompt budget (``budget``, default the first run's k to take's tokens) on ``metric`` (default: evidence
+    held when the labels carry spans), with the comparison that backs it (`evalcore.analyses.decision`)."""
     report = computed.budget(dataset, settings).value
     first = report[runs[0]]
-    return Headline(choose_k_headline(report, list(runs)), trade_off_given(first), first.price_source != "default")
+    evidence = all("evidence_recall" in report[name].table.columns for name in runs)
+    metric = metric if metric == "recall" or (metric == "evidence_recall" and evidence) else None
+    found = chunking_choice(_subset(report, runs), loading.evaluation(dataset).value, budget, metric)
+    text = choose_k_headline(report, list(runs)) if found is None else chunking_headline(
+        found, None if budget else f"the prompt tokens of {runs[0]}'s k to take; set your own budget against prompt "
+                                   "tokens")
+    return Headline(text, trade_off_given(first), first.price_source != "default", k_decision(first).k)
 
 
 @dataclass(frozen=True)
@@ -116,7 +129,7 @@ class AtK:
     chart: dict
     lines: list[dict]  # per run: name, recall and its interval, tokens, cost text
     table: pd.DataFrame
-    decided: list[tuple[str, int, str]]  # per run: name, its k, "recommended" or "elbow"
+    decided: list[tuple[str, int, str]]  # per run: name, its k to take, its basis ("trade-off" or "elbow")
     context: str
     models: str
 
@@ -125,7 +138,7 @@ def _marks(shown: list[RunBudget]) -> pd.DataFrame:
     rows = []
     for run in shown:
         decision = k_decision(run)
-        kind = "elbow" if decision.basis == BASIS_ELBOW else "recommended"
+        kind = decision.basis
         rows.append({"run": run.name, "k": decision.k, "recall": decision.recall, "kind": kind,
                      "what": "k to take: the elbow (recall stops rising steeply)" if kind == "elbow"
                      else "k to take: the trade-off"})
@@ -139,7 +152,8 @@ def _chart(dataset: Dataset, settings: BudgetSettings, runs: tuple[str, ...], co
     shown = [report[name] for name in runs]
     frame = pd.concat([r.table.assign(run=r.name) for r in shown], ignore_index=True)[CHART_COLUMNS]
     models = "models: " + "; ".join(f"{r.name} = {r.model}" for r in shown)
-    return k_charts.choose_k(frame, _marks(shown), list(dataset.run_names), context=context, models=models,
+    unit = "chunks" if any(spec.chunks is not None for spec in dataset.runs if spec.name in runs) else "docs"
+    return k_charts.choose_k(frame, _marks(shown), list(dataset.run_names), context=context, models=models, unit=unit,
                              spend=spend, k_max=k_max).to_dict()
 
 
@@ -167,7 +181,8 @@ def at_k(dataset: Dataset, settings: BudgetSettings, runs: tuple[str, ...], k: i
                 else f"${at['cost_per_1k_requests']:,.2f} per 1,000 requests")
         lines.append({"run": run.name, "recall": at["recall"], "low": at["recall_ci_low"],
                       "high": at["recall_ci_high"], "tokens": at["tokens_mean"], "cost": cost,
-                      "added": 100 * at["marginal_recall"]})
+                      "added": 100 * at["marginal_recall"],
+                      "evidence": at["evidence_recall"] if "evidence_recall" in at.index else None})
         rows.append({
             "run": run.name, "model": run.model, f"recall@{k}": at["recall"],
             f"recall@{k} 95% CI": f"{at['recall_ci_low']:.3f} – {at['recall_ci_high']:.3f}", f"hit@{k}": at["hit"],
@@ -195,10 +210,9 @@ class AgainstTokens:
 
 
 def default_budget(dataset: Dataset, settings: BudgetSettings, runs: tuple[str, ...]) -> float:
-    """The token budget the tokens view opens on: the prompt tokens of the first run's k, to the nearest 100."""
-    report = computed.budget(dataset, settings).value
-    tokens = k_decision(report[runs[0]]).tokens
-    return float(max(100, round(tokens / 100) * 100))
+    """The token budget the tokens view opens on (`evalcore.analyses.decision.default_token_budget`: the prompt
+    tokens of the first run's k to take, to the nearest 100)."""
+    return default_token_budget(_subset(computed.budget(dataset, settings).value, runs))
 
 
 @st.cache_data(max_entries=32, show_spinner=False, hash_funcs={**HASH, BudgetSettings: repr})
@@ -206,9 +220,9 @@ def against_tokens(dataset: Dataset, settings: BudgetSettings, runs: tuple[str, 
                    n: int, labels_ref: str) -> AgainstTokens:
     report = computed.budget(dataset, settings).value
     shown = [report[name] for name in runs]
-    metrics = ("recall", "evidence_recall") if all("evidence_recall" in r.table.columns for r in shown) \
+    metrics = ("evidence_recall", "recall") if all("evidence_recall" in r.table.columns for r in shown) \
         else ("recall",)
-    metric = metric if metric in metrics else "recall"
+    metric = metric if metric in metrics else metrics[0]  # evidence held first, when the labels carry spans
     columns = ["run", "k", metric, f"{metric}_ci_low", f"{metric}_ci_high", "tokens_mean"]
     frame = pd.concat([r.table.assign(run=r.name) for r in shown], ignore_index=True)[columns]
     reach = max(2.5 * float(budget), float(frame.loc[frame["k"] <= k_window(shown), "tokens_mean"].max()))
@@ -228,7 +242,7 @@ def _subset(report: BudgetReport, runs: tuple[str, ...]) -> BudgetReport:
 
 @dataclass(frozen=True)
 class Recommendation:
-    """How the recommended k is chosen, and each run's recommendation in a sentence."""
+    """How the k to take is chosen, and each run's k in a sentence."""
 
     rule: str
     runs: list[tuple[str, str, str]]  # name, model, sentence (with the elbow)

@@ -10,6 +10,7 @@ from typing import Any, Callable
 
 import pandas as pd
 
+from evalcore.store.datasets import Dataset
 from evalcore.warning_log import plural
 
 from dashboard import loading, saved
@@ -58,6 +59,30 @@ def documents_for(data_key: str | None, evaluation_id: int):
         return None
     docs = loading.documents(dataset.documents)
     return docs.value if docs.ok else None
+
+
+@dataclass(frozen=True)
+class InView:
+    """The data on screen as History sees it: its saved evaluation (None until one holds exactly its labels and
+    runs) and the model line History opens on."""
+
+    dataset: Dataset
+    name: str  # how the page names the data: the sample, or the labels file and runs
+    evaluation_id: int | None
+    line: str | None  # the line of its first saved run, None when no run of it is saved
+
+
+def in_view(data_key: str | None) -> InView:
+    """Whether the data on screen (`loading.resolve`: the root address's is the data loaded last) has a saved
+    evaluation, and its first run's model line."""
+    dataset, _ = loading.resolve(data_key)
+    found = saved.saved_runs(dataset)
+    ids = {found[r.name].evaluation_id for r in dataset.runs if r.name in found}
+    whole = len(found) == len(dataset.runs) and len(ids) == 1
+    line = next((found[r.name].line for r in dataset.runs if r.name in found), None)
+    name = ("the sample data" if dataset.sample else
+            f"labels {dataset.labels.name} with runs {', '.join(r.name for r in dataset.runs)}")  # a FileRef's name
+    return InView(dataset, name, ids.pop() if whole else None, line)
 
 
 def prepare_report(data_key: str | None, evaluation_id: int, read: Callable[[str], Any]) -> loading.Loaded:

@@ -45,7 +45,13 @@ def settings_now():
 settings = settings_now()
 if layout.failed(choose_k.budget(v.dataset, settings)):
     st.stop()
-said = choose_k.headline(v.dataset, settings, tuple(v.runs))
+said = choose_k.headline(v.dataset, settings, tuple(v.runs), number("budget"), state.get("metric"))
+# The page's k is the k to take, as the headline says, until the person picks another: when no k was asked for, or
+# the k is the one this page set and the k to take moved (a price, a recall point's worth), k follows it.
+asked_k, set_here = state.get("k"), state.remembered("choose_k.k_set_here")
+if asked_k is None or (set_here is not None and str(asked_k) == str(set_here) and set_here != said.k):
+    state.set("k", said.k)
+    state.remember("choose_k.k_set_here", said.k)
 with st.container(key="choose_k-headline"):
     st.markdown(f"##### {md_text(said.text)}")
 
@@ -108,7 +114,8 @@ def at_k(v: layout.View, spend: str) -> None:
               **state.bind(PAGE, "every", bool(state.get("every")), lambda on: "1" if on else None))
     st.markdown(f"**At k = {k}**: " + "  \n".join(
         f"**{md_text(line['run'])}** recall {line['recall']:.3f} (95% CI {line['low']:.3f} – {line['high']:.3f}) · "
-        f"{line['tokens']:,.0f} prompt tokens · {line['cost']} · the {k}th chunk added {line['added']:+.1f} points"
+        + (f"evidence held {line['evidence']:.3f} · " if line["evidence"] is not None else "")
+        + f"{line['tokens']:,.0f} prompt tokens · {line['cost']} · the {k}th chunk added {line['added']:+.1f} points"
         for line in model.lines))
     st.caption(md_text(f"k = {k} · {model.context} · {model.models} · recall@k with its 95% interval"))
     with st.expander("Every number for this k, in one table"):
@@ -138,7 +145,7 @@ def against_tokens(v: layout.View) -> None:
         shown_v = layout.controls(PAGE, v, k=False)
     fragments.rerun_page_if(shown_v.runs != v.runs)
     model = choose_k.against_tokens(v.dataset, settings, tuple(shown_v.runs), float(budget),
-                                    state.get("metric", "recall"), shown_v.n, shown_v.labels_ref)
+                                    state.get("metric"), shown_v.n, shown_v.labels_ref)
     if len(model.metrics) > 1:
         st.radio("Compare on", options=list(model.metrics), format_func=METRIC_LABELS.get, horizontal=True,
                  help=layout.explain("evidence recall@k"), **state.bind(PAGE, "metric", model.metric))

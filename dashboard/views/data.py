@@ -5,6 +5,7 @@ import streamlit as st
 
 from evalcore.safe_text import md_text
 from evalcore.readers.formats import file_stem
+from evalcore.warning_log import agree, plural
 
 from dashboard import access_ui, layout, saved, state
 from dashboard.page_models import data as page
@@ -29,9 +30,8 @@ FORMAT_HELP = ("How the file is read. detect: from its name and first lines. Cho
 
 v = layout.view(PAGE)
 dataset = v.dataset
-st.title("Data")
-st.caption("The files every page is computed from. A file that cannot be read is explained beside its upload and "
-           "changes nothing already loaded.")
+layout.header("Data", None, "The files every page is computed from. A file that cannot be read is explained beside "
+                            "its upload and changes nothing already loaded.")
 layout.words("label set", "run", "fingerprint", "source", "blind labels", "tune / holdout split")
 
 
@@ -40,7 +40,7 @@ PER_DATA_SET = ("query", "source", "search", "vs")  # selections that only make 
 
 def bring_back_sample() -> None:
     state.forget(*PER_DATA_SET)
-    state.set("data", None)
+    state.set("data", page.sample_dataset().key)  # named: the root address opens on the data loaded last
     state.remember("data.nonce", state.remembered("data.nonce", 0) + 1)
     state.take("data.applied")
 
@@ -142,8 +142,9 @@ with right:
     current = page.labels(candidate.labels)
     if current.ok:
         ls = current.value
-        st.text(f"Labels: {candidate.labels.name}{read_as(candidate.labels)} · {ls.n_queries:,} queries · "
-                f"{len(ls.judgments):,} judgments · fingerprint {ls.fingerprint}")
+        st.text(f"Labels: {candidate.labels.name}{read_as(candidate.labels)} · "
+                f"{plural(ls.n_queries, 'query', 'queries')} · {plural(len(ls.judgments), 'judgment')} · "
+                f"fingerprint {ls.fingerprint}")
 
 # ---------------------------------------------------------------- runs
 left, middle, right = st.columns(COLUMNS, vertical_alignment="center")
@@ -188,7 +189,8 @@ with right:
     if candidate.documents is not None:
         docs = page.documents(candidate.documents)
         if docs.ok:
-            st.text(f"Documents: {candidate.documents.name}{read_as(candidate.documents)} · {len(docs.value):,} docs")
+            st.text(f"Documents: {candidate.documents.name}{read_as(candidate.documents)} · "
+                    f"{plural(len(docs.value), 'doc')}")
     else:
         st.caption("Optional: chunk text for drill-downs and token counts for choosing k.")
 
@@ -204,7 +206,8 @@ with right:
 
 # ---------------------------------------------------------------- chunk maps, one per run
 mapped_runs = [r.name for r in candidate.runs if r.chunks is not None]
-chunk_title = (f"Chunk maps: {len(mapped_runs)} of {len(candidate.runs)} runs rank chunks" if mapped_runs
+chunk_title = (f"Chunk maps: {len(mapped_runs):,} of {plural(len(candidate.runs), 'run')} "
+               f"{agree(len(mapped_runs), 'ranks', 'rank')} chunks" if mapped_runs
                else "Chunk maps (optional): for runs that rank chunks rather than documents")
 with st.expander(chunk_title, expanded=bool(mapped_runs)):
     st.caption(CHUNK_HELP)
@@ -220,8 +223,9 @@ with st.expander(chunk_title, expanded=bool(mapped_runs)):
             if now.chunks is not None:
                 mapped = page.chunk_map_of(now, now.chunks, candidate.documents, candidate.labels)
                 if mapped.ok:
-                    st.text(f"{run_spec.name}: chunk map {mapped.value.ref} · {mapped.value.chunks_in_file:,} chunks of "
-                            f"{mapped.value.docs_in_file:,} documents · k counts chunks")
+                    st.text(f"{run_spec.name}: chunk map {mapped.value.ref} · "
+                            f"{plural(mapped.value.chunks_in_file, 'chunk')} of "
+                            f"{plural(mapped.value.docs_in_file, 'document')} · k counts chunks")
                 else:
                     layout.error(mapped.error)
             else:
@@ -313,6 +317,13 @@ if not opened.ok:
 st.caption("What the server's workspace keeps: label sets (frozen versions), runs with their metadata, and saved "
            "evaluations. Deleting asks first and shows what would go.")
 KIND_LABELS = {"labels": "Label sets", "run": "Runs", "evaluation": "Evaluations"}
+WRAPPED_ROW = 70  # pixels: above 64 (4 rem) Streamlit wraps a cell's text, here in up to three lines
+LISTING_WIDTHS = {  # the long columns narrowed so each listing fits 1400 px, their text wrapped
+    "run": {"model": st.column_config.TextColumn(width=150), "line": st.column_config.TextColumn(width=150),
+            "file_sha256": st.column_config.TextColumn("file sha256", width=110, help="Its first 12 hex digits."),
+            "price_per_mtok": st.column_config.NumberColumn("$/M tokens")},
+    "evaluation": {"note": st.column_config.TextColumn(width=360)},
+}
 tabs = st.tabs(list(KIND_LABELS.values()))
 refused = access_ui.refusal("delete")
 for tab, kind in zip(tabs, KIND_LABELS):
@@ -321,7 +332,10 @@ for tab, kind in zip(tabs, KIND_LABELS):
         if listing.empty:
             st.caption(f"No {KIND_LABELS[kind].lower()} saved yet.")
             continue
-        layout.table(listing, hide_index=True, width="stretch", height=min(35 * (len(listing) + 1) + 3, 300))
+        row = WRAPPED_ROW if kind in LISTING_WIDTHS else 35
+        shown = listing.assign(file_sha256=listing["file_sha256"].astype(str).str[:12]) if kind == "run" else listing
+        layout.table(shown, hide_index=True, width="stretch", height=min(row * len(listing) + 38, 300),
+                     row_height=row, column_config=LISTING_WIDTHS.get(kind))
         if kind == "labels":
             keys = listing["name"].astype(str).tolist()
             describe = str

@@ -132,7 +132,8 @@ with missed_tab:
             "recall": st.column_config.NumberColumn(f"recall@{k}", format="%.2f"),
             "first_rank": st.column_config.TextColumn("first relevant rank", alignment="right",
                                                       help="The rank of the run's first relevant doc, at any depth; "
-                                                           "none returned: no relevant doc in its whole list"),
+                                                           "not in its top N: no relevant doc in its whole list "
+                                                           "of N"),
             "ranks": st.column_config.TextColumn("where each relevant doc landed", width="medium"),
         })
     st.download_button("Download this list (CSV)", data=lambda: to_csv(table.frame()), file_name=f"failures_k{k}.csv",
@@ -417,6 +418,16 @@ def archive() -> None:
                                                            "first_rank_before", "status_label"])
 
 
+def use_case_version(name: str, number: int, case: str) -> None:
+    """Score label-set version ``number`` on every page (the data set in the URL changes) and open the new case."""
+    switched = saved.with_label_version(v.dataset, name, number)
+    if layout.failed(switched):
+        return
+    state.set("data", failures.register(switched.value))
+    state.set("search", case)
+    state.remember("failures.case_version", None)
+
+
 def production_miss() -> None:
     """A query that failed in production, added to the labels as a new case (a new label-set version, as
     ``evalcore workspace add-cases`` makes): the next evaluation scores it."""
@@ -439,17 +450,29 @@ def production_miss() -> None:
                 case_text = st.text_input("Query text (as the customer typed it)", max_chars=2000, key="failures.case_text")
                 case_docs = st.text_area("Relevant doc ids (commas or one per line)", height=68, max_chars=20_000,
                                          key="failures.case_docs")
+            new_docs = st.checkbox("These docs are not in the corpus yet",
+                                   help="Off: a doc id the loaded documents do not hold is refused (a typo would "
+                                        "make the case unanswerable). On: add it anyway, for a doc still to be "
+                                        "written.", key="failures.case_new_docs")
             added = st.form_submit_button("Add to the labels", icon=":material/playlist_add:",
                                           disabled=bool(refused), help=refused)
         if added:
             done = saved.add_production_miss(v.dataset, case_id or "", case_text or "", case_docs or "",
-                                             case_source or "")
+                                             case_source or "", not_in_corpus_yet=bool(new_docs))
             if not layout.failed(done):
                 version = done.value.version
                 state.remember("failures.case_added", (f"Added query {case_id.strip()} to {version.ref}: "
                                                        f"{version.change}." if version.created else
                                                        f"{version.ref} already has this case: nothing new written."))
+                state.remember("failures.case_version", (version.name, version.version, case_id.strip()))
                 st.rerun()
+        offered = state.remembered("failures.case_version")
+        if offered is not None:
+            name, number, case = offered
+            st.button(f"Score {name} v{number} on every page", icon=":material/published_with_changes:",
+                      key="failures.case_use", on_click=use_case_version, args=(name, number, case),
+                      help="Every page then scores the new version (a new data set in the URL; the one before stays "
+                           "one link away), so the case is counted and can be searched here.")
 
 
 one_query()

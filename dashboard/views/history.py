@@ -3,21 +3,39 @@
 import streamlit as st
 
 from evalcore.safe_text import md_text, to_csv
+from evalcore.warning_log import plural
 
-from dashboard import charts, layout, saved, state
+from dashboard import access_ui, charts, layout, saved, state
 from dashboard.page_models import history as page
 
 PAGE = "history"
 state.start(PAGE, own=("line",))
-st.title("History")
-st.caption("What the workspace remembers about a model line: its metrics over its runs, the queries it has failed "
-           "(regressions first), and the one-page report for the meeting.")
+layout.header("History", None, "What the workspace remembers about a model line: its metrics over its runs, the queries "
+                               "it has failed (regressions first), and the one-page report for the meeting.")
 layout.words("model line", "failure ledger", "regression", "fingerprint", "label set")
 
 opened = saved.workspace_opened()
 if layout.failed(opened):
     st.stop()
 st.caption("Read from the server's workspace, where every saved evaluation is kept.")
+
+# The data on screen first: History opens on its model line, and makes its report without a detour (saving it first).
+here = page.in_view(state.get("data"))
+if here.evaluation_id is None:
+    refused = access_ui.refusal("save_evaluation")
+    k_now = layout.selections(())[2]
+    st.info(f"The data on screen ({layout.safe(here.name)}) has no saved evaluation yet; the meeting report is made "
+            "from one.")
+    if st.button("Save it and prepare its report", icon=":material/description:", key="history.save_in_view",
+                 disabled=bool(refused), help=refused or f"Saves its evaluation at k = {k_now} (recorded under your "
+                                                          "name, as Failures' save), then prepares the report."):
+        with st.spinner("Saving the evaluation, then recomputing it and drawing the charts…"):
+            done = saved.save_evaluation(here.dataset, k_now, {})  # each run on its model string's line
+            if not layout.failed(done):
+                new_id = done.value.saved.id
+                state.set("line", page.in_view(state.get("data")).line)
+                state.remember("history.evaluation", new_id)
+                state.remember("history.report", (new_id, page.prepare_report(state.get("data"), new_id, state.get)))
 
 lines = saved.lines()
 if lines.empty:
@@ -31,7 +49,7 @@ if line is not None and line not in names:
     layout.error(f"The link asks for model line {line}, which this workspace does not have.")
     state.set("line", None)
     line = None
-line = line or names[0]
+line = line or (here.line if here.line in names else names[0])
 line = st.selectbox("Model line", options=names, help="Runs that share a model string (or the line name given when "
                     "saving), in the order they reached the workspace.", **state.bind(PAGE, "line", line))
 
@@ -81,7 +99,8 @@ if not layout.failed(ledger):
     frame = ledger.value
     n_open = int(frame["open"].sum()) if len(frame) else 0
     k = int(frame["k"].iloc[0]) if len(frame) else None
-    st.caption(md_text(f"{len(frame):,} queries failed at some point, {n_open:,} open · regressions first · "
+    st.caption(md_text(f"{plural(len(frame), 'query', 'queries')} failed at some point, {n_open:,} open · "
+                       "regressions first · "
                        f"a query fails when no relevant doc is in the top k (k = {k}) · labels {label_set} · "
                        "edit status, cause tags and notes on the Failures page (open the query)"))
     layout.table(frame, hide_index=True, width="stretch", height=min(35 * len(frame) + 40, 400),
@@ -102,6 +121,8 @@ if evaluations.empty:
 ids = evaluations["id"].astype(int).tolist()[::-1]
 described = {int(r.id): f"evaluation {r.id} · {layout.when(r.created_at)} · labels {r.labels} v{r.labels_version} · k = {r.k} · "
                         f"runs {r.runs}" for r in evaluations.itertuples()}
+if here.evaluation_id in ids and state.remembered("history.evaluation") not in ids:
+    state.remember("history.evaluation", here.evaluation_id)  # the data on screen's evaluation, until one is chosen
 chosen = st.selectbox("Saved evaluation", options=ids, format_func=lambda i: described[i], key="history.evaluation",
                       help="The report recomputes it from its stored files (same seed, same numbers).")
 
@@ -118,7 +139,7 @@ if ready is not None and ready[0] == chosen:
         if report.k_headline:  # the k to take at the settings given on Choose k, as the report says it
             st.markdown(md_text(report.k_headline))
         st.caption(md_text(f"{report.title} · generated {layout.when(report.generated_at)} · "
-                           f"{len(report.failures):,} failures at k = {report.k}"))
+                           f"{plural(len(report.failures), 'failure')} at k = {report.k}"))
         cols = st.columns(3)
         with cols[0]:
             st.download_button("Report (HTML)", data=lambda: report.to_html(), file_name=f"report-{chosen}.html",

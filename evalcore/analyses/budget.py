@@ -220,7 +220,7 @@ def k_budget(
     }
     labels_set = evaluation.labels
     return BudgetReport(runs, labels_set.name, labels_set.fingerprint, labels_set.n_queries, settings,
-                        tuple(warnings) + tuple(w for r in results for w in r.warnings))
+                        tuple(warnings) + tuple(w for r in results for w in r.warnings), evaluation)
 
 
 _PRICE_NOTE = ("price_per_mtok is the generator LLM's input-token price (the chunks go into its prompt); a run "

@@ -86,6 +86,7 @@ class BudgetReport:
     n_labeled_queries: int
     settings: dict
     warnings: tuple[EvalWarning, ...] = field(default=())
+    evaluation: object = field(default=None, repr=False, compare=False)  # the `Evaluation` scored to max_k behind it
 
     def __getitem__(self, name: str) -> RunBudget:
         for run in self.runs:

@@ -10,6 +10,9 @@ counts for one question.
   Overview's headline and chart both show.
 * **The k to take**: each run's `evalcore.analyses.k_decision.KDecision`, by one rule (the elbow until a trade-off is
   given, then the trade-off), the ``recommended_k`` of ``evalcore budget`` at the same settings.
+* **Which chunking** (runs of chunkings only): every chunking at one prompt budget, on evidence held when the labels
+  carry evidence spans, paired with the best (`chunking_choice`), the sentence ``evalcore compare --at-tokens`` and
+  the Choose k page open on.
 * **Failures at k**: `evalcore.analyses.headline.failure_counts` in the one meaning of failure
   (`evalcore.metrics.failure.FAILURE_MODE`: found nothing relevant in the top k), the count of the Failures page,
   the failure ledger, History and the report.
@@ -26,6 +29,27 @@ from .budget_report import BudgetReport
 from .headline import BestRun, FailureCounts, best_run, failure_counts
 from .k_decision import KDecision, k_decision
 from .k_settings import BudgetSettings
+from .token_budget import AtTokens, at_tokens
+
+
+def default_token_budget(budget: BudgetReport) -> float:
+    """The prompt budget chunkings are compared at until the person names one: the mean prompt tokens of the first
+    run's k to take, to the nearest 100 (at least 100)."""
+    tokens = k_decision(budget.runs[0]).tokens
+    return float(max(100, round(tokens / 100) * 100))
+
+
+def chunking_choice(budget: BudgetReport, evaluation: Evaluation, tokens: float | None = None,
+                    metric: str | None = None) -> AtTokens | None:
+    """Which chunking, and its k: every run at one prompt budget (``tokens``, default `default_token_budget`),
+    compared per query with the best there on ``metric`` (default: evidence held when every run has evidence spans,
+    else documents found). None unless every run is scored through a chunk map (runs of chunkings)."""
+    if not evaluation.results or not all(r.chunks is not None for r in evaluation.results):
+        return None
+    if metric is None:
+        metric = "evidence_recall" if all("evidence_recall" in r.table.columns for r in budget) else "recall"
+    scored = budget.evaluation or evaluation  # scored to every k of the budget's table (each run's k at the budget)
+    return at_tokens(budget, scored, default_token_budget(budget) if tokens is None else tokens, metric)
 
 
 @dataclass(frozen=True)
@@ -36,6 +60,7 @@ class Decision:
     budget: BudgetReport | None  # None when the evaluation has no run
     failures: FailureCounts
     k: int
+    chunking: AtTokens | None = None  # with runs of chunkings: each at the default prompt budget (`chunking_choice`)
 
     def k_to_take(self, run: str) -> KDecision:
         """The k to take for ``run``, by the one rule in force."""
@@ -69,6 +94,14 @@ class Decision:
             "larger_k": self.failures.larger_k,
             "labels": {"name": self.best.labels, "fingerprint": self.best.fingerprint}, "n": self.best.n,
             "k_settings": settings, "runs": runs,
+            "chunking": None if self.chunking is None else {
+                "at_tokens": self.chunking.tokens, "metric": self.chunking.metric,
+                "take": None if self.chunking.best is None else {"name": self.chunking.best.name,
+                                                                 "k": self.chunking.best.k},
+                "runs": [{"name": r.name, "k": r.k, "mean": r.value, "tokens_mean": r.tokens_mean,
+                          "significantly_behind": (None if r.name not in self.chunking.comparisons
+                                                   else bool(self.chunking.comparisons[r.name].significant))}
+                         for r in self.chunking.runs]},
         }
 
 
@@ -81,4 +114,5 @@ def decide(evaluation: Evaluation, k: int, settings: BudgetSettings | None = Non
     if evaluation.results:
         budget = k_budget(evaluation, docs=docs, settings=given, max_k=max(given.max_k, k), level=evaluation.level,
                           rng=evaluation.seed)
-    return Decision(best_run(evaluation), budget, failure_counts(evaluation, k, mode=FAILURE_MODE), k)
+    chunking = None if budget is None else chunking_choice(budget, evaluation)
+    return Decision(best_run(evaluation), budget, failure_counts(evaluation, k, mode=FAILURE_MODE), k, chunking)

@@ -2,7 +2,7 @@
 
 * `drill_down` - one query: what the customer typed, each relevant doc with its title and text,
   and each run's ranked list with every doc marked relevant / judged non-relevant / unjudged,
-  and where each relevant doc landed ("rank 14", "not in top 100": `landed_text`).
+  and where each relevant doc landed ("rank 14", "not in its top 100": `landed_text`).
 * `disagreements` - queries one run gets at k and another misses, biggest gap first; "gets"
   and "misses" follow `evalcore.metrics.failure`, the one definition of failed at k.
 
@@ -43,7 +43,7 @@ class DrillDown:
     """One evaluated query: what was asked, what is relevant, and what every run returned.
 
     ``relevant``: one row per relevant doc (``doc_id``, ``grade``, ``title``, ``text``) with one column
-    per run saying where it landed ("rank 14", "not in top 100", "query not in run").
+    per run saying where it landed ("rank 14", "not in its top 100", "query not in run").
     ``landed``: the same as a long table (``run``, ``doc_id``, ``rank``, ``landed``, ``in_top_k``).
     ``rankings``: one row per run and rank down to ``depth``: ``doc_id``, ``grade``, ``mark``
     (relevant / judged non-relevant / unjudged), ``in_top_k``, ``title``, ``text``; for a run of chunks also

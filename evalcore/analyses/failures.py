@@ -206,7 +206,7 @@ def missed_queries(
     relevant doc is in the top k at all (hit@k = 0). Columns: ``run``, ``model``, ``query``,
     ``query_text``, ``source``, ``n_relevant``, ``found`` (relevant docs in the top k),
     ``recall`` (recall@k), ``first_rank`` (rank of the first relevant doc at any depth, <NA> if
-    none was returned), ``ranks`` (where every relevant doc landed: "2, 14, not in top 100"),
+    none was returned), ``ranks`` (where every relevant doc landed: "2, 14, not in its top 100"),
     then the context ``k``, ``n``, ``labels``, ``fingerprint``. Pass ``where`` (from `landed`)
     to reuse the k-independent part across calls. The same rows as `failure_list`, as a table.
     """

@@ -80,6 +80,26 @@ def at_tokens_sentence(found: AtTokens) -> str:
     return text + f" (n = {found.n:,} queries)."
 
 
+def chunking_headline(found: AtTokens, budget_from: str | None = None) -> str:
+    """The chunking and the k to take in one line, then the comparison at the budget that backs it: "Take char400
+    with k = 4 (or sent3 with k = 6: indistinguishable at this budget). At about 300 prompt tokens, ...".
+    ``budget_from`` says where the budget came from when the person did not give it."""
+    best = found.best
+    backing = at_tokens_sentence(found)
+    if budget_from:
+        backing = backing.replace(f"At about {found.tokens:,.0f} prompt tokens",
+                                  f"At about {found.tokens:,.0f} prompt tokens ({budget_from})", 1)
+    if best is None:
+        return backing
+    tied = [r for r in found.runs[1:] if r.k is not None and r.name in found.comparisons
+            and not found.comparisons[r.name].significant]
+    lead = f"Take {best.name} with k = {best.k}"
+    if tied:
+        others = " or ".join(f"{r.name} with k = {r.k}" for r in tied)
+        lead += f" (or {others}: indistinguishable at this budget)"
+    return f"{lead}. {backing}"
+
+
 def at_tokens_dict(found: AtTokens) -> dict:
     """``evalcore compare --at-tokens N --format json``: the budget, each run at its k, the comparisons and the
     sentence."""

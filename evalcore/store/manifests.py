@@ -46,6 +46,20 @@ class ManifestStore(Database):
 
         self.write(write)
 
+    def manifest_keys(self, kind: str, limit: int = 20) -> list[str]:
+        """The keys of the newest ``limit`` manifests of ``kind``, newest first (none in a read-only workspace from
+        before manifests lived in the database)."""
+        _check(kind, "x")
+
+        def read(conn: sqlite3.Connection) -> list[str]:
+            if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'manifests'").fetchone() is None:
+                return []
+            rows = conn.execute("SELECT key FROM manifests WHERE kind = ? ORDER BY created_at DESC, rowid DESC "
+                                "LIMIT ?", (kind, int(limit)))
+            return [row[0] for row in rows]
+
+        return self.read(read)
+
     def manifest(self, kind: str, key: str) -> Any | None:
         """The manifest kept under ``key`` (None when there is none; a read-only workspace from before manifests
         lived in the database reads as holding none)."""

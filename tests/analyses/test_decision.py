@@ -114,3 +114,30 @@ def test_kneedle_of_many_curves_at_once_is_kneedle_of_each() -> None:
     assert [int(k) or None for k in many] == [_slow_kneedle(list(row)) for row in curves]
     assert [kneedle_k(row) for row in curves[35:60]] == [_slow_kneedle(list(row)) for row in curves[35:60]]
     assert kneedle_ks(curves[:, :2]).tolist() == [0] * 300
+
+
+def test_chunkings_get_one_chunking_and_one_k_on_evidence_at_the_k_to_takes_budget() -> None:
+    from evalcore.analyses.decision import default_token_budget
+    from tests.dashboard.apptest_helpers import app, texts
+
+    chunking = SAMPLE / "chunking"
+    names = ("sent1", "sent3", "char400")
+    files = ["--labels", str(chunking / "labels.tsv"), *(a for n in names for a in ("--run", str(chunking / f"{n}.trec"))),
+             *(a for n in names for a in ("--chunks", f"{n}={chunking / f'{n}.chunks.csv'}"))]
+    said = _json("report", *files, "--format", "json")["chunking"]
+    assert said["metric"] == "evidence_recall"  # the labels carry evidence spans: evidence held, not documents found
+    labels = evalcore.scoring_labels(evalcore.read_labels(chunking / "labels.tsv"))
+    maps = {n: evalcore.read_chunks(chunking / f"{n}.chunks.csv") for n in names}
+    evaluation = labels.evaluate([evalcore.read_run(chunking / f"{n}.trec", name=n) for n in names], (1, 10),
+                                 chunks=maps)
+    decision = decide(evaluation, 10)
+    assert said["at_tokens"] == default_token_budget(decision.budget) == decision.chunking.tokens
+    assert said["take"] == {"name": decision.chunking.best.name, "k": decision.chunking.best.k}
+
+    data = app("views/data.py")  # the Choose k page opens on the same chunking and k
+    next(b for b in data.button if "chunking sample" in (b.label or "")).click().run()
+    data.switch_page("views/choose_k.py").run()
+    headline = next(m.value for m in data.markdown if m.value.startswith("##### ")).replace("\\", "")
+    assert headline.startswith(f"##### Take {said['take']['name']} with k = {said['take']['k']}")
+    assert f"At about {said['at_tokens']:,.0f} prompt tokens" in headline and "of the evidence" in headline
+    assert "evidence held" in texts(data)  # the evidence numbers are on the first screen, beside recall

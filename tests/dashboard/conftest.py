@@ -1,5 +1,5 @@
-"""Fixtures of the browser tests: one `streamlit run` server per module, one Chromium per module, a fresh page per
-test. The helpers they use (and the AppTest ones) are plain modules beside this file: browser_helpers.py,
+"""Fixtures of the dashboard tests: a workspace of its own for each test (and each module's server), one `streamlit
+run` server per module, one Chromium per module, a fresh page per test. The helpers they use (and the AppTest ones) are plain modules beside this file: browser_helpers.py,
 apptest_helpers.py."""
 
 from __future__ import annotations
@@ -17,9 +17,22 @@ from tests.dashboard.browser_helpers import CHROMIUM, CHROMIUM_ARGS, DESKTOP, WA
 expect.set_options(timeout=30_000)
 
 
+@pytest.fixture(autouse=True)
+def own_workspace(tmp_path_factory, monkeypatch) -> None:
+    """Each test's dashboard starts on a workspace of its own: the root address opens on the data set loaded last,
+    so one test's uploads must not become the next test's first screen."""
+    monkeypatch.setenv(ENV_VAR, str(tmp_path_factory.mktemp("workspace")))
+
+
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    running = Server(None, tmp_path_factory.mktemp("streamlit") / "server.log")
+def server_workspace(tmp_path_factory) -> Path:
+    """The workspace of this module's server: its own, so one module's uploads never become another's first screen."""
+    return tmp_path_factory.mktemp("server-workspace")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory, server_workspace: Path):
+    running = Server(server_workspace, tmp_path_factory.mktemp("streamlit") / "server.log")
     yield running.url
     running.stop()
 

@@ -30,13 +30,31 @@ def test_nothing_is_decided_on_numbers_nobody_set() -> None:
     assert "With your numbers, k = " in text and "per 1,000 requests or $" in text and "placeholder" not in text
 
 
+def test_the_page_opens_on_the_k_to_take_and_follows_it_until_a_k_is_picked() -> None:
+    import re
+
+    at = app("views/choose_k.py")
+    # No k asked for: the k control, the "At k" lines and the URL say base's k to take (its elbow, 9), as the headline.
+    assert at.number_input(key="choose_k.k").value == 9 and "At k = 9" in texts(at) and at.query_params["k"] == "9"
+    at.number_input(key="choose_k.price").set_value(3.0).run()
+    at.number_input(key="choose_k.rpm").set_value(1_000_000).run()
+    at.number_input(key="choose_k.vpp").set_value(500.0).run()
+    no_exceptions(at)
+    decided = int(re.search(r"With your numbers, k = (\d+) for base", texts(at)).group(1))
+    assert decided != 9 and at.number_input(key="choose_k.k").value == decided and f"At k = {decided}" in texts(at)
+    at.number_input(key="choose_k.k").set_value(12).run()  # a k the person picks stays, whatever the price
+    at.number_input(key="choose_k.vpp").set_value(50.0).run()
+    no_exceptions(at)
+    assert at.number_input(key="choose_k.k").value == 12 and "At k = 12" in texts(at)
+
+
 def test_the_k_axis_opens_where_the_choice_is_and_every_k_is_a_toggle_away() -> None:
     at = app("views/choose_k.py")
     # The sample's largest recommended k or elbow is 14 (tuned's elbow): the axis opens on 1..28.
     assert _k_domain(at) == [0.5, 28.5]
     spec = json.loads(charts(at)[0].proto.spec)
-    assert "Marked (diamond: recommended; ring: elbow):   base: elbow k = 9   tuned: elbow k = 14   tuned-256d: " \
-           "elbow k = 12" in spec["vconcat"][0]["title"]["subtitle"][0]
+    assert "The k to take (diamond: the trade-off; ring: the elbow):   base: elbow k = 9   tuned: elbow k = 14   " \
+           "tuned-256d: elbow k = 12" in spec["vconcat"][0]["title"]["subtitle"][0]
     at.toggle(key="choose_k.every").set_value(True).run()
     no_exceptions(at)
     assert _k_domain(at) == [0.5, 100.5] and at.query_params["every"] == "1"

@@ -95,7 +95,7 @@ def test_chart_png_export() -> None:
                           "cost_per_1k_requests": [0.1, 0.2, 0.3], "cost_per_month": [None] * 3,
                           "marginal_recall": [0.2, 0.2, 0.1]})
     marks = pd.DataFrame({"run": ["a"], "k": [2], "recall": [0.4], "kind": ["elbow"], "what": ["the elbow"]})
-    spec = k_charts.choose_k(frame, marks, ["a"], context="c", models="m", spend="tokens", k_max=3).to_dict()
+    spec = k_charts.choose_k(frame, marks, ["a"], context="c", models="m", unit="docs", spend="tokens", k_max=3).to_dict()
     at_2 = k_charts.set_k(spec, 2)
     assert at_2["datasets"][k_charts.K_DATA] == [{"k": 2, "label": "k = 2"}]
     assert k_charts.K_DATA not in spec.get("datasets", {})  # the cached spec is left alone
@@ -121,7 +121,7 @@ def test_failures_list_pick_walk_and_link() -> None:
     # Each relevant doc: its title from the documents file, and where every run put it, in words.
     card = [plain(m.value).replace("**", "") for m in at.markdown if "grade" in m.value and "base" in m.value][0]
     for run in ("base", "tuned", "tuned-256d"):
-        assert re.search(rf"[✔✘] {run}: (rank \d+|not in top \d+|query not in run)", card), card
+        assert re.search(rf"[✔✘] {run}: (rank \d+|not in its top \d+|query not in run)", card), card
     titles = evalcore.read_documents(ROOT / "sample_data" / "docs.jsonl").frame["title"]
     assert any(title in card for title in titles), card
     at.button(key="failures.next").click().run()
@@ -284,8 +284,9 @@ def test_metadata_edit_and_bring_back_the_sample() -> None:
 
     at.button(key="data.sample").click().run()
     no_exceptions(at)
-    assert "data" not in at.query_params
-    assert "Runs: base, tuned, tuned-256d" in texts(at)
+    edited = at.query_params["data"]
+    assert edited not in (key,) and "Runs: base, tuned, tuned-256d" in texts(at)  # the sample, named in the URL:
+    assert app().query_params["data"] != edited  # the root address opens on the data loaded last
 
 
 def test_links_with_bad_values_fall_back_with_a_note() -> None:

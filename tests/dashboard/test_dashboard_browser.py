@@ -13,7 +13,16 @@ from pathlib import Path
 
 from playwright.sync_api import Page, expect
 
-from tests.dashboard.browser_helpers import WAIT_MS, chart_drawn, no_exceptions, open_page, params, settle, shoot
+from tests.dashboard.browser_helpers import (
+    WAIT_MS,
+    Server,
+    chart_drawn,
+    no_exceptions,
+    open_page,
+    params,
+    settle,
+    shoot,
+)
 
 
 def test_every_page_loads_draws_and_is_photographed(page: Page, server: str) -> None:
@@ -26,7 +35,7 @@ def test_every_page_loads_draws_and_is_photographed(page: Page, server: str) -> 
 
     page.get_by_role("link", name="Choose k").click()
     settle(page)
-    expect(page.get_by_text("At k = 10:").first).to_be_visible()
+    expect(page.get_by_text("At k = 9:").first).to_be_visible()  # no k asked: base's k to take, its elbow
     chart_drawn(page)
     no_exceptions(page)
     shoot(page, "choose_k")
@@ -42,7 +51,16 @@ def test_every_page_loads_draws_and_is_photographed(page: Page, server: str) -> 
     shoot(page, "data")
 
 
-def test_uploads_through_the_file_inputs(page: Page, server: str, tmp_path: Path) -> None:
+def test_uploads_through_the_file_inputs(page: Page, tmp_path: Path) -> None:
+    # A server of its own: after an upload the root address opens on it, and the other tests here want the sample.
+    own = Server(tmp_path / "workspace", tmp_path / "server.log")
+    try:
+        _upload_and_check(page, own.url, tmp_path)
+    finally:
+        own.stop()
+
+
+def _upload_and_check(page: Page, server: str, tmp_path: Path) -> None:
     labels = tmp_path / "mine.csv"
     labels.write_text("query,doc_id,grade,query_text,source\n"
                       "q1,d1,1,=cmd|' /C calc'!A0,support_ticket\n"

@@ -325,3 +325,29 @@ def test_the_report_from_history_takes_the_k_choose_k_says_at_the_price_given(wo
     at.button(key="history.prepare").click().run()
     no_exceptions(at)
     assert said in [m.value for m in at.markdown]
+
+
+def test_the_root_address_and_history_open_on_the_data_loaded_last(workspace_dir: Path) -> None:
+    # One answer per question: after an upload, a colleague typing the root address sees the team's data, not the
+    # demo; History opens on its model line and makes its report without a detour through Failures.
+    at = upload(app("views/data.py"), [("v1.trec", RUN_V1), ("v1.meta.json", META)])
+    no_exceptions(at)
+    colleague = app()  # a new session at the root address
+    assert colleague.query_params["data"] == at.query_params["data"]  # the uploaded data set, named in the URL
+    history = app("views/history.py")
+    assert "has no saved evaluation yet" in words(history)
+    history.button(key="history.save_in_view").click().run()
+    no_exceptions(history)
+    assert history.selectbox(key="history.line").value == "acme-m"
+    assert {"Report (HTML)", "Report (Markdown)"} <= {b.proto.label for b in history.get("download_button")}
+    assert "failures at k = 10" in words(history)
+    events = Workspace(workspace_dir).events()
+    assert "save evaluation" in set(events["action"])  # the save is recorded, under the person acting
+    again = app("views/history.py")  # now saved: no offer to save, the report of the data on screen is chosen
+    assert "has no saved evaluation yet" not in words(again)
+    assert again.selectbox(key="history.evaluation").value == Workspace(workspace_dir).evaluations()["id"].max()
+    back = app("views/data.py")  # the sample stays one click (and one link) away
+    back.button(key="data.sample").click().run()
+    no_exceptions(back)
+    assert "the sample data (a fictional help centre" in words(back) and back.query_params["data"]
+    assert app(data=back.query_params["data"]).query_params["data"] == back.query_params["data"]

@@ -44,3 +44,35 @@ def test_a_production_miss_becomes_a_new_version_of_the_labels(workspace_dir: Pa
     events = ws.events()
     logged = events[events["action"] == "label-set version"]
     assert logged["detail"].str.contains("from production-miss-prod-001.jsonl", regex=False).any()
+
+
+def test_a_production_miss_is_checked_saved_without_a_detour_and_scored_on_every_page(workspace_dir: Path) -> None:
+    at = app("views/failures.py", k="10")  # nothing saved yet: the page saves the labels itself
+    assert len(at.text_input(key="failures.search").value or "") == 0
+    at.text_input(key="failures.case_id").set_value("prod-001")
+    at.text_input(key="failures.case_text").set_value("stop the invoice emails")
+    at.text_area(key="failures.case_docs").set_value("billing-invoices-02, no-such-doc")
+    at.button(key=ADD).click().run()
+    no_exceptions(at)
+    assert "prod-001: no-such-doc is not among the 503 documents loaded" in texts(at)
+    assert not (workspace_dir / "evalcore.sqlite").exists() or Workspace(workspace_dir).label_sets().empty
+
+    existing = at.dataframe[0].value["query"].iloc[0]  # a query the labels hold already: never overwritten
+    at.text_input(key="failures.case_id").set_value(existing)
+    at.text_area(key="failures.case_docs").set_value("billing-invoices-02")
+    at.button(key=ADD).click().run()
+    assert f"Query {existing} is already in labels:tune v1" in texts(at)
+
+    at.text_input(key="failures.case_id").set_value("prod-001")
+    at.text_area(key="failures.case_docs").set_value("billing-invoices-02, a-doc-still-to-write")
+    at.checkbox(key="failures.case_new_docs").check()
+    at.button(key=ADD).click().run()
+    no_exceptions(at)
+    ws = Workspace(workspace_dir)
+    assert list(ws.label_versions("labels:tune")["version"]) == [1, 2]  # saved first (v1), then the case (v2)
+    at.button(key="failures.case_use").click().run()  # offered right after adding
+    no_exceptions(at)
+    assert at.query_params["search"] == "prod-001" and at.query_params["data"]
+    assert "of 225 queries" in texts(at)  # the new case is scored: 224 tune queries and prod-001
+    overview = app(data=at.query_params["data"])
+    assert "n = 225 queries" in texts(overview)

@@ -66,3 +66,30 @@ def test_the_case_file_is_plain_json_lines() -> None:
     rows = [json.loads(line) for line in production_miss_file("q=1", "=cmd|' /C calc'!A0", ["d1"]).splitlines()]
     assert rows == [{"query": "q=1", "doc_id": "d1", "grade": 1, "query_text": "=cmd|' /C calc'!A0",
                      "source": "production"}]
+
+
+def test_an_existing_query_id_is_never_overwritten_silently(workspace: Workspace) -> None:
+    first = workspace.load_labels("labels").queries[0]
+    with pytest.raises(UsageError, match=f"Query {first} is already in labels v1 #"):
+        add_production_miss(workspace, "labels", str(first), "what they typed", ["some-other-doc"], actor=OWNER)
+    assert len(workspace.label_versions("labels")) == 1
+
+
+def test_a_doc_the_documents_do_not_hold_is_refused_unless_said_to_be_new(workspace: Workspace) -> None:
+    known = {"billing-invoices-02", "billing-invoices-14"}
+    with pytest.raises(UsageError, match="prod-9: nope-1 is not among the 2 documents loaded"):
+        add_production_miss(workspace, "labels", "prod-9", "text", ["billing-invoices-02", "nope-1"], actor=OWNER,
+                            known_docs=known)
+    assert len(workspace.label_versions("labels")) == 1
+    added = add_production_miss(workspace, "labels", "prod-9", "text", ["billing-invoices-02", "nope-1"], actor=OWNER,
+                                known_docs=known, not_in_corpus_yet=True)
+    assert added.version.version == 2
+
+
+def test_a_label_set_the_workspace_lacks_is_saved_first_in_the_persons_name(tmp_path) -> None:
+    ws = Workspace(tmp_path / "empty")
+    labels = read_labels(SAMPLE / "labels.tsv")
+    added = add_production_miss(ws, "labels", "prod-1", "text", ["d1"], actor=OWNER, labels=labels)
+    assert added.version.version == 2 and added.version.n_queries == labels.n_queries + 1
+    assert list(ws.events()["action"]) == ["label-set version", "label-set version"]
+    assert set(ws.events()["who"]) == {"ow@example.com"}
