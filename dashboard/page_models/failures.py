@@ -12,7 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from evalcore.analyses import failures as core_failures
-from evalcore.analyses.headline import failure_counts
+from evalcore.analyses.headline import best_run, failure_counts
 from evalcore.analyses.landed import not_returned
 from evalcore.metrics.failure import MISS_MODES, MISS_NAMES
 from evalcore.report.headlines import failures_headline
@@ -175,3 +175,11 @@ def scores_shown(drill: core_failures.DrillDown) -> pd.DataFrame:
 def register(dataset: Dataset) -> str:
     """Keep ``dataset`` (a label-set version switched to) and return the key its link names."""
     return loading.register(dataset)
+
+
+@st.cache_resource(max_entries=32, show_spinner=False, hash_funcs=HASH)
+def ranked_runs(dataset: Dataset, runs: tuple[str, ...]) -> tuple[str, ...]:
+    """The runs shown, best first (the Overview's order: hit@1, then the closest to the best): "Runs compared" opens
+    on the best against the next best."""
+    found = best_run(loading.evaluation(dataset).value, list(runs))
+    return (found.best, *(c.run for c in found.comparisons))

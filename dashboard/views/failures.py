@@ -150,11 +150,13 @@ with compare_tab:
         pass
     else:
         pair = st.columns(2)
+        ranked = failures.ranked_runs(v.dataset, tuple(v.all_runs))  # best first: the best against the next best
         with pair[0]:
-            a = st.selectbox("Run", options=v.all_runs, **state.bind(PAGE, "baseline", v.baseline))
+            a = st.selectbox("Run", options=v.all_runs, **state.bind(
+                PAGE, "baseline", v.baseline if state.get("baseline") in v.all_runs else ranked[0]))
         others = [r for r in v.all_runs if r != a]
         vs = state.get("vs")
-        vs = vs if vs in others else others[-1]
+        vs = vs if vs in others else next(r for r in ranked if r != a)
         with pair[1]:
             b = st.selectbox("against", options=others, **state.bind(PAGE, "vs", vs))
         compared = failures.runs_compared(v.dataset, k, a, b, FAILURE_MODE if mode == "fragment" else mode, tuple(sources),

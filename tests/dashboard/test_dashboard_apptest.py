@@ -157,6 +157,9 @@ def test_failures_filters_modes_and_runs_compared() -> None:
     no_exceptions(at)
     compared = at.dataframe[1].value
     assert {"gets", "misses", "ranks_gets", "ranks_misses"} <= set(compared.columns)
+    # It opens on the best run against the next best (the Overview's headline: tuned, then tuned-256d).
+    assert (at.selectbox(key="failures.baseline").value, at.selectbox(key="failures.vs").value) == ("tuned",
+                                                                                                      "tuned-256d")
 
 
 def test_unknown_query_in_link_is_explained() -> None:
