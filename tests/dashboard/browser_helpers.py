@@ -13,10 +13,12 @@ import subprocess
 import sys
 import time
 import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 from urllib.parse import parse_qs, urlparse
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from evalcore.store.workspace import ENV_VAR
 
@@ -27,6 +29,21 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
                  "--disable-sync", "--no-first-run", "--disable-quic"]
 WAIT_MS = 90_000
 DESKTOP = {"width": 1400, "height": 900}  # the first screen the layout tests check
+
+
+@contextmanager
+def chromium(who: str) -> Iterator[Browser]:
+    """Debian's Chromium, launched through Playwright for ``who`` ("the browser tests"), closed after; a missing
+    browser fails with how to install it (never a skip: CI must have it)."""
+    assert Path(CHROMIUM).is_file(), (
+        f"No browser at {CHROMIUM}: {who} need Debian's Chromium. Run `bash scripts/test.sh`, which installs it "
+        "(apt-get install -y chromium), or set EVALCORE_CHROMIUM.")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
 
 
 def free_port() -> int:

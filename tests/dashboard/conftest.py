@@ -7,10 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, expect, sync_playwright
+from playwright.sync_api import Browser, expect
 
 from evalcore.store.workspace import ENV_VAR
-from tests.dashboard.browser_helpers import CHROMIUM, CHROMIUM_ARGS, DESKTOP, WAIT_MS, Server
+from tests.dashboard.browser_helpers import DESKTOP, WAIT_MS, Server, chromium
 
 # An assertion on the page waits up to 30 s (Playwright's default is 5 s): a save or a first computation on a busy
 # 2-core machine can take longer, and a test should fail on a wrong page, not on a slow one.
@@ -39,13 +39,8 @@ def server(tmp_path_factory, server_workspace: Path):
 
 @pytest.fixture(scope="module")
 def browser():
-    assert Path(CHROMIUM).is_file(), (
-        f"No browser at {CHROMIUM}: the browser tests need Debian's Chromium. Run `bash scripts/test.sh`, which "
-        "installs it (apt-get install -y chromium), or set EVALCORE_CHROMIUM.")
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
+    with chromium("the browser tests") as launched:
+        yield launched
 
 
 @pytest.fixture

@@ -11,13 +11,13 @@ import zlib
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, sync_playwright
+from playwright.sync_api import Browser
 
 import evalcore
 from evalcore.readers.runs import read_run
 from evalcore.report.meeting import report_from_workspace
 from evalcore.store.workspace import Workspace
-from tests.dashboard.browser_helpers import CHROMIUM, CHROMIUM_ARGS
+from tests.dashboard.browser_helpers import chromium
 
 from cli_runner import run_cli
 
@@ -30,13 +30,8 @@ MAX_BYTES = 150_000
 
 @pytest.fixture(scope="module")
 def browser():
-    assert Path(CHROMIUM).is_file(), (
-        f"No browser at {CHROMIUM}: this test prints the report with Debian's Chromium. Run `bash scripts/test.sh`, "
-        "which installs it (apt-get install -y chromium), or set EVALCORE_CHROMIUM.")
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
+    with chromium("the report's print test") as launched:
+        yield launched
 
 
 def test_the_sample_report_prints_its_answers_on_one_a4_page(browser: Browser, tmp_path) -> None:

@@ -15,7 +15,6 @@ from collections import Counter
 from pathlib import Path
 
 import numpy as np
-import pytest
 from streamlit.testing.v1 import AppTest
 
 from evalcore.store.workspace import ENV_VAR
@@ -153,13 +152,18 @@ def _generated_set(folder: Path) -> tuple[Path, dict[str, Path]]:
     return folder / "labels.csv", runs
 
 
-def test_failure_counts_agree_with_several_relevant_docs_per_query(tmp_path, monkeypatch):
-    monkeypatch.setenv(ENV_VAR, str(tmp_path / "dashboard-workspace"))
-    labels, runs = _generated_set(tmp_path / "set")
+def upload(labels: Path, runs: dict[str, Path]) -> AppTest:
+    """A dashboard session that uploaded ``labels`` and ``runs`` on the Data page, as a person does."""
     at = AppTest.from_file(APP, default_timeout=300)
     at.switch_page("views/data.py").run()
     at.file_uploader(key="data.labels.0").set_value(("labels.csv", labels.read_bytes(), "text/csv"))
     at.file_uploader(key="data.runs.0").set_value([(p.name, p.read_bytes(), "text/plain") for p in runs.values()])
     at.run()
     assert not at.exception and not at.error, [e.value for e in [*at.exception, *at.error]]
-    _check_all_surfaces(labels, runs, None, at, tmp_path / "out", monkeypatch)
+    return at
+
+
+def test_failure_counts_agree_with_several_relevant_docs_per_query(tmp_path, monkeypatch):
+    monkeypatch.setenv(ENV_VAR, str(tmp_path / "dashboard-workspace"))
+    labels, runs = _generated_set(tmp_path / "set")
+    _check_all_surfaces(labels, runs, None, upload(labels, runs), tmp_path / "out", monkeypatch)

@@ -6,26 +6,15 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
 from cli_runner import run_cli
 from evalcore.store.workspace import ENV_VAR
-from tests.workflows.test_failure_counts_agree import APP, K, _generated_set
+from tests.workflows.test_failure_counts_agree import APP, K, _generated_set, upload
 
 PRICE = {"price": "3", "rpm": "100000", "vpp": "20"}
 PRICE_FLAGS = ["--price-per-mtok", "3", "--requests-per-month", "100000", "--value-per-point", "20"]
-
-
-def _upload(labels: Path, runs: dict[str, Path]) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=300)
-    at.switch_page("views/data.py").run()
-    at.file_uploader(key="data.labels.0").set_value(("labels.csv", labels.read_bytes(), "text/csv"))
-    at.file_uploader(key="data.runs.0").set_value([(p.name, p.read_bytes(), "text/plain") for p in runs.values()])
-    at.run()
-    assert not at.exception and not at.error, [e.value for e in [*at.exception, *at.error]]
-    return at
 
 
 def _headline(at: AppTest) -> str:
@@ -37,7 +26,7 @@ def test_every_surface_gives_the_same_k_and_failures_on_an_upload(tmp_path, monk
     monkeypatch.setenv(ENV_VAR, str(workspace))
     labels, runs = _generated_set(tmp_path / "set")
     files = ["--labels", str(labels), *(a for path in runs.values() for a in ("--run", str(path)))]
-    uploaded = _upload(labels, runs)
+    uploaded = upload(labels, runs)
 
     # A colleague opens the root address: the upload, not the sample.
     colleague = AppTest.from_file(APP, default_timeout=300)
