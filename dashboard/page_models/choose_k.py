@@ -16,7 +16,7 @@ import pandas as pd
 import streamlit as st
 
 from evalcore.analyses.budget_report import BudgetReport, RunBudget
-from evalcore.analyses.k_decision import BASIS_ELBOW, k_decision, trade_off_given
+from evalcore.analyses.k_decision import BASIS_ELBOW, k_decision
 from evalcore.analyses.k_settings import BudgetSettings
 from evalcore.analyses.token_budget import at_tokens
 from evalcore.report.budget import budget_summary, rule_words
@@ -97,8 +97,6 @@ class Headline:
     """The page's first sentences, and what the person has not said yet."""
 
     text: str
-    trade_off: bool  # a trade-off was given: the marks are the trade-off's k, not elbows
-    price_given: bool
     k: int  # the first run shown's k to take: the page's k when the URL names none
 
 
@@ -116,7 +114,7 @@ def headline(dataset: Dataset, settings: BudgetSettings, runs: tuple[str, ...], 
     text = choose_k_headline(report, list(runs)) if found is None else chunking_headline(
         found, None if budget else f"the prompt tokens of {runs[0]}'s k to take; set your own budget against prompt "
                                    "tokens")
-    return Headline(text, trade_off_given(first), first.price_source != "default", k_decision(first).k)
+    return Headline(text, k_decision(first).k)
 
 
 @dataclass(frozen=True)
@@ -129,7 +127,6 @@ class AtK:
     chart: dict
     lines: list[dict]  # per run: name, recall and its interval, tokens, cost text
     table: pd.DataFrame
-    decided: list[tuple[str, int, str]]  # per run: name, its k to take, its basis ("trade-off" or "elbow")
     context: str
     models: str
 
@@ -190,12 +187,11 @@ def at_k(dataset: Dataset, settings: BudgetSettings, runs: tuple[str, ...], k: i
             "tokens (p90)": at["tokens_p90"], "$ per 1,000 requests": at["cost_per_1k_requests"],
             **({"$ per month": at["cost_per_month"]} if money else {}),
             **({f"evidence recall@{k}": at["evidence_recall"]} if "evidence_recall" in at.index else {}),
-            "k to take": run.recommended_k, "rule": "elbow" if run.basis == BASIS_ELBOW else "trade-off",
+            "k to take": run.recommended_k, "rule": run.basis,
             "n": run.n_queries,
         })
-    decided = [(r.name, k_decision(r).k, k_decision(r).basis) for r in shown]
     return AtK(k, window, k_max, _chart(dataset, settings, tuple(runs), context, spend, k_max), lines,
-               pd.DataFrame(rows), decided, context, "models: " + "; ".join(f"{r.name} = {r.model}" for r in shown))
+               pd.DataFrame(rows), context, "models: " + "; ".join(f"{r.name} = {r.model}" for r in shown))
 
 
 @dataclass(frozen=True)

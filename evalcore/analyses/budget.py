@@ -149,7 +149,8 @@ def k_budget(
     rng: np.random.Generator | int | None = 0,
     **changes,
 ) -> BudgetReport:
-    """Recall, hit rate and prompt-token cost at k = 1..``max_k`` per run, and a recommended k.
+    """Recall, hit rate and prompt-token cost at k = 1..``max_k`` per run, and the k to take (one rule: the elbow
+    until a trade-off is given, then the trade-off).
 
     ``evaluation_or_runs`` is an `Evaluation` or `RunResult` (then ``labels`` stays None:
     they come with it), or one run / a list of runs (paths, dicts, DataFrames or `Run`s) to

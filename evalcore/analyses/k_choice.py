@@ -33,9 +33,9 @@ no elbow (a flat curve, or fewer than 3 values of k) the rule's pick is taken an
 **Stability.** The rule in force (the elbow, or the trade-off) is re-applied to ``n_resamples`` bootstrap resamples of the queries
 (default 10,000 as for every interval; the same shared draw as the intervals, from ``rng``):
 ``stability`` gives the range holding the middle 80% of the resampled picks ("k = 12; 83% of resamples between
-10 and 14"), the share at exactly the recommended k and the distribution of picks. The
+10 and 14"), the share at exactly the k taken and the distribution of picks. The
 pick is marked ``unstable`` when there are fewer than `MIN_STABLE_QUERIES` (100) queries or
-when that 80% range is wider than the recommended k itself.
+when that 80% range is wider than the k itself.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from .budget_report import RunBudget
 from .k_choice import BASIS_ELBOW, BASIS_TRADE_OFF
 
-__all__ = ["BASIS_ELBOW", "BASIS_TRADE_OFF", "KDecision", "k_decision", "trade_off_given"]
+__all__ = ["BASIS_ELBOW", "BASIS_TRADE_OFF", "KDecision", "k_decision"]
 
 
 @dataclass(frozen=True)
@@ -39,11 +39,6 @@ class KDecision:
     def share_kept(self) -> float:
         """recall(k) / recall(reference k): how much of the recall of the reference this k keeps."""
         return self.recall / self.reference_recall if self.reference_recall > 0 else 1.0
-
-
-def trade_off_given(run: RunBudget) -> bool:
-    """Whether the person gave a trade-off (lambda, or a value per recall point with a monthly volume)."""
-    return run.rule["lambda_source"] != "default"
 
 
 def k_decision(run: RunBudget) -> KDecision:

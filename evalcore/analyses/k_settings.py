@@ -12,7 +12,7 @@ from .tokens import DEFAULT_TOKENIZER
 DEFAULT_MAX_K = 50
 STOP_REFERENCE_K = 50
 """What "stopping at k" is measured against, on every surface (command, page, report): recall and prompt tokens
-at k = 50, or at the table's largest k when it is shorter, or at the recommended k when that is deeper."""
+at k = 50, or at the table's largest k when it is shorter, or at the k to take when that is deeper."""
 DEFAULT_PRICE_PER_MTOK = 1.00
 """Generator input price used when none is given: $1.00 per million tokens (a placeholder)."""
 DEFAULT_CHUNK_TOKENS = 300

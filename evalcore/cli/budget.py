@@ -1,4 +1,4 @@
-"""``evalcore budget``: recall@k next to the prompt-token cost of k chunks, and a recommended k per run."""
+"""``evalcore budget``: recall@k next to the prompt-token cost of k chunks, and the k to take per run."""
 
 from __future__ import annotations
 
