@@ -17,7 +17,7 @@ import struct
 import zlib
 from collections.abc import Mapping, Sequence
 
-from ..safe_text import md_text
+from ..safe_text import md_text, one_line
 
 Section = tuple[str, list]
 """One section of a page: its title (evalcore's own words) and its blocks."""
@@ -46,9 +46,11 @@ def labels_ref(provenance: dict) -> str:
 
 
 def _md(value: object) -> str:
+    """User text for the Markdown page: inert as Markdown, and every control character (ESC, BEL, a line separator, a
+    bidi override) shown escaped as written (`one_line`), never passed raw to a terminal or an editor."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return ""
-    return str(value) if isinstance(value, Safe) else md_text(value)
+    return str(value) if isinstance(value, Safe) else md_text(one_line(str(value)))
 
 
 def _h(value: object) -> str:

@@ -239,3 +239,17 @@ def test_compact_png_is_the_same_image_smaller() -> None:
         at += 12 + size
     assert list(chunks) == [b"IHDR", b"pHYs", b"IDAT", b"IEND"] and zlib.decompress(chunks[b"IDAT"]) == pixels
     assert compact_png(b"not a png") == b"not a png" and compact_png(png[:40]) == png[:40]
+
+
+def test_control_characters_in_user_text_are_shown_escaped_in_the_markdown_report(tmp_path) -> None:
+    # ESC, BEL, a line separator and a bidi override in what the customer typed: visible and harmless in the
+    # Markdown page, as written, never raw.
+    labels = tmp_path / "labels.csv"
+    labels.write_text("query,doc_id,grade,query_text\nq1,d1,1,\"red \x1b[31mALERT\x07 line\u2028two \u202eevil\"\n"
+                      "q2,d2,1,plain\n", encoding="utf-8")
+    run = tmp_path / "run.trec"
+    run.write_text("q1 Q0 x 1 9 r\nq2 Q0 d2 1 9 r\n", encoding="utf-8")
+    evaluation = evalcore.evaluate_runs([run], labels, k=(1, 5))
+    text = build_report(evaluation, k=5).to_markdown()
+    assert not any(c in text for c in "\x1b\x07\u2028\u202e")
+    assert "\\\\x1b" in text and "\\\\x07" in text and "\\\\u202e" in text  # (the reader makes U+2028 a space)
