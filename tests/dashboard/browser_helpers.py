@@ -29,6 +29,7 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
                  "--disable-sync", "--no-first-run", "--disable-quic"]
 WAIT_MS = 90_000
 DESKTOP = {"width": 1400, "height": 900}  # the first screen the layout tests check
+PROJECTOR = {"width": 1280, "height": 720}  # the presenter view's screen
 
 
 @contextmanager
@@ -44,6 +45,19 @@ def chromium(who: str) -> Iterator[Browser]:
             yield browser
         finally:
             browser.close()
+
+
+@contextmanager
+def opened(browser: Browser, viewport: dict, **options) -> Iterator[Page]:
+    """A fresh page of ``browser`` at ``viewport`` (its own context: no cookies or state shared), waiting up to
+    `WAIT_MS`, closed after."""
+    context = browser.new_context(viewport=viewport, **options)
+    page = context.new_page()
+    page.set_default_timeout(WAIT_MS)
+    try:
+        yield page
+    finally:
+        context.close()
 
 
 def free_port() -> int:

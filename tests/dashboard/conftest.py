@@ -1,5 +1,6 @@
 """Fixtures of the dashboard tests: a workspace of its own for each test (and each module's server), one `streamlit
-run` server per module, one Chromium per module, a fresh page per test. The helpers they use (and the AppTest ones) are plain modules beside this file: browser_helpers.py,
+run` server per module, one Chromium per module, a fresh page per test (tall, the desktop's first screen, or a
+projector's). The helpers they use (and the AppTest ones) are plain modules beside this file: browser_helpers.py,
 apptest_helpers.py."""
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import pytest
 from playwright.sync_api import Browser, expect
 
 from evalcore.store.workspace import ENV_VAR
-from tests.dashboard.browser_helpers import DESKTOP, WAIT_MS, Server, chromium
+from tests.dashboard.browser_helpers import DESKTOP, PROJECTOR, Server, chromium, opened
 
 # An assertion on the page waits up to 30 s (Playwright's default is 5 s): a save or a first computation on a busy
 # 2-core machine can take longer, and a test should fail on a wrong page, not on a slow one.
@@ -45,21 +46,23 @@ def browser():
 
 @pytest.fixture
 def page(browser: Browser):
-    context = browser.new_context(viewport={"width": 1500, "height": 2000}, accept_downloads=True)
-    page = context.new_page()
-    page.set_default_timeout(WAIT_MS)
-    yield page
-    context.close()
+    """A tall page (1500 x 2000): whole pages in one screenshot."""
+    with opened(browser, {"width": 1500, "height": 2000}, accept_downloads=True) as fresh:
+        yield fresh
 
 
 @pytest.fixture
 def screen(browser: Browser):
     """A page at the desktop's first screen, 1400 x 900: what a person sees before scrolling."""
-    context = browser.new_context(viewport=DESKTOP)
-    page = context.new_page()
-    page.set_default_timeout(WAIT_MS)
-    yield page
-    context.close()
+    with opened(browser, DESKTOP) as fresh:
+        yield fresh
+
+
+@pytest.fixture
+def projector(browser: Browser):
+    """A page at a projector's 1280 x 720, the presenter view's screen."""
+    with opened(browser, PROJECTOR) as fresh:
+        yield fresh
 
 
 @pytest.fixture

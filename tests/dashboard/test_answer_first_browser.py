@@ -8,9 +8,8 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.dashboard.browser_helpers import DESKTOP, WAIT_MS, no_exceptions, open_page, params, settle
+from tests.dashboard.browser_helpers import DESKTOP, PROJECTOR, WAIT_MS, no_exceptions, open_page, params, settle
 
-PROJECTOR = {"width": 1280, "height": 720}
 MAIN = '[data-testid="stMain"]'
 
 

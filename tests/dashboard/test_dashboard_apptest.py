@@ -95,7 +95,8 @@ def test_chart_png_export() -> None:
                           "cost_per_1k_requests": [0.1, 0.2, 0.3], "cost_per_month": [None] * 3,
                           "marginal_recall": [0.2, 0.2, 0.1]})
     marks = pd.DataFrame({"run": ["a"], "k": [2], "recall": [0.4], "kind": ["elbow"], "what": ["the elbow"]})
-    spec = k_charts.choose_k(frame, marks, ["a"], context="c", models="m", unit="docs", spend="tokens", k_max=3).to_dict()
+    spec = k_charts.choose_k(frame, marks, ["a"], context="c", models="m", unit="docs", spend="tokens",
+                             k_max=3).to_dict()
     at_2 = k_charts.set_k(spec, 2)
     assert at_2["datasets"][k_charts.K_DATA] == [{"k": 2, "label": "k = 2"}]
     assert k_charts.K_DATA not in spec.get("datasets", {})  # the cached spec is left alone

@@ -13,7 +13,7 @@ from evalcore.cli import main
 from evalcore.store.workspace import Workspace
 from evalcore.workflows import record_upload
 
-from tests.dashboard.browser_helpers import DESKTOP, ROOT, WAIT_MS, Server, no_exceptions, open_page, params, settle
+from tests.dashboard.browser_helpers import ROOT, Server, no_exceptions, open_page, params, settle
 
 S = ROOT / "sample_data"
 
@@ -33,26 +33,17 @@ def server(tmp_path_factory):
     running.stop()
 
 
-@pytest.fixture
-def desktop(browser):
-    context = browser.new_context(viewport=DESKTOP)
-    page = context.new_page()
-    page.set_default_timeout(WAIT_MS)
-    yield page
-    context.close()
-
-
-def test_a_path_that_names_no_page_opens_the_overview_without_page_not_found(desktop: Page, server: str) -> None:
+def test_a_path_that_names_no_page_opens_the_overview_without_page_not_found(screen: Page, server: str) -> None:
     for path in ("home", "no-such-page"):
-        open_page(desktop, f"{server}/{path}?k=7&runs=tuned")
-        expect(desktop.get_by_role("heading", name="Overview").first).to_be_visible()
-        assert desktop.get_by_text("Page not found").count() == 0, path
-        assert params(desktop)["k"] == ["7"] and params(desktop)["runs"] == ["tuned"], path
-        expect(desktop.get_by_text("runs tuned (acme-embed-large-v2-kestrel-ft)").first).to_be_visible()
-        no_exceptions(desktop)
-    desktop.get_by_role("link", name="Data").click()  # the navigation still works from there
-    settle(desktop)
-    expect(desktop.get_by_role("heading", name="Data").first).to_be_visible()
+        open_page(screen, f"{server}/{path}?k=7&runs=tuned")
+        expect(screen.get_by_role("heading", name="Overview").first).to_be_visible()
+        assert screen.get_by_text("Page not found").count() == 0, path
+        assert params(screen)["k"] == ["7"] and params(screen)["runs"] == ["tuned"], path
+        expect(screen.get_by_text("runs tuned (acme-embed-large-v2-kestrel-ft)").first).to_be_visible()
+        no_exceptions(screen)
+    screen.get_by_role("link", name="Data").click()  # the navigation still works from there
+    settle(screen)
+    expect(screen.get_by_role("heading", name="Data").first).to_be_visible()
 
 
 def title_top(page: Page) -> float:
@@ -68,18 +59,18 @@ def cut_tables(page: Page) -> list[str]:
         .filter(([s, _]) => s && s.scrollWidth > s.clientWidth + 1).map(([s, head]) => head)""")
 
 
-def test_pages_start_at_the_top_and_their_tables_fit_1400_pixels(desktop: Page, server: str) -> None:
-    open_page(desktop, f"{server}/")
-    overview = title_top(desktop)
+def test_pages_start_at_the_top_and_their_tables_fit_1400_pixels(screen: Page, server: str) -> None:
+    open_page(screen, f"{server}/")
+    overview = title_top(screen)
     for path, tabs in (("data", ("Label sets", "Runs", "Evaluations")), ("history", ()), ("activity", ()),
                        ("index-size", ()), ("index-size?part=approximate", ())):
-        open_page(desktop, f"{server}/{path}")
-        no_exceptions(desktop)
+        open_page(screen, f"{server}/{path}")
+        no_exceptions(screen)
         if path.startswith(("data", "history", "activity")):
-            assert abs(title_top(desktop) - overview) < 4, (path, title_top(desktop), overview)
-        expect(desktop.locator('[data-testid="stDataFrame"]').first).to_be_visible()
+            assert abs(title_top(screen) - overview) < 4, (path, title_top(screen), overview)
+        expect(screen.locator('[data-testid="stDataFrame"]').first).to_be_visible()
         for tab in tabs:
-            desktop.get_by_role("tab", name=tab).click()
-            settle(desktop)
-            assert cut_tables(desktop) == [], (path, tab)
-        assert cut_tables(desktop) == [], path
+            screen.get_by_role("tab", name=tab).click()
+            settle(screen)
+            assert cut_tables(screen) == [], (path, tab)
+        assert cut_tables(screen) == [], path

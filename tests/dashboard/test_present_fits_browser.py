@@ -11,12 +11,10 @@ import json
 import re
 from pathlib import Path
 
-import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Page, expect
 
-from tests.dashboard.browser_helpers import WAIT_MS, no_exceptions, open_page, params, settle, shoot
+from tests.dashboard.browser_helpers import PROJECTOR, no_exceptions, open_page, params, settle, shoot
 
-PROJECTOR = {"width": 1280, "height": 720}
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
 RUNS = ("sent1", "sent3", "char400")
 CHUNK_ID = re.compile(r"[a-z]+(?:-[a-z]+)*-\d\d#[sw]\d")  # the sample's chunk ids: security-scim-01#s3, ...#w2
@@ -108,15 +106,6 @@ def fits(page: Page) -> dict:
     shown = page.locator(".st-key-present").inner_text()
     assert not CHUNK_ID.findall(shown), f"{where}: chunk ids on screen: {CHUNK_ID.findall(shown)}"
     return sizes
-
-
-@pytest.fixture
-def projector(browser: Browser):
-    context = browser.new_context(viewport=PROJECTOR)
-    page = context.new_page()
-    page.set_default_timeout(WAIT_MS)
-    yield page
-    context.close()
 
 
 def test_present_fits_1280_by_720_with_long_queries_and_chunk_runs(projector: Page, server: str,

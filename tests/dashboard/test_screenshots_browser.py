@@ -20,10 +20,9 @@ import pytest
 from playwright.sync_api import Locator, Page, expect
 
 import evalcore
-from tests.dashboard.browser_helpers import ROOT, WAIT_MS, Server, no_exceptions, open_page, params, settle
+from tests.dashboard.browser_helpers import PROJECTOR, ROOT, WAIT_MS, Server, no_exceptions, open_page, params, settle
 
 DESKTOP = {"width": 1400, "height": 900}
-PROJECTOR = {"width": 1280, "height": 720}
 
 
 @pytest.fixture(scope="module")
