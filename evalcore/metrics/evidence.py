@@ -76,22 +76,20 @@ def evidence_scores(ranked: RankedGrades, spans: pd.DataFrame, chunk_start: np.n
     unknown = n_docs - 1  # the group of evidence in documents the map does not know
     c_group = q_idx.astype(np.int64) * n_docs + c_doc
     e_group = q_of.astype(np.int64) * n_docs + np.where(ev_doc >= 0, ev_doc, unknown)
-    # Elementary segments: between every boundary of each group, in one sorted array of (group, offset).
-    scale = np.int64(max(int(c_end.max(initial=0)), int(ev_end.max(initial=0))) + 1)
-    bounds = np.unique(np.concatenate([c_group * scale + c_start, c_group * scale + c_end,
-                                       e_group * scale + ev_start, e_group * scale + ev_end]))
-    seg_group, seg_start = bounds[:-1] // scale, bounds[:-1] % scale
-    seg_len = np.where(bounds[1:] // scale == seg_group, bounds[1:] % scale - seg_start, 0)
+    # Elementary segments: between every boundary of each group, the distinct (group, offset) pairs in order.
+    n_c, n_e = len(c_group), len(e_group)
+    bound_group, bound_at, place = _boundaries(np.concatenate([c_group, c_group, e_group, e_group]),
+                                               np.concatenate([c_start, c_end, ev_start, ev_end]))
+    seg_group, seg_start = bound_group[:-1], bound_at[:-1]
+    seg_len = np.where(bound_group[1:] == seg_group, bound_at[1:] - seg_start, 0)
     n_seg = len(seg_len)
     first_rank = np.full(n_seg, depth, dtype=np.int64)  # depth: not covered within the depth
-    if len(c_group):
-        lo, hi = np.searchsorted(bounds, c_group * scale + c_start), np.searchsorted(bounds, c_group * scale + c_end)
-        seg, by = _expand(lo, hi, pos)
+    if n_c:
+        seg, by = _expand(place[:n_c], place[n_c:2 * n_c], pos)
         np.minimum.at(first_rank, seg, by)
     evidence = np.zeros(n_seg, dtype=bool)
-    if len(e_group):
-        lo, hi = np.searchsorted(bounds, e_group * scale + ev_start), np.searchsorted(bounds, e_group * scale + ev_end)
-        seg, _ = _expand(lo, hi, np.zeros(len(lo), dtype=np.int64))
+    if n_e:
+        seg, _ = _expand(place[2 * n_c:2 * n_c + n_e], place[2 * n_c + n_e:], np.zeros(n_e, dtype=np.int64))
         evidence[seg] = True
     seg_query = seg_group // n_docs
     covered = first_rank < depth
@@ -105,6 +103,24 @@ def evidence_scores(ranked: RankedGrades, spans: pd.DataFrame, chunk_start: np.n
         recall = np.where(has_spans[:, None], np.where(total[:, None] > 0, ev_chars / total[:, None], 0.0), np.nan)
         precision = np.where(has_spans[:, None], np.where(chars > 0, ev_chars / chars, 0.0), np.nan)
     return EvidenceScores(recall, precision, has_spans)
+
+
+def _boundaries(group: np.ndarray, offset: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct (group, offset) pairs in order (their groups, their offsets) and the position among them of each
+    pair given. One int64 key per pair (group x scale + offset) when every key fits, which is the usual case; else a
+    sort on both columns, so no sum overflows however many groups or however large the offsets."""
+    if not len(group):
+        return group, offset, np.zeros(0, dtype=np.int64)
+    scale = int(offset.max()) + 1
+    if (int(group.max()) + 1) * scale < 1 << 62:  # Python integers: the test itself cannot overflow
+        keys, place = np.unique(group * np.int64(scale) + offset, return_inverse=True)
+        return keys // scale, keys % scale, place.reshape(-1)
+    order = np.lexsort((offset, group))
+    by_group, by_offset = group[order], offset[order]
+    new = np.r_[True, (by_group[1:] != by_group[:-1]) | (by_offset[1:] != by_offset[:-1])]
+    place = np.empty(len(group), dtype=np.int64)
+    place[order] = np.cumsum(new) - 1
+    return by_group[new], by_offset[new], place
 
 
 def _expand(lo: np.ndarray, hi: np.ndarray, value: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

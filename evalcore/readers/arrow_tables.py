@@ -3,8 +3,9 @@
 `read_arrow_table` reads a CSV or TSV file with pyarrow's parser, a Parquet file through the budgeted reader, and
 JSON lines with Arrow's JSON reader (after the nesting check a deep line needs); only the columns a caller may use
 are kept, and nothing becomes a Python object per row. The `ArrowTable` it returns names the file line of any data
-row for messages; line numbers are only worked out on the error path, by the same scan `evalcore.readers.tables`
-uses. A file the fast parsers refuse, or read with gaps or mixed types, is read again by the line-naming readers
+row for messages; line numbers are only worked out on the error path, a block of the file at a time
+(`evalcore.readers.tables.row_place`), so naming the last line of a file of millions costs no more memory than a
+block. A file the fast parsers refuse, or read with gaps or mixed types, is read again by the line-naming readers
 (pandas for tables, one JSON object per line), which either read it or name the first bad line.
 """
 
@@ -12,11 +13,11 @@ from __future__ import annotations
 
 import csv
 import io
+from contextlib import closing
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pa_json
@@ -28,7 +29,7 @@ from .json_files import content_lines, is_json_id, read_jsonl_records
 from .nesting import MAX_NESTING, deepest_line
 from .parquet_files import WholeReadNeeded, read_parquet_columns
 from .sources import Source, first_content_line, quiet_in_pyarrow
-from .tables import Table, read_delimited
+from .tables import KeptLines, read_delimited, row_place, unquoted
 
 _BLOCK = 1 << 22
 """Bytes pyarrow's CSV and JSON parsers take at a time (4 MiB: as fast as larger blocks)."""
@@ -41,7 +42,9 @@ parser's threads hold at once take a quarter of the memory (a 5 M-row chunk map:
 class ArrowTable:
     """The columns of a file a reader may use (as Arrow columns, names as the file spells them), with how to name
     the place of a data row in a message: ``line`` for text files (counting what the parser skipped), ``row`` for
-    Parquet."""
+    Parquet. ``first_row``: the file's data rows before this table's first (a batch of a file read a batch at a
+    time names its rows as the file has them); ``tsv``: a TSV, read without quoting (text cells are unquoted as
+    pandas would, `text_column`)."""
 
     table: pa.Table
     source: Source
@@ -49,6 +52,8 @@ class ArrowTable:
     header_lines: int = 1
     quoted_delimiter: str | None = None
     header: tuple[str, ...] = ()
+    first_row: int = 0
+    tsv: bool = False
 
     def column(self, aliases: tuple[str, ...], role: str, required: bool = True) -> str | None:
         """The column named by one of ``aliases`` (case-insensitive, first alias found wins); a required one
@@ -67,25 +72,28 @@ class ArrowTable:
                          text=shown if shown is not None else ",".join(self.header or self.table.column_names))
 
     def line_of(self, row: int) -> int:
-        """The 1-based line (or row, for Parquet) of data row ``row`` (0-based)."""
+        """The 1-based line (or row, for Parquet) of data row ``row`` (0-based, of this table)."""
         if self.where == "row":
-            return row + 1
-        return self._lines().line_of(row)
+            return self.first_row + row + 1
+        return self._place(row)[0]
 
     def raw_line(self, row: int) -> str:
         """Data row ``row`` as the file has it (for Parquet, its columns as ``name=value``)."""
         if self.where == "row":
             return ", ".join(f"{name}={self.table.column(name)[row].as_py()}" for name in self.table.column_names)
-        return self._lines().raw_line(row)
+        return self._place(row)[2]
 
     def error(self, row: int, expected: str, text: str | None = None) -> InputError:
         """The message for data row ``row``: the file, its line (or row), ``text`` (else the line as written)."""
-        return InputError(expected, source=self.source.name, line=self.line_of(row),
-                          text=self.raw_line(row) if text is None else text, where=self.where)
+        if self.where == "row":
+            line, shown = self.line_of(row), self.raw_line(row) if text is None else text
+        else:
+            line, _, written = self._place(row)  # the file is looked through once for both
+            shown = written if text is None else text
+        return InputError(expected, source=self.source.name, line=line, text=shown, where=self.where)
 
-    def _lines(self) -> Table:
-        return Table(pd.DataFrame(), self.source, self.header_lines, skip_comments=False,
-                     quoted_delimiter=self.quoted_delimiter)
+    def _place(self, row: int) -> tuple[int, int, str]:
+        return row_place(self.source, self.first_row + row, self.header_lines, self.quoted_delimiter)
 
 
 def read_arrow_table(source: Source, fmt: str, columns: Iterable[str], describe: str,
@@ -127,7 +135,8 @@ def _delimited(source: Source, delimiter: str, wanted: set[str], describe: str,
     lines_before = 0 if given else 1
     keep = [n for n in names if n.strip().lower() in wanted]
     if not keep:  # pyarrow would read every column: none is needed to say which is missing
-        return ArrowTable(pa.table({}), source, header_lines=lines_before, header=tuple(n.strip() for n in names))
+        return ArrowTable(pa.table({}), source, header_lines=lines_before, header=tuple(n.strip() for n in names),
+                          tsv=delimiter == "\t")
     parse, convert = _csv_options(delimiter, keep, handle)
     try:
         with quiet_in_pyarrow(handle, failures):
@@ -141,46 +150,60 @@ def _delimited(source: Source, delimiter: str, wanted: set[str], describe: str,
     if table is None or irregular or failures or len(set(keep)) != len(keep):
         return _delimited_slow(source, delimiter, wanted, describe, given)
     return ArrowTable(table, source, header_lines=lines_before, header=tuple(n.strip() for n in names),
-                      quoted_delimiter=delimiter if delimiter == "," else None)
+                      quoted_delimiter=delimiter if delimiter == "," else None, tsv=delimiter == "\t")
 
 
 def delimited_batches(source: Source, delimiter: str, wanted: Iterable[str], describe: str,
                       ) -> tuple[ArrowTable, Iterator[pa.RecordBatch]] | None:
     """A CSV or TSV file with a header, a batch of rows at a time: its columns (an `ArrowTable` of no rows, for
     finding them by name) and the batches of the columns in ``wanted``, every cell as text, as `read_arrow_table`
-    reads them. The batches raise `WholeReadNeeded` at the first irregular line; None when the file cannot be
-    read this way at all (no header, no wanted column, a repeated column name)."""
+    reads them. A line with more or fewer fields than the header is an InputError naming it (found a block at a
+    time); the batches raise `WholeReadNeeded` at anything else irregular (text that is not UTF-8, a quote left
+    open). None when the file cannot be read this way at all (no header, no wanted column, a repeated column
+    name). Closing the batches (a generator) closes the file's reader, whether or not it was read to the end."""
     wanted = {c.lower() for c in wanted}
     names = _header(source, delimiter)
     keep = [n for n in names or () if n.strip().lower() in wanted]
     if not keep or len(set(keep)) != len(keep):
         return None
-    irregular: list[object] = []
+    uneven: list[object] = []
+    failures: list[BaseException] = []
 
     def handle(row) -> str:  # called from pyarrow's parser threads: it must never raise
-        irregular.append(row)
+        try:
+            if row.text.strip():  # a line of spaces is a blank line, as for every reader
+                uneven.append(row)
+        except Exception:  # noqa: BLE001 - text that is not UTF-8: the whole read names its line
+            failures.append(ValueError("undecodable row"))
         return "skip"
 
     parse, convert = _csv_options(delimiter, keep, handle)
     head = pa.table({n: pa.array([], pa.string()) for n in keep})
     found = ArrowTable(head, source, header_lines=1, quoted_delimiter=delimiter if delimiter == "," else None,
-                       header=tuple(n.strip() for n in names))
+                       header=tuple(n.strip() for n in names), tsv=delimiter == "\t")
+
+    def checked() -> None:
+        if failures:
+            raise WholeReadNeeded
+        if uneven:
+            raise _uneven_line(source, delimiter, len(names), describe)
 
     def batches() -> Iterator[pa.RecordBatch]:
+        reader = None
         try:
-            with quiet_in_pyarrow(handle, irregular):
+            with quiet_in_pyarrow(handle, failures):
                 reader = pacsv.open_csv(_csv_input(source), read_options=pacsv.ReadOptions(block_size=_STREAM_BLOCK),
                                         parse_options=parse, convert_options=convert)
                 for batch in reader:
-                    if irregular:
-                        raise WholeReadNeeded
+                    checked()
                     yield batch
         except (pa.ArrowException, UnicodeDecodeError):
             raise WholeReadNeeded from None
         finally:
+            if reader is not None:
+                reader.close()
             pa.default_memory_pool().release_unused()
-        if irregular:
-            raise WholeReadNeeded
+        checked()
 
     return found, batches()
 
@@ -216,16 +239,19 @@ def _header(source: Source, delimiter: str) -> tuple[str, ...] | None:
 
 
 def _uneven_line(source: Source, delimiter: str, fields: int, describe: str, header_lines: int = 1) -> InputError:
-    """The error for the first line with more or fewer fields than the header (the error path only: a Python scan
-    that counts lines as a CSV reader consumes them, so a quoted cell over several lines keeps the count right)."""
-    reader = csv.reader(io.StringIO(source.text(), newline=""), delimiter=delimiter,
-                        quoting=csv.QUOTE_MINIMAL if delimiter == "," else csv.QUOTE_NONE)
-    end = 0
-    for number, record in enumerate(reader):
-        start, end = end + 1, reader.line_num
-        if number >= header_lines and len(record) != fields and any(cell.strip() for cell in record):
-            text = "\n".join(source.lines()[start - 1:end])
-            return InputError(_uneven(fields, describe, header_lines), source=source.name, line=start, text=text)
+    """The error for the first line with more or fewer fields than the header (the error path only: a CSV reader
+    over the file read a block at a time, so a quoted cell over several lines keeps the count right and a file of
+    millions of lines is never held whole)."""
+    quoting = csv.QUOTE_MINIMAL if delimiter == "," else csv.QUOTE_NONE
+    with source.stream() as handle:
+        kept = KeptLines(io.TextIOWrapper(handle, encoding="utf-8", errors="replace", newline=""))
+        reader = csv.reader(kept, delimiter=delimiter, quoting=quoting)
+        end = 0
+        for number, record in enumerate(reader):
+            start, end = end + 1, reader.line_num
+            text = kept.take()
+            if number >= header_lines and len(record) != fields and any(cell.strip() for cell in record):
+                return InputError(_uneven(fields, describe, header_lines), source=source.name, line=start, text=text)
     return InputError(_uneven(fields, describe, header_lines), source=source.name)
 
 
@@ -240,7 +266,7 @@ def _delimited_slow(source: Source, delimiter: str, wanted: set[str], describe: 
     frame = found.frame.loc[:, ~found.frame.columns.duplicated()]
     table = pa.table({name: pa.array(frame[name].to_numpy(dtype=object), pa.string()) for name in frame.columns})
     return ArrowTable(table, source, header_lines=found.header_lines, quoted_delimiter=found.quoted_delimiter,
-                      header=found.column_names)
+                      header=found.column_names, tsv=found.tsv)
 
 
 # ----------------------------------------------------------------------------- JSON lines
@@ -256,9 +282,11 @@ def _jsonl(source: Source, wanted: set[str]) -> ArrowTable:
         raise InputError(f"JSON nested at most {MAX_NESTING} levels deep", source=source.name, line=line,
                          text=bytes(source.data[start:start + 60]).decode("utf-8", "replace") + "...")
     try:
-        table = pa_json.read_json(pa.BufferReader(source.data), read_options=pa_json.ReadOptions(block_size=_BLOCK))
+        table = _json_table(source.data)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return _jsonl_slow(source, wanted)
+    finally:
+        pa.default_memory_pool().release_unused()  # the parser's blocks, kept by the allocator until asked
     if table.num_rows != len(content_lines(source.data)):
         return _jsonl_slow(source, wanted)  # two objects on one line: the slow reader names it
     keep = [n for n in table.column_names if n.strip().lower() in wanted]
@@ -269,6 +297,18 @@ def _jsonl(source: Source, wanted: set[str]) -> ArrowTable:
                 or pa.types.is_null(kind)):
             return _jsonl_slow(source, wanted)  # objects, lists, booleans: the slow reader names the line
     return ArrowTable(table, source, header_lines=0)
+
+
+def _json_table(data: bytes) -> pa.Table:
+    """JSON lines as a table, parsed a block at a time: each block's parse is let go once it is converted, so the
+    peak is half that of one whole parse (3 million chunk rows: 280 MB above the file's bytes, not 560). When a later
+    block's fields or types differ from the first block's, the whole parse reads it (it unifies them), or refuses."""
+    options = pa_json.ReadOptions(block_size=_BLOCK)
+    try:
+        with closing(pa_json.open_json(pa.BufferReader(data), read_options=options)) as reader:
+            return pa.Table.from_batches(list(reader), reader.schema)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return pa_json.read_json(pa.BufferReader(data), read_options=options)
 
 
 def _jsonl_slow(source: Source, wanted: set[str]) -> ArrowTable:
@@ -319,10 +359,7 @@ def id_column(found: ArrowTable, name: str, role: str) -> pa.ChunkedArray:
                               text=repr(float(numbers[row])))
         values = pc.cast(values, pa.int64())
     if pa.types.is_binary(values.type) or pa.types.is_large_binary(values.type):
-        try:
-            values = values.cast(pa.string())
-        except pa.ArrowInvalid:
-            raise InputError(f"UTF-8 text in column {name!r}", source=found.source.name) from None
+        values = _utf8(found, name, values)
     if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
         if not (pa.types.is_integer(values.type) or pa.types.is_null(values.type)):
             raise InputError(f"ids as text or whole numbers in column {name!r}", source=found.source.name,
@@ -338,14 +375,44 @@ def id_column(found: ArrowTable, name: str, role: str) -> pa.ChunkedArray:
 
 
 def text_column(found: ArrowTable, name: str) -> pa.ChunkedArray:
-    """Column ``name`` as text (numbers as their digits), nulls kept."""
+    """Column ``name`` as text (numbers as their digits), nulls kept; in a TSV, a cell quoted as pandas writes it
+    is read as pandas reads it (`evalcore.readers.tables.unquoted`)."""
     values = found.table.column(name)
     if pa.types.is_dictionary(values.type):
         values = values.cast(values.type.value_type)
     if pa.types.is_binary(values.type) or pa.types.is_large_binary(values.type):
+        return _utf8(found, name, values)
+    values = values if pa.types.is_string(values.type) else pc.cast(values, pa.string())
+    return unquoted(values) if found.tsv else values
+
+
+def _utf8(found: ArrowTable, name: str, values: pa.ChunkedArray) -> pa.ChunkedArray:
+    """A binary column as text; the first row whose bytes are not UTF-8 is an error naming it, with its bytes as far
+    as they decode."""
+    try:
+        return values.cast(pa.string())
+    except pa.ArrowInvalid:
+        pass
+    row = _first_not_utf8(values)
+    shown = (values[row].as_py() or b"")[:60].decode("utf-8", "replace")
+    raise found.error(row, f"UTF-8 text in column {name!r}", text=shown)
+
+
+def _first_not_utf8(values: pa.ChunkedArray) -> int:
+    """The first row of a binary column whose bytes are not UTF-8 (the error path only: slices are cast until one
+    fails, then its rows are tried one by one)."""
+    step = 1 << 16
+    for at in range(0, len(values), step):
+        piece = values.slice(at, step)
         try:
-            return values.cast(pa.string())
+            piece.cast(pa.string())
+            continue
         except pa.ArrowInvalid:
-            raise InputError(f"UTF-8 text in column {name!r}", source=found.source.name) from None
-    return values if pa.types.is_string(values.type) else pc.cast(values, pa.string())
+            pass
+        for offset, value in enumerate(piece.to_pylist()):
+            try:
+                (value or b"").decode("utf-8")
+            except UnicodeDecodeError:
+                return at + offset
+    return 0
 

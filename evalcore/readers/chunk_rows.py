@@ -6,16 +6,24 @@ as the whole read checks it (ids, offsets, against the documents), hashed for th
 fingerprint, and kept only when its chunk id is one of the ids asked for; what stays is one 8-byte hash per row and
 the kept rows.
 
-Anything irregular (a bad row, a format without a batch reader, a hash seen twice) hands the file back to the whole
-read (`evalcore.readers.chunks.read_chunks`), which reads it or names the problem where the file has it: this module
-never words an error of its own.
+A bad row is refused by the batch that holds it, in the words of the whole read and naming the line (the row, for
+Parquet) the whole read would name: each batch knows how many of the file's rows came before it, and the line is
+found a block of the file at a time (`evalcore.readers.tables.row_place`); a chunk listed twice is named by reading
+the file once more a batch at a time, holding only the rows whose id hash was seen twice. So a map of millions of
+rows with one bad line at the end costs what a good one does. A format without a batch reader, and what batches
+cannot tell (text that is not UTF-8, two ids sharing a hash), hand the file back to the whole read
+(`evalcore.readers.chunks.read_chunks`), which reads it or names the problem where the file has it.
+
+The batches are read on a second thread (`_Ahead`); on every way out, the thread is joined and the file's reader
+closed before the caller goes on, so nothing of the read is left running when the interpreter exits.
 """
 
 from __future__ import annotations
 
 import hashlib
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from contextlib import closing
+from dataclasses import dataclass, replace
 from typing import Callable, Iterable, Iterator, TypeVar
 
 import numpy as np
@@ -121,20 +129,20 @@ def wanted_hashes(keep: Iterable[IdArray | Iterable[str]]) -> HashSet:
 def read_kept(src: Source, fmt: str, keep: Iterable[IdArray | Iterable[str]],
               documents: Documents | None) -> KeptRows | None:
     """The rows of chunk map ``src`` (format ``fmt``) whose chunk id is one of ``keep``'s (arrays of ids: runs'
-    ids, the labels' doc ids), every row checked; None when the file must be read whole (`read_chunks` then reads
-    it or names its problem)."""
+    ids, the labels' doc ids), every row checked (a bad one is an InputError naming it, see the module's docs);
+    None when the file must be read whole (`read_chunks` then reads it or names its problem)."""
     opened = _batches(src, fmt)
     if opened is None:
         return None
     found, batches, expected_rows = opened
     try:
-        columns = map_columns(found)
+        columns = map_columns(found)  # a missing column: named from the header, as the whole read names it
     except InputError:
-        return None
+        batches.close()
+        raise
     against = _DocumentCheck(documents) if documents is not None else None
     dictionaries = _Dictionaries()  # the reading thread's
-    with _Ahead(batches, lambda batch: _Batch(ArrowTable(pa.Table.from_batches([batch]), src, where=found.where),
-                                              columns, dictionaries)) as parts:
+    with _Ahead(batches, _Numbered(found, columns, dictionaries)) as parts:
         wanted = wanted_hashes(keep)  # while the first batch is read
         fingerprint, seen, docs, kept = MapFingerprint(), _Growing(expected_rows), _DistinctHashes(), \
             _Keeping(wanted, columns)
@@ -144,25 +152,62 @@ def read_kept(src: Source, fmt: str, keep: Iterable[IdArray | Iterable[str]],
                 seen.append(part.chunk_hashes)
                 docs.add(part.doc_values)
                 fingerprint.add(part.chunk_hashes, part.doc_hashes, part.start, part.end, text_hashes(part.text))
-                if against is not None and not against.fits(part):
-                    return None
+                if against is not None:
+                    against.check(part)
                 if not kept.add(part, *wanted.rows_in(part.chunk_hashes)):
-                    return None
-        except (InputError, WholeReadNeeded, pa.ArrowException, OSError, UnicodeDecodeError):
+                    return None  # the rows kept outgrow the memory budget: the whole read says so
+        except (WholeReadNeeded, pa.ArrowException, OSError, UnicodeDecodeError):
             return None
     docs.add(dictionaries.named())  # the reading thread is done
     with ThreadPoolExecutor(1, thread_name_prefix="evalcore-chunk-map") as pool:
-        coded = pool.submit(kept.doc_codes)  # while the duplicate check sorts
+        coded = None if kept.overfull else pool.submit(kept.doc_codes)  # while the duplicate check sorts
         every = seen.values()
         del seen
         every.sort()
-        repeated = bool((every[1:] == every[:-1]).any())
+        twice = every[1:][every[1:] == every[:-1]]
         n_rows = len(every)
         del every
-        doc_codes = coded.result()
-    if repeated:
-        return None  # a chunk listed twice (or two ids sharing a hash): the whole read says which
+        doc_codes = None if coded is None else coded.result()
+    if len(twice) or doc_codes is None:
+        _refuse_repeat(src, fmt, np.unique(twice))
+        return None  # two ids sharing a hash, no chunk listed twice: the whole read tells them apart
     return kept.rows(n_rows, docs.count(), fingerprint.hexdigest(), doc_codes)
+
+
+def _refuse_repeat(src: Source, fmt: str, hashes: np.ndarray) -> None:
+    """The InputError for the first row (in the file's order) whose chunk id an earlier row has, worded and placed
+    as the whole read words it: the file read once more a batch at a time, holding only the ids whose hash is one of
+    ``hashes`` until the first repeat. Nothing when no id is repeated (two ids share a hash)."""
+    opened = _batches(src, fmt)
+    if opened is None:
+        return
+    found, batches, _ = opened
+    columns, first, before = map_columns(found), {}, 0
+    with closing(batches):
+        for batch in batches:
+            part = replace(found, table=pa.Table.from_batches([batch]))
+            chunks, chunk_hashes, _ = _ids(part, columns.chunk, "a chunk id", _Dictionaries())
+            rows = np.flatnonzero(np.isin(chunk_hashes, hashes))
+            for row, chunk in zip((before + rows).tolist(), chunks.take(pa.array(rows, pa.int64())).to_pylist()):
+                if chunk in first:
+                    raise found.error(row, "each chunk listed once (a chunk belongs to one document at one place)",
+                                      f"{chunk} (listed first at {found.where} {found.line_of(first[chunk])})")
+                first[chunk] = row
+            before += batch.num_rows
+
+
+class _Numbered:
+    """Makes each batch's `_Batch` (on the reading thread), its rows numbered as the file numbers them: the batch
+    knows how many rows came before it, so an error in it names the file's line."""
+
+    def __init__(self, found: ArrowTable, columns: MapColumns, dictionaries: _Dictionaries) -> None:
+        self.found, self.columns, self.dictionaries, self.before = found, columns, dictionaries, 0
+
+    def __call__(self, batch: pa.RecordBatch) -> _Batch:
+        part = _Batch(replace(self.found, table=pa.Table.from_batches([batch]), first_row=self.before),
+                      self.columns, self.dictionaries)
+        self.before += batch.num_rows
+        return part
 
 
 class _Keeping:
@@ -181,13 +226,15 @@ class _Keeping:
         self.docs: list[pa.Array] = []
         self.text: list[pa.Array] | None = [] if columns.text is not None else None
         self.held = 0
+        self.overfull = False  # more rows than wanted ids: one is listed twice (named once every row is checked)
 
     def add(self, part: _Batch, rows: np.ndarray, at: np.ndarray) -> bool:
-        """Keep ``part``'s ``rows`` (their ids at ``at`` in the wanted set); False when more rows than wanted ids
-        are kept (a chunk listed twice: the whole read names it) or they outgrow the memory budget."""
+        """Keep ``part``'s ``rows`` (their ids at ``at`` in the wanted set); False when they outgrow the memory
+        budget. Past as many rows as wanted ids (a chunk listed twice), nothing more is kept (`overfull`)."""
         end = self.size + len(rows)
-        if end > len(self.lookup):
-            return False
+        if self.overfull or end > len(self.lookup):
+            self.overfull = True
+            return True
         self.chunk_hashes[self.size:end] = part.chunk_hashes[rows]
         self.doc_hashes[self.size:end] = part.doc_hashes[rows]
         self.lookup[at] = np.arange(self.size, end)
@@ -274,7 +321,14 @@ class _Ahead:
         return self
 
     def __exit__(self, *_) -> None:
+        """Join the thread (after the item it is making), then close the items (the file's reader) here, however
+        the block was left: a reader left to the garbage collector could be torn down as the interpreter exits,
+        with its own threads still running (an abort: "terminate called without an active exception")."""
         self._pool.shutdown(wait=True, cancel_futures=True)
+        self._coming = None  # an error held there holds this object through its traceback
+        close = getattr(self._items, "close", None)
+        if close is not None:
+            close()
 
     def __iter__(self) -> Iterator[U]:
         while (made := self._coming.result()) is not None:
@@ -337,12 +391,17 @@ class _Batch:
 
     def __init__(self, found: ArrowTable, columns: MapColumns, dictionaries: _Dictionaries) -> None:
         self.found, self.chunk_column = found, columns.chunk
-        self.docs, self.doc_hashes, self.doc_values = _ids(found, columns.doc, "a doc id", dictionaries)
-        self.start = self.end = None
-        if columns.start is not None:
-            self.start, self.end = offset_pairs(found.table.column(columns.start), found.table.column(columns.end),
-                                                found.error)
-        self.text = text_column(found, columns.text).combine_chunks() if columns.text is not None else None
+        try:
+            self.docs, self.doc_hashes, self.doc_values = _ids(found, columns.doc, "a doc id", dictionaries)
+            self.start = self.end = None
+            if columns.start is not None:
+                self.start, self.end = offset_pairs(found.table.column(columns.start),
+                                                    found.table.column(columns.end), found.error,
+                                                    names=(columns.start, columns.end))
+            self.text = text_column(found, columns.text).combine_chunks() if columns.text is not None else None
+        except InputError:
+            self.check_chunks()  # a bad chunk id in the batch comes first, as in the whole read
+            raise
 
     def check_chunks(self) -> None:
         """Check and hash the chunk ids."""
@@ -354,17 +413,19 @@ def _ids(found: ArrowTable, name: str, role: str, dictionaries: _Dictionaries,
     """Column ``name`` checked as ids (`id_column`), the hash of each, and hashes of the ids the rows hold, to count
     the distinct ones: each row's, or for a dictionary column those `_Dictionaries` hands on. A column Parquet gives
     as a dictionary stays one: its values are checked and hashed once each (a value repeated on many rows), the
-    rows kept decoded later."""
+    rows kept decoded later; one with a row that names no value, or holding a value no id may be, is decoded and
+    checked row by row, so the message names the row that holds it (a value no row names is no error)."""
     values = found.table.column(name).combine_chunks()
-    if not pa.types.is_dictionary(values.type):
-        ids = id_column(found, name, role).combine_chunks()
-        hashes = hash_strings(ids)
-        return ids, hashes, hashes
-    if values.indices.null_count:
-        raise WholeReadNeeded  # a row without an id: the whole read names it
-    indices = values.indices.to_numpy(zero_copy_only=False)
-    dictionary, value_hashes, named = dictionaries.checked(found, name, role, values.dictionary, indices)
-    return pa.DictionaryArray.from_arrays(values.indices, dictionary), value_hashes[indices], named
+    if pa.types.is_dictionary(values.type) and not values.indices.null_count:
+        indices = values.indices.to_numpy(zero_copy_only=False)
+        try:
+            dictionary, value_hashes, named = dictionaries.checked(found, name, role, values.dictionary, indices)
+            return pa.DictionaryArray.from_arrays(values.indices, dictionary), value_hashes[indices], named
+        except InputError:
+            pass  # a value no id may be, in the dictionary: the rows decoded name it where one holds it
+    ids = id_column(found, name, role).combine_chunks()  # a row without an id named as `id_column` words it
+    hashes = hash_strings(ids)
+    return ids, hashes, hashes
 
 
 class _Dictionaries:
@@ -380,12 +441,13 @@ class _Dictionaries:
     def checked(self, found: ArrowTable, name: str, role: str, dictionary: pa.Array, indices: np.ndarray,
                 ) -> tuple[pa.Array, np.ndarray, np.ndarray]:
         """``dictionary`` checked as ids, their hashes, and the hashes of the values named under the dictionary
-        before, when this one differs (else none); ``indices`` (this batch's rows) are noted as named."""
+        before, when this one differs (else none); ``indices`` (this batch's rows) are noted as named. A value no id
+        may be is an InputError (naming no row of the file), and nothing is changed."""
         before = np.zeros(0, dtype=np.uint64)
         if self._last is None or not self._last[0].equals(dictionary):
-            before = self.named()
             values_only = ArrowTable(pa.table({name: dictionary}), found.source, where=found.where)
             checked = id_column(values_only, name, role).combine_chunks()
+            before = self.named()
             self._last = (dictionary, checked, hash_strings(checked))
             self._named = np.zeros(len(dictionary), dtype=bool)
         self._named[indices] = True
@@ -406,21 +468,34 @@ def _plain(values: pa.Array) -> pa.Array:
 
 class _DocumentCheck:
     """Every row's document among the documents file's, and its end within that document's text (by the ids'
-    hashes: the rows kept are checked again on the exact strings by `evalcore.readers.chunks.placed_in`)."""
+    hashes: the rows kept are checked again on the exact strings by `evalcore.readers.chunks.placed_in`); a row that
+    is not is named as `placed_in` names it."""
 
     def __init__(self, documents: Documents) -> None:
         hashes = hash_strings(to_arrow_strings(documents.frame.index.astype(str)))
-        self.known = HashSet(hashes)
+        self.documents, self.known = documents, HashSet(hashes)
         self.unique = len(self.known) == len(hashes)  # else two documents share a hash: the whole read checks
         self.lengths = None  # each document's text length, in the order of `known.values`
         if documents.has_text and self.unique:
             lengths = documents.frame["text"].fillna("").astype(str).str.len().to_numpy(dtype=np.int64)
             self.lengths = lengths[np.argsort(hashes)]
 
-    def fits(self, part: _Batch) -> bool:
+    def check(self, part: _Batch) -> None:
+        """An InputError for the first row of ``part`` whose document the file lacks, else the first whose end is
+        past its document's text; `WholeReadNeeded` when the hashes cannot tell."""
         if not self.unique:
-            return False
+            raise WholeReadNeeded
         at = self.known.positions(part.doc_hashes)
-        if (at < 0).any():
-            return False
-        return self.lengths is None or part.end is None or not (part.end > self.lengths[at]).any()
+        absent = np.flatnonzero(at < 0)  # a hash the documents lack: so does the id
+        if len(absent):
+            named = self.documents.source or self.documents.name
+            raise part.found.error(int(absent[0]), f"a doc_id the documents file {named} has")
+        if self.lengths is None or part.end is None:
+            return
+        past = np.flatnonzero(part.end > self.lengths[at])
+        if len(past):
+            row = int(past[0])
+            text = self.documents.text(str(part.docs[row].as_py()))
+            if text is None or part.end[row] <= len(text):
+                raise WholeReadNeeded  # two documents share a hash after all
+            raise part.found.error(row, f"an end within its document's text ({len(text):,} characters)")

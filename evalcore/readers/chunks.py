@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 import numpy as np
 import pandas as pd
@@ -31,6 +31,9 @@ from .formats import file_stem, open_as, parse_file
 from .ids import IdArray, first_repeat, to_arrow_strings
 from .offsets import NO_OFFSET, offset_pairs
 from .sources import Source, SourceLike, repair_warnings
+
+if TYPE_CHECKING:
+    from .labels import LabelSet
 
 
 @dataclass(eq=False)
@@ -170,6 +173,15 @@ def chunk_map(chunk_ids, doc_ids, *, start=None, end=None, text=None, name: str 
     return _assemble(chunks, docs, starts, ends, chunk_text, name, source, rows)
 
 
+def ids_to_keep(ranked: Iterable[IdArray | Iterable[str]], labels: "LabelSet | None" = None
+                ) -> list[IdArray | Iterable[str]]:
+    """What `read_chunks` keeps of a map (its ``keep``): the ids ranked by the runs that use the map (each run's
+    ``doc_ids``) and the ids the ``labels`` judge (labels may name chunks rather than documents). The one rule both
+    front ends read a chunk map by."""
+    labeled = [] if labels is None else [labels.judgments["doc_id"].astype(str).unique()]
+    return [*ranked, *labeled]
+
+
 def read_chunks(source: ChunkMap | SourceLike | pd.DataFrame, *, format: str | None = None, name: str | None = None,
                 documents: DocumentsLike | None = None,
                 keep: Iterable[IdArray | Iterable[str]] | None = None) -> ChunkMap:
@@ -226,7 +238,8 @@ def _from_table(found: ArrowTable, name: str) -> ChunkMap:
     docs = id_column(found, columns.doc, "a doc id")
     starts = ends = None
     if columns.start is not None:
-        starts, ends = offset_pairs(found.table.column(columns.start), found.table.column(columns.end), found.error)
+        starts, ends = offset_pairs(found.table.column(columns.start), found.table.column(columns.end), found.error,
+                                    names=(columns.start, columns.end))
     text = text_column(found, columns.text) if columns.text is not None else None
     return _assemble(chunks, docs, starts, ends, text, name, found.source.name, found)
 
@@ -236,8 +249,7 @@ def _assemble(chunks: pa.Array | pa.ChunkedArray, docs: pa.Array | pa.ChunkedArr
     """The map from checked columns; a chunk listed twice is an error naming both places (``rows``: how a row is
     named, `_Rows` or an `ArrowTable`)."""
     ids = IdArray(chunks)
-    table = pd.Index(ids.hashes())  # the lookup table every run's chunks go through, built once with the check
-    repeated = None if table.is_unique else first_repeat(ids)
+    repeated = None if pd.Index(ids.hashes()).is_unique else first_repeat(ids)
     if repeated is not None:
         first, again = repeated
         raise rows.error(again, "each chunk listed once (a chunk belongs to one document at one place)",
@@ -245,8 +257,6 @@ def _assemble(chunks: pa.Array | pa.ChunkedArray, docs: pa.Array | pa.ChunkedArr
     encoded = pc.dictionary_encode(docs.combine_chunks() if isinstance(docs, pa.ChunkedArray) else docs)
     doc_of_chunk = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
     return ChunkMap(name, ids, IdArray(encoded.dictionary), doc_of_chunk, starts, ends, text, source)
-    made.__dict__["_by_hash"] = table if table.is_unique else None
-    return made
 
 
 class _Rows:

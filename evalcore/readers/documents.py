@@ -92,10 +92,10 @@ def _build(table: Table, name: str) -> Documents:
     if row is not None:
         raise table.error(row, f"a doc id in column {d_col!r}")
     frame = pd.DataFrame({"doc_id": table_ids(table, d_col, "a doc id").to_numpy()})
-    if t_col is not None:
-        frame["text"] = table.frame[t_col].fillna("").astype(str).to_numpy()
+    if t_col is not None:  # a TSV's quoted cells read as pandas reads them (`Table.text`)
+        frame["text"] = table.text(t_col).to_numpy()
     if h_col is not None:  # optional; an empty title is no title
-        frame["title"] = table.frame[h_col].fillna("").astype(str).str.strip().to_numpy()
+        frame["title"] = table.text(h_col).str.strip().to_numpy()
     if k_col is not None:
         tokens = parse_numbers(table, k_col, f"a whole number of tokens in column {k_col!r}")
         bad = (tokens < 0) | (tokens != np.floor(tokens))

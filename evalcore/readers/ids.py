@@ -223,7 +223,7 @@ def to_arrow_strings(values: Iterable[str]) -> pa.Array:
         raise InputError(f"ids as text that UTF-8 can hold ({type(exc).__name__}: {exc})") from None
 
 
-def hash_strings(chunk: pa.Array) -> np.ndarray:
+def hash_strings(strings: pa.Array | pa.ChunkedArray) -> np.ndarray:
     """A 64-bit hash of each string of one Arrow string array, from its raw buffers.
 
     Each id is read 8 bytes at a time (little-endian, zero beyond its end) and folded with
@@ -233,15 +233,15 @@ def hash_strings(chunk: pa.Array) -> np.ndarray:
     Otherwise each step works on the rows still long enough, so the cost follows each id's
     own length; the last few long ids are finished one at a time.
     """
-    if isinstance(chunk, pa.ChunkedArray):
-        chunk = chunk.combine_chunks()
-    n = len(chunk)
+    if isinstance(strings, pa.ChunkedArray):
+        strings = strings.combine_chunks()
+    n = len(strings)
     if n == 0:
         return np.zeros(0, dtype=np.uint64)
-    offset_type = np.int64 if pa.types.is_large_string(chunk.type) else np.int32
-    buffers = chunk.buffers()
+    offset_type = np.int64 if pa.types.is_large_string(strings.type) else np.int32
+    buffers = strings.buffers()
     width = np.dtype(offset_type).itemsize
-    offsets = np.frombuffer(buffers[1], dtype=offset_type, count=n + 1, offset=chunk.offset * width)
+    offsets = np.frombuffer(buffers[1], dtype=offset_type, count=n + 1, offset=strings.offset * width)
     lo, hi = int(offsets[0]), int(offsets[-1])
     padded = np.zeros(hi - lo + 8, dtype=np.uint8)
     if hi > lo:
@@ -472,7 +472,7 @@ def used_ids(dictionary, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     values = np.asarray(dictionary.to_pylist(), dtype=object)
     if not len(codes):
         return np.zeros(0, dtype=object), codes
-    # Rows of one query are usually contiguous: the first row of each run of equal codes suffices.
+    # Rows of one query are usually contiguous: the first row of each stretch of equal codes suffices.
     starts = np.flatnonzero(np.concatenate([[True], codes[1:] != codes[:-1]]))
     used, first = np.unique(codes[starts], return_index=True)
     order = used[np.argsort(starts[first], kind="stable")]

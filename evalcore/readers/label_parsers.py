@@ -148,8 +148,8 @@ def _query_fields(table: Table, queries: pd.Series) -> tuple[pd.DataFrame, list[
             values = _parse_blind(table, column)
         elif field_name == "split":
             values = _parse_split(table, column)
-        else:
-            text = _cell_text(values)
+        else:  # a TSV's quoted query text read as pandas reads it (`Table.text`)
+            text = table.text(column) if field_name == "query_text" else _cell_text(values)
             values = text.where(text.str.strip() != "", None)
         columns[field_name] = values.to_numpy()
     rows = pd.DataFrame(columns, index=pd.Index(queries.to_numpy(), name="query"))
@@ -300,9 +300,9 @@ def from_jsonl(src: Source) -> ParsedLabels:
         judgments["start"], judgments["end"] = offset_pairs(rows_s, rows_e, rows.error, empty=False)
     if not field_rows:
         return ParsedLabels(judgments, None, [], rows)
-    rows = pd.DataFrame(field_rows).set_index("query")
-    columns = [f for f in QUERY_FIELDS if f in rows.columns]
-    info, conflicts = _one_per_query(rows[columns].astype(object).where(rows[columns].notna(), None),
+    fields = pd.DataFrame(field_rows).set_index("query")
+    columns = [f for f in QUERY_FIELDS if f in fields.columns]
+    info, conflicts = _one_per_query(fields[columns].astype(object).where(fields[columns].notna(), None),
                                      lambda row: field_lines[row], lambda row: _line(src, field_lines[row]), src.name)
     return ParsedLabels(judgments, info.reindex(pd.unique(judgments["query"].to_numpy())), conflicts, rows)
 

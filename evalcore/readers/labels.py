@@ -20,11 +20,12 @@ import pyarrow.compute as pc
 
 from ..errors import InputError, invalid_parameter
 from ..warning_log import EvalWarning, plural
+from .documents import DocumentsLike, read_documents
 from .formats import file_stem, parse_file
 from .ids import first_long_id, long_id_error
 from .label_parsers import ParsedLabels, from_mapping, from_table
 from .sources import Source, SourceLike, repair_warnings
-from .spans import span_lines, split_spans
+from .spans import check_span_ends, file_lines, span_lines, split_spans
 from .tables import Table
 
 
@@ -43,6 +44,10 @@ class LabelSet:
     warnings: tuple[EvalWarning, ...] = ()
     source: str | None = None
     spans: pd.DataFrame | None = None  # evidence: query, doc_id, start, end (`evalcore.readers.spans`)
+    span_lines: np.ndarray | None = field(default=None, repr=False)
+    """The line (``span_where``: the row, for Parquet) of each span in ``spans`` in the file it was read from, to
+    name it later (`check_spans`); None when not known (labels built in Python, one side of a split)."""
+    span_where: str = "line"
 
     @cached_property
     def queries(self) -> np.ndarray:
@@ -109,12 +114,16 @@ class LabelSet:
 LabelsLike = Union[LabelSet, SourceLike, Mapping, pd.DataFrame]
 
 
-def read_labels(source: LabelsLike, *, format: str | None = None, name: str | None = None) -> LabelSet:
+def read_labels(source: LabelsLike, *, format: str | None = None, name: str | None = None,
+                documents: DocumentsLike | None = None) -> LabelSet:
     """Read labels from a file path, bytes, an upload, a dict or a DataFrame.
 
     Dicts follow the JSON shapes of docs/formats.md: ``{query: [doc, ...]}`` (all grade 1; sets too) or
-    ``{query: {doc: grade}}``. DataFrames use the tabular column names and aliases.
+    ``{query: {doc: grade}}``. DataFrames use the tabular column names and aliases. With ``documents`` (a
+    `Documents` or anything `read_documents` takes), every evidence span is checked against them (`check_spans`).
     """
+    if documents is not None:
+        return check_spans(read_labels(source, format=format, name=name), documents)
     if isinstance(source, LabelSet):
         return source
     if isinstance(source, Mapping):
@@ -136,8 +145,10 @@ def _finish(name: str, parsed: ParsedLabels, source: str) -> LabelSet:
     warnings: list[EvalWarning] = list(parsed.conflicts)
     if judgments.empty:
         raise InputError("at least one judgment (query, doc, grade)", source=source or name)
-    spans = None
+    spans = lines = None
     if "start" in judgments.columns:
+        given = np.flatnonzero(judgments["start"].to_numpy(np.int64) >= 0)
+        lines = file_lines(parsed.rows, given, len(judgments))
         judgments, spans = split_spans(judgments, parsed.rows)
     for column, role in (("query", "a query id"), ("doc_id", "a doc id")):
         values = pa.array(judgments[column].to_numpy(dtype=object), pa.string(), from_pandas=True)
@@ -163,7 +174,21 @@ def _finish(name: str, parsed: ParsedLabels, source: str) -> LabelSet:
     info.index = info.index.astype(str)
     info.index.name = "query"
     return LabelSet(name=name, judgments=judgments.reset_index(drop=True), query_info=info,
-                    warnings=tuple(warnings), spans=spans)
+                    warnings=tuple(warnings), spans=spans, span_lines=lines if spans is not None else None,
+                    span_where=getattr(parsed.rows, "where", "line"))
+
+
+def check_spans(labels: LabelSet, documents: DocumentsLike) -> LabelSet:
+    """``labels``, once every evidence span is found to end within its document's text in ``documents`` (a
+    `Documents` or anything `read_documents` takes). A span past it is an InputError naming the labels file, the
+    span's line (the row, for Parquet), the span and the document's length, as a chunk past its document's text is
+    refused; spans of documents the file lacks (or of a file without text) are not checked."""
+    docs = read_documents(documents)
+    if labels.spans is None or not docs.has_text:
+        return labels
+    lengths = docs.frame["text"].fillna("").astype(str).str.len()
+    check_span_ends(labels.spans, lengths, labels.span_lines, labels.span_where, labels.source or labels.name)
+    return labels
 
 
 def check_min_grade(min_grade: float) -> float:

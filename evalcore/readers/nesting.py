@@ -77,20 +77,21 @@ def _scan(pos: np.ndarray, kinds: np.ndarray, size: int, line: int, depth: int, 
     """One block's structural bytes (positions and kinds), with the state carried in from the block before: the
     first line past ``limit`` (line, depth, offset in the block; or None), then the state carried out."""
     n = len(pos)
-    if n == 0:  # no backslash either: a run carried in ends here
+    if n == 0:  # no backslash either: a streak carried in ends here
         return None, line, depth, in_string, 0
     index = np.arange(n)
-    # A backslash run's length up to each backslash, the run carried in counted when the block starts with it.
+    # A backslash streak's length up to each backslash, the streak carried in counted when the block starts
+    # with it.
     is_bs = kinds == _BACKSLASH
     follows = np.zeros(n, dtype=bool)
     follows[1:] = is_bs[1:] & is_bs[:-1] & (pos[1:] - pos[:-1] == 1)
-    run_start = np.maximum.accumulate(np.where(is_bs & ~follows, index, 0))
-    run = np.where(is_bs, index - run_start + 1, 0)
+    streak_start = np.maximum.accumulate(np.where(is_bs & ~follows, index, 0))
+    streak = np.where(is_bs, index - streak_start + 1, 0)
     if backslashes and is_bs[0] and pos[0] == 0:
-        run[(run_start == 0) & is_bs] += backslashes
-    # A quote is escaped when the bytes right before it are an odd run of backslashes.
+        streak[(streak_start == 0) & is_bs] += backslashes
+    # A quote is escaped when the bytes right before it are an odd streak of backslashes.
     before = np.zeros(n, dtype=np.int64)
-    before[1:] = np.where(pos[1:] - pos[:-1] == 1, run[:-1], 0)
+    before[1:] = np.where(pos[1:] - pos[:-1] == 1, streak[:-1], 0)
     if pos[0] == 0:
         before[0] = backslashes
     quote = (kinds == _QUOTE) & (before % 2 == 0)
@@ -113,8 +114,8 @@ def _scan(pos: np.ndarray, kinds: np.ndarray, size: int, line: int, depth: int, 
     last = n - 1
     carried_depth = int(level[last]) if not newline[last] else 0
     carried_string = bool(in_str[last] ^ quote[last]) if not newline[last] else False
-    carried_run = int(run[last]) if is_bs[last] and pos[last] == size - 1 else 0
-    return None, line + ends, carried_depth, carried_string, carried_run
+    carried_streak = int(streak[last]) if is_bs[last] and pos[last] == size - 1 else 0
+    return None, line + ends, carried_depth, carried_string, carried_streak
 
 
 def _at(values: np.ndarray, where: np.ndarray) -> np.ndarray:

@@ -78,13 +78,16 @@ def parquet_batches(source: Source, wanted: Iterable[str],
         return None
     batch_rows = _batch_rows(bound, rows, _STREAM_BATCH_ROWS)
 
-    def batches() -> Iterator[pa.RecordBatch]:
-        for batch in parquet.iter_batches(batch_size=batch_rows, columns=chosen, use_pandas_metadata=False,
-                                          use_threads=False):  # the reader works on the other core meanwhile
-            if sum(_decoded_at_most(column) for column in batch.columns) > limit and \
-                    sum(decoded_bytes(column) for column in batch.columns) > limit:
-                raise WholeReadNeeded
-            yield batch
+    def batches() -> Iterator[pa.RecordBatch]:  # closed (the file with it) however the caller stops
+        try:
+            for batch in parquet.iter_batches(batch_size=batch_rows, columns=chosen, use_pandas_metadata=False,
+                                              use_threads=False):  # the reader works on the other core meanwhile
+                if sum(_decoded_at_most(column) for column in batch.columns) > limit and \
+                        sum(decoded_bytes(column) for column in batch.columns) > limit:
+                    raise WholeReadNeeded
+                yield batch
+        finally:
+            parquet.close()
 
     return tuple(n.strip() for n in names), stored.empty_table().select(chosen), batches(), rows
 

@@ -13,6 +13,7 @@ from printing tracebacks.
 from __future__ import annotations
 
 import io
+import mmap
 import os
 import sys
 import threading
@@ -24,7 +25,7 @@ from typing import BinaryIO, Iterable, Iterator, Union
 
 import numpy as np
 
-from ..errors import InputError, invalid_parameter
+from ..errors import InputError, UsageError, invalid_parameter
 from ..warning_log import EvalWarning
 
 DEFAULT_MAX_FILE_MB = 2048
@@ -45,10 +46,12 @@ _GZIP = b"\x1f\x8b"
 
 @dataclass(frozen=True)
 class LineLimit:
-    """The longest line a format allows, in bytes, and how to allow longer (for the message)."""
+    """The longest line a format allows, in bytes, and how to allow longer (for the message). ``plain``: checked in a
+    plain file larger than the limit too (probed, `_has_long_line`), not only as a gzip file inflates."""
 
     most: int
     setting: str
+    plain: bool = False
 
 PathLike = Union[str, os.PathLike]
 SourceLike = Union[PathLike, bytes, BinaryIO, "Source"]
@@ -73,6 +76,7 @@ class Source:
         self._packed: bytes | None = None  # gzip bytes given, inflated on first use
         self._repairs = tuple(repairs)
         self._read_in_place = False  # handed to a binary reader by `binary_path`: no text to repair
+        self._lines_checked = False  # its lines held to `line_limit` (a gzip file's as it inflated)
         if data is not None:
             data = bytes(data)
             if data[:2] == _GZIP:
@@ -92,11 +96,44 @@ class Source:
                               max_file_bytes(), self.line_limit)
                 del view
                 self._packed = None
+                self._lines_checked = self.line_limit is not None  # counted as it inflated
             else:
                 raw = read_limited(self.path, self.name, self.line_limit)
+                self._lines_checked = self.line_limit is not None and _starts_gzip(self.path)
             self._data, found = _repair(raw)
             self._repairs += found
+        self._check_lines(self._data)
         return self._data
+
+    def stream(self) -> BinaryIO:
+        """The file's (decompressed, repaired) bytes as a binary stream to read a block at a time: a plain file on disk
+        is read from disk as the stream is read (never held whole), anything else from memory."""
+        path = self.plain_path
+        return open(path, "rb") if path is not None else io.BytesIO(self.data)
+
+    def _check_lines(self, data: bytes | None = None) -> None:
+        """Hold a plain file's lines (``data``, else the file on disk) to a `LineLimit` that asks for it, once: a line
+        past it is an InputError naming the line, as it is in a gzip file. Only a file larger than the limit can
+        hold such a line, and only one in `_has_long_line`'s probe is counted a line at a time."""
+        limit = self.line_limit
+        if self._lines_checked or limit is None or not limit.plain:
+            return
+        self._lines_checked = True
+        if data is not None:
+            if len(data) > limit.most and _has_long_line(data, limit.most):
+                counter = _LineCounter(limit, self.name)
+                for at in range(0, len(data), _INFLATE_STEP):
+                    counter.feed(data[at:at + _INFLATE_STEP])
+            return
+        with open(self.path, "rb") as handle:
+            if os.fstat(handle.fileno()).st_size <= limit.most:
+                return
+            with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+                if not _has_long_line(mapped, limit.most):
+                    return
+            counter = _LineCounter(limit, self.name)
+            while block := handle.read(_INFLATE_STEP):
+                counter.feed(block)
 
     @property
     def repairs(self) -> tuple[str, ...]:
@@ -144,6 +181,7 @@ class Source:
         if start[:2] == b"\x1f\x8b" or start.startswith(b"\xef\xbb\xbf") or b"\r" in start:
             return None
         check_size(size, self.name)  # streamed, never held whole: still no larger than a file read whole
+        self._check_lines()  # and no line longer than the same file read whole may hold
         return self.path
 
     @property
@@ -212,7 +250,7 @@ def max_file_bytes() -> int:
 def text_line_limit() -> LineLimit:
     """The longest line of a CSV, TSV or JSON lines file: ``EVALCORE_MAX_LINE_MB`` or the default."""
     most = int(_env_limit(MAX_LINE_ENV, DEFAULT_MAX_LINE_MB, "a positive number of megabytes") * _MB)
-    return LineLimit(most, f"set {MAX_LINE_ENV} to allow longer")
+    return LineLimit(most, f"set {MAX_LINE_ENV} to allow longer", plain=True)
 
 
 def trec_line_limit() -> LineLimit:
@@ -222,19 +260,22 @@ def trec_line_limit() -> LineLimit:
 
 def max_id_chars() -> int:
     """The longest query or doc id accepted, in characters: ``EVALCORE_MAX_ID_CHARS`` or the default."""
-    return int(_env_limit(MAX_ID_ENV, DEFAULT_MAX_ID_CHARS, "a positive whole number of characters"))
+    return int(_env_limit(MAX_ID_ENV, DEFAULT_MAX_ID_CHARS, "a whole number of characters, 1 or more",
+                          whole=True))
 
 
-def _env_limit(variable: str, default: float, must: str) -> float:
+def _env_limit(variable: str, default: float, must: str, whole: bool = False) -> float:
+    """The setting ``variable`` as a positive finite number (``whole``: a whole number, 1 or more), ``default`` when
+    it is not set; anything else is a UsageError naming the variable, in one sentence."""
     raw = os.environ.get(variable, "").strip()
     if not raw:
         return default
     try:
         value = float(raw)
     except ValueError:
-        raise invalid_parameter(variable, must, raw) from None
-    if not value > 0 or value == float("inf"):
-        raise invalid_parameter(variable, must, raw)
+        value = float("nan")
+    if not 0 < value < float("inf") or (whole and (value != int(value) or value < 1)):
+        raise UsageError(f"The setting {variable} (an environment variable) must be {must}; got {raw!r}.")
     return value
 
 
@@ -260,12 +301,38 @@ def read_limited(path: Path, display: str, line_limit: LineLimit | None = None) 
             if start == _GZIP:
                 blocks = _blocks(handle, start)
                 return _gunzip(blocks, display, limit, line_limit)
-            check_size(os.fstat(handle.fileno()).st_size, display)
-            raw = start + _read_within_limit(handle, limit - len(start))  # /proc files report size 0
+            size = os.fstat(handle.fileno()).st_size
+            check_size(size, display)
+            if size:  # one buffer the file's size (not a copy of it): a byte more tells whether it grew meanwhile
+                handle.seek(0)
+                raw = handle.read(size + 1)
+                if len(raw) > size:
+                    raw += _read_within_limit(handle, limit - len(raw))
+            else:  # /proc files report size 0
+                raw = start + _read_within_limit(handle, limit - len(start))
     except OSError as exc:
         raise InputError(f"a readable file ({exc.strerror})", source=display) from None
     check_size(len(raw), display)  # the file grew since its size was read
     return raw
+
+
+def _has_long_line(data: bytes | mmap.mmap, most: int) -> bool:
+    """Whether a line of ``data`` is longer than ``most`` bytes: from the start of each line, the last newline within
+    the next ``most`` + 1 bytes starts the next probe, and there is none only past a line too long. A search back
+    from the end of each window finds a newline at once in ordinary text, so a file is probed, not read: a plain
+    file of 500 MB costs a few milliseconds."""
+    at, size = 0, len(data)
+    while size - at > most:
+        last = data.rfind(b"\n", at, at + most + 1)
+        if last < 0:
+            return True
+        at = last + 1
+    return False
+
+
+def _starts_gzip(path: Path) -> bool:
+    with open(path, "rb") as handle:
+        return handle.read(2) == _GZIP
 
 
 def _read_within_limit(handle, limit: int) -> bytes:

@@ -4,7 +4,8 @@ A labels table (or JSONL) may carry ``start`` and ``end`` on each row: character
 0-based, end exclusive. Several rows for one (query, doc) are one judgment with several spans, so their grades must
 agree; the judgment counts once, and every span is kept (`LabelSet.spans`; overlapping spans are merged where the
 evidence is measured, `evalcore.metrics.evidence`). A row without ``start`` and ``end`` is a judgment without a
-span, as grade-0 rows usually are.
+span, as grade-0 rows usually are. With the documents, every span must end within its document's text
+(`check_span_ends`), as every chunk of a chunk map must.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import InputError
+from .json_files import content_lines
 
 SPAN_COLUMNS = ("query", "doc_id", "start", "end")
 
@@ -81,3 +83,41 @@ def span_lines(spans: pd.DataFrame) -> bytes:
     lines = pc.binary_join_element_wise(length(query), ":", query, length(doc), ":", doc, "@",
                                         pc.cast(start, pa.string()), "-", pc.cast(end, pa.string()), "")
     return "\n".join(lines.to_pylist()).encode("utf-8")
+
+
+def file_lines(rows: Rows | None, picked: np.ndarray, n_rows: int) -> np.ndarray | None:
+    """The line (the row, for Parquet and tables given in Python) of each of the file rows ``picked`` (0-based,
+    of ``n_rows``), worked out at once: what a span carries to name its place after the file is gone. None when the
+    lines cannot be told without reading the file again (a CSV whose quoted cells run over several lines)."""
+    if rows is None:
+        return None
+    if rows.where == "row":
+        return picked.astype(np.int64) + 1
+    lines = getattr(rows, "lines", None)  # JSON lines: each row's line, kept by the parser
+    if lines is not None:
+        return np.asarray(lines, dtype=np.int64)[picked]
+    source, header = getattr(rows, "source", None), getattr(rows, "header_lines", None)
+    if source is None or header is None or getattr(rows, "skip_comments", False):
+        return None
+    numbers = content_lines(source.data)[header:]  # one line a row, unless a quoted cell holds a line break
+    return numbers[picked] if len(numbers) == n_rows else None
+
+
+def check_span_ends(spans: pd.DataFrame, lengths: pd.Series, lines: np.ndarray | None, where: str,
+                    source: str) -> None:
+    """An InputError for the first span (of ``spans``: query, doc_id, start, end) that ends past its document's
+    text (``lengths``: the text length of each document, by doc id), naming ``source``, the span's line (``lines``,
+    aligned with ``spans``; None: not known), the span and the document's length. Spans of documents ``lengths``
+    lacks are not checked."""
+    if not len(spans) or not len(lengths):
+        return
+    length = spans["doc_id"].map(lengths).to_numpy(dtype=np.float64, na_value=np.nan)
+    with np.errstate(invalid="ignore"):
+        past = np.flatnonzero(spans["end"].to_numpy(np.int64) > length)  # NaN: a document without text
+    if not len(past):
+        return
+    i = int(past[0])
+    query, doc, start, end = (spans[c].iat[i] for c in SPAN_COLUMNS)
+    line = int(lines[i]) if lines is not None and len(lines) == len(spans) else None
+    raise InputError(f"an end within its document's text ({int(length[i]):,} characters)", source=source, line=line,
+                     where=where, text=f"query {query}, doc {doc}, start {start}, end {end}")

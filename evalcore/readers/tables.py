@@ -1,7 +1,10 @@
 """Tables: a CSV, TSV or Parquet file (or a DataFrame) as a DataFrame of strings, with line numbers for every error.
 
 Parsing is columnar (pandas' C parser, pyarrow for Parquet), and only the columns a reader may use are read;
-line numbers are only worked out on the error path, by re-reading the text, so a good file never pays for them.
+line numbers are only worked out on the error path, by re-reading the text, so a good file never pays for them
+(`row_place` reads it a block at a time, so naming the last line of a file of millions costs no more memory than a
+block). A TSV is read without quoting, except that a text cell quoted as Python's csv module and pandas write it is
+read as they read it (`unquoted`).
 The column names (and aliases) labels and runs use are here, and the helpers that find a column and turn it into
 numbers. TREC files are read by `evalcore.readers.trec`, JSON by `evalcore.readers.json_files`, ids are checked by
 `evalcore.readers.id_columns`.
@@ -18,8 +21,10 @@ from typing import Iterable
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..errors import InputError
+from .json_files import content_lines
 from .parquet_files import read_parquet_columns
 from .sources import Source, first_content_line
 
@@ -41,6 +46,17 @@ class Table:
     where: str = "line"  # "row" for Parquet and JSON, which have no lines
     quoted_delimiter: str | None = None  # CSV: a quoted cell may span lines, so rows are found by a CSV reader
     header: tuple[str, ...] | None = None  # every column the file names, when only some were read
+    tsv: bool = False  # read without quoting: text cells are `unquoted`
+
+    def text(self, column: str) -> pd.Series:
+        """Column ``column`` as text: a TSV's quoted cells read as pandas reads them (`unquoted`), missing cells
+        (Parquet nulls) as ""."""
+        values = self.frame[column]
+        text = values.astype(object).where(values.notna(), "").astype(str)
+        if not self.tsv or not len(text):
+            return text
+        plain = unquoted(pa.array(text.to_numpy(dtype=object), pa.string()))
+        return pd.Series(plain.to_numpy(zero_copy_only=False), index=text.index, dtype=object)
 
     @property
     def column_names(self) -> tuple[str, ...]:
@@ -138,7 +154,7 @@ def read_delimited(source: Source, delimiter: str, describe: str, columns: Itera
         raise
     frame.columns = [str(c).strip() for c in frame.columns]
     return Table(frame, source, header_lines=0 if names is not None else 1, skip_comments=False,
-                 quoted_delimiter=None if delimiter == "\t" else delimiter, header=header)
+                 quoted_delimiter=None if delimiter == "\t" else delimiter, header=header, tsv=delimiter == "\t")
 
 
 def read_parquet(source: Source, columns: Iterable[str] | None = None) -> Table:
@@ -229,3 +245,95 @@ def first_empty(table: Table, column: str) -> int | None:
 def _parser_error_line(message: str) -> int | None:
     match = re.search(r"line (\d+)", message)
     return int(match.group(1)) if match else None
+
+
+_QUOTED = r'^"(?:[^"]|"")*"$'
+"""A cell quoted as Python's csv module and pandas write one: a quote first and last, every quote inside doubled."""
+
+
+def unquoted(values: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+    """TSV text cells as pandas and Python's csv module read them: a cell that begins with a double quote and is
+    quoted consistently (`_QUOTED`: ``"a ""high Km"" enzyme"``) loses its outer quotes and the doubling of those
+    inside (``a "high Km" enzyme``); any other cell, and every cell when none begins with a quote, is kept as written. Ids are never
+    passed here: they are read as written."""
+    if not len(values) or not pc.any(pc.starts_with(values, '"')).as_py():
+        return values
+    quoted = pc.fill_null(pc.match_substring_regex(values, _QUOTED), False)
+    inner = pc.replace_substring(pc.utf8_slice_codeunits(values, 1, -1), '""', '"')
+    return pc.if_else(quoted, inner, values)
+
+
+_FIND_BLOCK = 1 << 22
+"""Bytes read at a time while looking for a row's line (`row_place`)."""
+
+
+def row_place(source: Source, row: int, header_lines: int, quoted_delimiter: str | None = None,
+              ) -> tuple[int, int, str]:
+    """The first and last line of data row ``row`` (0-based) of a text table or JSON lines file, and its text, as
+    `Table.line_of` and `Table.raw_line` give them (blank lines skipped; in a CSV with quotes, records as a CSV
+    reader reads them), found a block at a time: a file of millions of lines is never held whole, nor made into one
+    Python string per line. Past the last row: the last line and no text."""
+    wanted, seen, lines, at = row + header_lines, 0, 0, 0
+    carry = b""
+    with source.stream() as handle:
+        while True:
+            block = handle.read(_FIND_BLOCK)
+            data = carry + block
+            cut = data.rfind(b"\n") + 1 if block else len(data)
+            whole, carry = data[:cut], data[cut:]
+            if quoted_delimiter is not None and b'"' in whole:  # records from here on: a CSV reader's
+                handle.seek(at)
+                return _record_place(handle, wanted - seen, lines, quoted_delimiter)
+            solid = content_lines(whole) if whole else np.zeros(0, dtype=np.int64)
+            if seen + len(solid) > wanted:
+                local = int(solid[wanted - seen])
+                return lines + local, lines + local, _line_text(whole, local)
+            seen, lines, at = seen + len(solid), lines + whole.count(b"\n"), at + len(whole)
+            if not block:
+                return max(lines, 1), max(lines, 1), ""
+
+
+def _line_text(data: bytes, number: int) -> str:
+    """Line ``number`` (1-based) of ``data``, as text."""
+    start = 0
+    for _ in range(number - 1):
+        start = data.index(b"\n", start) + 1
+    end = data.find(b"\n", start)
+    return data[start:len(data) if end < 0 else end].decode("utf-8", "replace").rstrip("\r")
+
+
+class KeptLines:
+    """The lines a CSV reader takes from a text stream, kept until `clear`: the lines of the record it read last."""
+
+    def __init__(self, stream: io.TextIOBase) -> None:
+        self.stream, self.kept = stream, []
+
+    def __iter__(self) -> KeptLines:
+        return self
+
+    def __next__(self) -> str:
+        line = next(self.stream)
+        self.kept.append(line)
+        return line
+
+    def take(self) -> str:
+        text = "".join(self.kept).replace("\r\n", "\n")
+        self.kept = []
+        return text[:-1] if text.endswith("\n") else text
+
+
+def _record_place(handle, wanted: int, lines: int, delimiter: str) -> tuple[int, int, str]:
+    """`row_place` from a record boundary on: record ``wanted`` (0-based, counting records that hold something)
+    read by a CSV reader, ``lines`` lines before it (the error path only: a Python step per record)."""
+    kept = KeptLines(io.TextIOWrapper(handle, encoding="utf-8", errors="replace", newline=""))
+    reader = csv.reader(kept, delimiter=delimiter)
+    seen, end = -1, lines
+    for record in reader:
+        start, end = end + 1, lines + reader.line_num
+        text = kept.take()
+        if not any(cell.strip() for cell in record) and start == end:
+            continue  # a blank line: the table parser skips it too
+        seen += 1
+        if seen == wanted:
+            return start, end, text
+    return end, end, ""

@@ -179,7 +179,7 @@ def _run_parts(source: Source, parsed: list[pa.Table], irregular: list[list[str]
         table = pa.concat_tables([table, extra.cast(table.schema)])
         tag = tag or irregular[0][5]
     table = table.unify_dictionaries(memory_pool=pool)
-    query_ids = _chunk_dictionary(table["query"])
+    query_ids = _shared_dictionary(table["query"])
     comments = pc.starts_with(query_ids, "#")
     if pc.any(comments).as_py():
         # A "# ..." line that happens to split into six fields: drop its rows.
@@ -240,8 +240,8 @@ def _line_holding(source: Source, value: str) -> int | None:
     return None if at < 0 else data.count(b"\n", 0, at) + 1
 
 
-def _chunk_dictionary(column) -> "pa.Array":
-    """The dictionary a unified dictionary column shares across its chunks (empty if no chunks)."""
+def _shared_dictionary(column) -> "pa.Array":
+    """The dictionary a unified dictionary column shares across its Arrow chunks (empty if it has none)."""
 
     return column.chunks[0].dictionary if column.num_chunks else pa.array([], pa.string())
 

@@ -99,3 +99,38 @@ def test_the_drill_down_marks_the_evidence_inside_each_chunk():
     assert rows.loc["a#2", "evidence"] == [(13, 52)]  # 37..76 of the document, inside the chunk at 24
     assert rows.loc["a#1", "evidence"] == [(0, 23)] and rows.loc["b#1", "evidence"] == []
     assert dd.scores["evidence_recall@2"].iloc[0] == pytest.approx(39 / 62)  # 37..76 found of 0..23 + 37..76
+
+
+@given(st.lists(st.tuples(st.integers(0, 6), st.integers(0, 9)), min_size=1, max_size=30), st.booleans())
+@settings(max_examples=150, deadline=None)
+def test_the_boundaries_are_the_distinct_pairs_in_order_however_large(pairs, huge):
+    """`_boundaries` on one int64 key per pair, and on both columns when keys would not fit int64 (offsets near the
+    readers' ceiling in millions of (query, document) groups): the same distinct pairs, each pair's place among
+    them."""
+    from evalcore.metrics.evidence import _boundaries
+    from evalcore.readers.offsets import MAX_OFFSET
+
+    shift = (1 << 30, MAX_OFFSET - 10) if huge else (0, 0)  # keys past 2**62: the path that sorts on both columns
+    group = np.array([g + shift[0] for g, _ in pairs], dtype=np.int64)
+    offset = np.array([o + shift[1] for _, o in pairs], dtype=np.int64)
+    groups, offsets, place = _boundaries(group, offset)
+    distinct = sorted(set(zip(group.tolist(), offset.tolist())))
+    assert list(zip(groups.tolist(), offsets.tolist())) == distinct
+    assert [distinct[p] for p in place.tolist()] == list(zip(group.tolist(), offset.tolist()))
+
+
+def test_offsets_near_the_ceiling_in_millions_of_groups_score_without_overflow():
+    """Round three, item 1: 3,000 queries x 3,001 documents x offsets near 2**40 made (group x scale + offset) pass
+    int64, and the evaluation stopped with "ValueError: 'list' argument must have no negative elements"."""
+    from evalcore.readers.offsets import MAX_OFFSET
+
+    n = 3000
+    top = MAX_OFFSET
+    mapped = chunk_map([f"c{i}" for i in range(n)] + ["spare"], [f"d{i}" for i in range(n)] + ["d-spare"],
+                       start=[top - 100] * n + [0], end=[top] * n + [1])
+    labels = {f"q{i}": {f"d{i}": 1} for i in range(n)}
+    result = evaluate({f"q{i}": [f"c{i}"] for i in range(n)}, labels, 1, chunks=mapped)
+    spans = pd.DataFrame({"query": list(labels), "doc_id": [f"d{i}" for i in range(n)], "start": [top - 50] * n,
+                          "end": [top] * n})
+    scores = evidence_scores(result.ranked, spans, mapped.start, mapped.end)
+    assert np.all(scores.recall[:, 0] == 1.0) and np.all(scores.precision[:, 0] == 0.5)

@@ -147,6 +147,28 @@ BAD = [  # (file name, content, documents?, the message's place, text and what w
      "expected an end within its document's text (5 characters), got 'b#2,b,3,6,ma!'"),
     ("c.trec", "q1 Q0 a#1 1 0.5 t\n", False, "c.trec:",
      "expected a chunk map in CSV, TSV, JSONL or Parquet with chunk_id and doc_id columns, got 'trec format'"),
+    # hostile input, round three: offsets past any document (item 1), of Parquet's uint64 (item 2), bytes that are
+    # not UTF-8 in a Parquet chunk id (item 11)
+    ("c.csv", "chunk_id,doc_id,start,end\na#1,a,0,5\na#2,a,0,9000000000000000\n", False, "c.csv, line 3:",
+     "expected an offset in end of at most 1,099,511,627,776 characters (2**40; no document evalcore reads is "
+     "longer), got 'a#2,a,0,9000000000000000'"),
+    ("c.jsonl", '{"chunk_id": "a#1", "doc_id": "a", "start_char": 0, "end_char": 18446744073709551615}\n', False,
+     "c.jsonl, line 1:", "expected an offset in end_char of at most 1,099,511,627,776 characters"),
+    ("c.parquet", parquet_bytes({"chunk_id": ["a#1", "a#2"], "doc_id": ["a", "a"],
+                                 "start": pa.array([0, 0], pa.uint64()), "end": pa.array([5, 2**64 - 1], pa.uint64())}),
+     False, "c.parquet, row 2:", "expected an offset in end of at most 1,099,511,627,776 characters (2**40; no "
+     "document evalcore reads is longer), got 'chunk_id=a#2, doc_id=a, start=0, end=18446744073709551615'"),
+    ("c.parquet", parquet_bytes({"chunk_id": ["a#1", "a#2"], "doc_id": ["a", "a"],
+                                 "start": pa.array([0, -1], pa.int8()), "end": pa.array([5, 3], pa.int8())}),
+     False, "c.parquet, row 2:", "expected a whole number of characters in start (0 or more)"),
+    ("c.parquet", parquet_bytes({"chunk_id": pa.array([b"a#1", b"a#\xff\xfe"]), "doc_id": ["a", "a"]}), False,
+     "c.parquet, row 2:", "expected UTF-8 text in column 'chunk_id', got 'a#\ufffd\ufffd'"),
+    ("c.parquet", parquet_bytes({"chunk_id": ["a#1", "a#2"], "doc_id": pa.array([b"a", b"\xc3"]),
+                                 "text": pa.array([b"ok", b"ok"])}), False,
+     "c.parquet, row 2:", "expected UTF-8 text in column 'doc_id'"),
+    ("c.parquet", parquet_bytes({"chunk_id": ["a#1", "a#2"], "doc_id": ["a", "a"],
+                                 "text": pa.array([b"ok", b"bad \xff"])}), False,
+     "c.parquet, row 2:", "expected UTF-8 text in column 'text', got 'bad \ufffd'"),
 ]
 
 
@@ -198,7 +220,8 @@ chunk_rows = st.lists(st.tuples(id_text, id_text, st.one_of(st.none(), st.tuples
 @settings(max_examples=150, deadline=None)
 def test_any_map_written_out_reads_back_as_written(rows, fmt) -> None:
     """Ids with commas, quotes and spaces, text over several lines, places given or not: written by Python's own
-    csv and json modules, read back exactly (the fast parsers agree with the plain writers)."""
+    csv and json modules (a TSV's text with a quote quoted as they quote it), read back exactly (the fast parsers
+    agree with the plain writers)."""
     out = io.StringIO(newline="")
     if fmt == "jsonl":
         for c, d, place, text in rows:
@@ -206,11 +229,12 @@ def test_any_map_written_out_reads_back_as_written(rows, fmt) -> None:
             if place is not None:
                 record.update(start=place[0], end=place[1])
             out.write(json.dumps(record) + "\n")
-    elif fmt == "tsv":  # no quoting: a tab or a line break cannot be in a cell, quotes are text
+    elif fmt == "tsv":  # ids as written; a text with a quote quoted as pandas writes it (no tab or line break)
         rows = [(c, d, place, text.replace("\t", " ").replace("\n", " ")) for c, d, place, text in rows]
         out.write("chunk_id\tdoc_id\tstart\tend\ttext\n")
         for c, d, place, text in rows:
-            out.write("\t".join([c, d, *map(str, place if place is not None else ("", "")), text]) + "\n")
+            cell = '"' + text.replace('"', '""') + '"' if '"' in text else text
+            out.write("\t".join([c, d, *map(str, place if place is not None else ("", "")), cell]) + "\n")
     else:
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(["chunk_id", "doc_id", "start", "end", "text"])
