@@ -48,17 +48,18 @@ comes from the same resampled queries; tests check the result equals `mean_inter
 resampled sums are exact (`evalcore.stats.bootstrap.on_grid`), so recall@k's interval here is the
 one `evaluate --k k`, the dashboard's Overview and its Choose k page show, to the last digit.
 
-**Speed.** Everything is whole-array NumPy: token counts per distinct doc once, an
-(n_queries, K) token matrix (`evalcore.analyses.prompt_tokens`), and one bootstrap draw shared
-by every run and statistic. From an `Evaluation`, 10,000 queries x K = 100 with 10,000 resamples
-took 1.4-2.7 s of wall time (2.6-2.7 s of CPU over both cores) on the project's 2-core machine
-while it was busy with other jobs (``benchmarks/bench_budget.py``; 2.8-3.9 s before the ids were
-encoded). What is left is the resample draw itself (10,000 x 10,000 query indices, drawn on a
-second thread), their counts, and the product of the counts with the 100 token curves, which
-change at every k in every query; the recall curves go through their few changes. Scoring the
-run first (`evaluate_runs`) is about 0.3 s more, once per report. Counting chunk text is the
-slow part the first time (about 1 million tokens a second, see `evalcore.analyses.tokens`), then
-cached.
+**Speed.** Everything is whole-array NumPy: token counts per distinct doc once, an (n_queries, K) token matrix
+(`evalcore.analyses.prompt_tokens`), and one bootstrap draw shared by every run and statistic. The k to take, the
+table's point numbers and the rule come from the point curves alone; the bootstrap (one draw for every run) feeds
+only recall@k's intervals, the stability and the stop cost's interval, so ``k_budget(..., lazy=True)`` leaves it
+until one of them is read (`evalcore.analyses.budget_report.Later`; `evalcore.analyses.decision.decide` does so).
+What the draw sums is only what is read: recall@k for every k, and the tokens of k = 1..50 only when the trade-off
+rule is in force (the elbow never reads them). The sums are exact however the columns are split or grouped
+(`evalcore.stats.bootstrap`), so leaving columns out changes no number. ``benchmarks/bench_budget.py`` and
+``benchmarks/bench_decision.py`` time it (10,000 queries x K = 100 with 10,000 resamples); what is left is the
+resample draw itself (10,000 x 10,000 query indices, drawn on a second thread), their counts, and their products
+with the curves. Scoring the run first (`evaluate_runs`) is about 0.3 s more, once per report. Counting chunk text
+is the slow part the first time (about 1 million tokens a second, see `evalcore.analyses.tokens`), then cached.
 """
 
 from __future__ import annotations
@@ -67,6 +68,7 @@ import math
 import numbers
 import os
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Mapping, Sequence
 
 import numpy as np
@@ -82,7 +84,7 @@ from ..stats.bootstrap import resample_deviations
 from ..stats.intervals import check_level, check_resamples, mean_intervals, resolve_rng
 from ..stats.shared_draw import shared_draw_intervals
 from ..warning_log import EvalWarning
-from .budget_report import BudgetReport, RunBudget
+from .budget_report import BudgetReport, Later, Resampled, RunBudget
 from .k_choice import (
     BASIS_ELBOW,
     BASIS_TRADE_OFF,
@@ -91,6 +93,7 @@ from .k_choice import (
     MIN_STABLE_QUERIES,
     RULE_NAME,
     STABILITY_LEVEL,
+    SaturatingFit,
     fit_saturating,
     kneedle_k,
     kneedle_ks,
@@ -120,6 +123,7 @@ TABLE_COLUMNS = [
     "tokens_mean", "tokens_p90", "cost_per_1k_requests", "cost_per_month", "marginal_recall",
     "marginal_tokens", "marginal_recall_per_1k_tokens", "rule_value",
 ]
+_POINT_COLUMNS = [c for c in TABLE_COLUMNS if c not in ("recall_ci_low", "recall_ci_high")]
 
 
 # --------------------------------------------------------------------------- the public function
@@ -147,6 +151,7 @@ def k_budget(
     min_grade: float = 1,
     zero_relevant: str = "exclude",
     rng: np.random.Generator | int | None = 0,
+    lazy: bool = False,
     **changes,
 ) -> BudgetReport:
     """Recall, hit rate and prompt-token cost at k = 1..``max_k`` per run, and the k to take (one rule: the elbow
@@ -160,7 +165,10 @@ def k_budget(
     given as keywords (``max_k=20, price_per_mtok=2.5``): ``price_per_mtok`` is the generator LLM's price per
     million *input* tokens (default $1.00, see the module docs); ``lam`` (recall points per
     1,000 tokens) or ``value_per_point`` (worth of one recall point per month, with
-    ``requests_per_month``) set the trade-off. ``rng`` seeds every resample.
+    ``requests_per_month``) set the trade-off. ``rng`` seeds every resample. With ``lazy`` the bootstrap's numbers
+    (recall@k's intervals in each run's ``table``, ``stability``, ``stop_cost``) are computed when first read, for
+    every run at once: the same numbers, for a caller that may show none of them (`RunBudget.points` and the k to
+    take never wait for them).
     """
     given = settings or BudgetSettings()
     unknown = sorted(set(changes) - set(BudgetSettings.__dataclass_fields__))
@@ -198,18 +206,15 @@ def k_budget(
                                     f"(a documents file, or a chunk map with text): each chunk without is counted as "
                                     f"{DEFAULT_CHUNK_TOKENS} tokens (give them, or your chunk size, for real costs)", 1))
 
-    # One resample draw for every run and everything random: intervals, stability, stop cost.
-    # Runs share the evaluated queries (same order), so each resample picks the same queries for all.
-    columns = []
-    for result, run_tokens in zip(results, prepared):
-        for matrix in (result.scores.recall[:, :cfg.max_k], run_tokens.tokens):
-            columns.append(matrix)  # the scores themselves: their resampled means are exact, as evaluate's
-    deviations = resample_deviations(np.column_stack(columns), cfg.n_resamples, np.random.default_rng(seed))
-    width = 2 * cfg.max_k
-    runs = []
-    for i, (result, run_tokens) in enumerate(zip(results, prepared)):
-        block = deviations[:, i * width:(i + 1) * width].astype(np.float64)
-        runs.append(_finish_run(result, evaluation, run_tokens, block, cfg))
+    # Every point number now, the k to take among them (it reads the point curves, never a resample). What the
+    # bootstrap gives (intervals, stability, the stop cost's interval) is one draw for every run, now or, when
+    # ``lazy``, on first read (`budget_report.Later`): the same numbers either way.
+    points = [_run_points(result, run_tokens, cfg) for result, run_tokens in zip(results, prepared)]
+    resampled = Later(partial(_resample_runs, tuple(points), cfg))
+    if not lazy:
+        resampled.get()
+    runs = [_run_budget(p, slot, resampled, evaluation, cfg) for slot, p in enumerate(points)]
+    for run_tokens in prepared:
         warnings.extend(run_tokens.warnings)
     settings = {
         "max_k": cfg.max_k, "price_per_mtok": cfg.price, "price_source": cfg.price_source,
@@ -252,16 +257,39 @@ def stop_reference_k(max_k: int, recommended: int) -> int:
     return max(min(int(max_k), STOP_REFERENCE_K), int(recommended))
 
 
-def _finish_run(result: RunResult, evaluation: Evaluation, run_tokens: RunTokens, deviations: np.ndarray,
-                cfg: _Checked) -> RunBudget:
-    """Table, rule, stability and stop cost of one run; ``deviations`` is its [recall | tokens] block."""
+@dataclass(frozen=True)
+class _Points:
+    """One run's point numbers and what its bootstrap needs: its scores, the k to take and how it was taken."""
+
+    result: RunResult
+    run_tokens: RunTokens
+    recall: np.ndarray  # (n, max_k) per-query recall@k
+    recall_mean: np.ndarray
+    tokens_mean: np.ndarray
+    span: int  # the k's the decision looks at: 1..span
+    fit: SaturatingFit | None
+    use_fit: bool
+    elbow: int | None
+    trade_off: bool
+    decided: int
+    reference: int
+    lost: np.ndarray  # per query, recall at the reference k minus recall at the k to take
+    table: pd.DataFrame  # every column but the bootstrap intervals
+    rule: dict
+
+    @property
+    def n(self) -> int:
+        return self.result.n_queries
+
+
+def _run_points(result: RunResult, run_tokens: RunTokens, cfg: _Checked) -> _Points:
+    """Table, rule and k to take of one run: point numbers only, no resample."""
     max_k, n, lam = cfg.max_k, result.n_queries, cfg.lam
     recall = result.scores.recall[:, :max_k]
     hit = result.scores.hit[:, :max_k]
     tokens = run_tokens.tokens
     recall_mean, hit_mean, tokens_mean = recall.mean(axis=0), hit.mean(axis=0), tokens.mean(axis=0)
-    recall_iv = shared_draw_intervals(recall, deviations[:, :max_k], cfg.level)
-    hit_iv = shared_draw_intervals(hit, None, cfg.level)
+    hit_iv = shared_draw_intervals(hit, None, cfg.level)  # every hit@k is 0/1: Wilson, no resample
 
     # The decision is made on k = 1..50 (`STOP_REFERENCE_K`) whatever the table's depth, so the command (to 50), the
     # dashboard (to 100) and the report pick the same k and the same elbow. The rule on the point estimate: the fit
@@ -273,36 +301,10 @@ def _finish_run(result: RunResult, evaluation: Evaluation, run_tokens: RunTokens
     rule_k = int(pick_k(rule_curve, tokens_mean[:span], lam))
     elbow = kneedle_k(recall_mean[:span])
 
-    # One rule at a time: the elbow until a trade-off is given (`k_choice`); stability is that rule on every
-    # resample of the queries.
+    # One rule at a time: the elbow until a trade-off is given (`k_choice`).
     trade_off = cfg.lam_source != "default" or elbow is None
     decided = rule_k if trade_off else elbow
-    boot_recall = recall_mean[:span] + deviations[:, :span]
-    if trade_off:
-        boot_tokens = tokens_mean[:span] + deviations[:, max_k:max_k + span]
-        picks = pick_k(fit_saturating(boot_recall).curves if use_fit else boot_recall, boot_tokens, lam)
-    else:
-        picks = kneedle_ks(boot_recall)
-        picks = np.where(picks == 0, span, picks)  # a resample that never bends: recall still rising at the end
-    stability = pick_stability(picks, decided, n, cfg.n_resamples, cfg.seed)
-
-    # What stopping at the k to take costs against the reference cutoff: a paired interval. The
-    # resampled mean of recall@K - recall@k is the difference of the two resampled means.
     reference = stop_reference_k(max_k, decided)
-    lost = recall[:, reference - 1] - recall[:, decided - 1]
-    lost_dev = deviations[:, reference - 1] - deviations[:, decided - 1]
-    lost_iv = shared_draw_intervals(lost[:, None], lost_dev[:, None], cfg.level, wilson=False)
-    saved = float(tokens_mean[reference - 1] - tokens_mean[decided - 1])
-    stop_cost = {
-        "k": decided, "reference_k": reference, "max_k": max_k,
-        "recall_at_k": float(recall_mean[decided - 1]),
-        "recall_at_reference_k": float(recall_mean[reference - 1]),
-        "recall_lost": float(lost.mean()), "ci_low": float(lost_iv.low[0]), "ci_high": float(lost_iv.high[0]),
-        "level": cfg.level, "ci_method": lost_iv.method[0],
-        "tokens_saved_mean": saved, "cost_saved_per_1k_requests": saved * cfg.price / 1000.0,
-        "cost_saved_per_month": None if cfg.rpm is None else saved * cfg.price / 1e6 * cfg.rpm,
-        "n": n,
-    }
     rule = {
         "name": RULE_NAME,
         "description": "the k maximising 100 * recall(k) - lambda * tokens(k) / 1000 (smallest k on ties)",
@@ -319,28 +321,93 @@ def _finish_run(result: RunResult, evaluation: Evaluation, run_tokens: RunTokens
         "kneedle": "plain Kneedle on the raw recall@k curve (elbow; ignores cost)",
         "basis": BASIS_TRADE_OFF if trade_off else BASIS_ELBOW, "rule_k": rule_k,
     }
-    table = _table(recall_mean, hit_mean, recall_iv, hit_iv, fit, rule_curve, tokens, tokens_mean, cfg)
+    table = _table(recall_mean, hit_mean, hit_iv, fit, rule_curve, tokens, tokens_mean, cfg)
     if result.scores.has_evidence:
-        table = pd.concat([table, _evidence_columns(result.scores.evidence_recall[:, :max_k], cfg)], axis=1)
-    run = result.run
+        table["evidence_recall"] = _with_evidence(result.scores.evidence_recall[:, :max_k]).mean(axis=0)
+    lost = recall[:, reference - 1] - recall[:, decided - 1]
+    return _Points(result, run_tokens, recall, recall_mean, tokens_mean, span, fit, use_fit, elbow, trade_off,
+                   decided, reference, lost, table, rule)
+
+
+def _run_budget(points: _Points, slot: int, resampled: Later, evaluation: Evaluation, cfg: _Checked) -> RunBudget:
+    run, run_tokens = points.result.run, points.run_tokens
     return RunBudget(
-        name=run.name, model=run.model, n_queries=n, labels_name=evaluation.labels.name,
-        fingerprint=evaluation.labels.fingerprint, table=table, recommended_k=decided,
-        basis=BASIS_TRADE_OFF if trade_off else BASIS_ELBOW, kneedle_k=elbow, stability=stability, stop_cost=stop_cost, rule=rule,
+        name=run.name, model=run.model, n_queries=points.n, labels_name=evaluation.labels.name,
+        fingerprint=evaluation.labels.fingerprint, points=points.table, recommended_k=points.decided,
+        basis=points.rule["basis"], kneedle_k=points.elbow, reference_k=points.reference, rule=points.rule,
         tokenizer=run_tokens.name, token_sources={"docs": run_tokens.sources, "fallback_tokens": run_tokens.fallback},
         price_per_mtok=cfg.price, price_source=cfg.price_source, requests_per_month=cfg.rpm,
-        overhead_tokens=cfg.overhead, embedding_price_per_mtok=run.price_per_mtok, warnings=run_tokens.warnings,
+        overhead_tokens=cfg.overhead, embedding_price_per_mtok=run.price_per_mtok, resampled=resampled, slot=slot,
+        warnings=run_tokens.warnings,
     )
 
 
-def _evidence_columns(evidence: np.ndarray, cfg: _Checked) -> pd.DataFrame:
-    """Evidence recall at each k with its interval, over the queries with evidence spans (their own draw, the same
-    seed, as `Evaluation.summary` draws them)."""
-    kept = evidence[~np.isnan(evidence[:, 0])]
-    intervals = mean_intervals(kept, level=cfg.level, n_resamples=cfg.n_resamples, rng=cfg.seed)
-    return pd.DataFrame({"evidence_recall": kept.mean(axis=0),
-                         "evidence_recall_ci_low": [i.low for i in intervals],
-                         "evidence_recall_ci_high": [i.high for i in intervals]})
+def _resample_runs(runs: tuple[_Points, ...], cfg: _Checked) -> tuple[Resampled, ...]:
+    """Every run's bootstrap numbers from one resample draw (the same queries for every run, in the evaluated
+    order): recall@k for every k of the table; with a trade-off, the tokens of the k's the decision looks at too
+    (the elbow never reads them). Each column's resampled sums are exact (`evalcore.stats.bootstrap`), so which
+    columns share the draw changes no number."""
+    if not runs:
+        return ()
+    blocks = [np.column_stack([run.recall, run.run_tokens.tokens[:, :run.span if run.trade_off else 0]])
+              for run in runs]  # the scores themselves: their resampled means are exact, as evaluate's
+    deviations = resample_deviations(np.column_stack(blocks), cfg.n_resamples, np.random.default_rng(cfg.seed))
+    ends = np.cumsum([block.shape[1] for block in blocks])
+    return tuple(_resampled_run(run, deviations[:, end - block.shape[1]:end], cfg)
+                 for run, block, end in zip(runs, blocks, ends))
+
+
+def _resampled_run(run: _Points, deviations: np.ndarray, cfg: _Checked) -> Resampled:
+    """One run's intervals, stability and stop cost; ``deviations`` is its [recall@1..max_k | tokens@1..span]
+    block (tokens with a trade-off only)."""
+    max_k, span, n, lam = cfg.max_k, run.span, run.n, cfg.lam
+    recall_iv = shared_draw_intervals(run.recall, deviations[:, :max_k], cfg.level)
+
+    # Stability: the rule in force on every resample of the queries.
+    boot_recall = run.recall_mean[:span] + deviations[:, :span]
+    if run.trade_off:
+        boot_tokens = run.tokens_mean[:span] + deviations[:, max_k:max_k + span]
+        picks = pick_k(fit_saturating(boot_recall).curves if run.use_fit else boot_recall, boot_tokens, lam)
+    else:
+        picks = kneedle_ks(boot_recall)
+        picks = np.where(picks == 0, span, picks)  # a resample that never bends: recall still rising at the end
+    stability = pick_stability(picks, run.decided, n, cfg.n_resamples, cfg.seed)
+
+    # What stopping at the k to take costs against the reference cutoff: a paired interval. The
+    # resampled mean of recall@K - recall@k is the difference of the two resampled means.
+    decided, reference = run.decided, run.reference
+    lost_dev = deviations[:, reference - 1] - deviations[:, decided - 1]
+    lost_iv = shared_draw_intervals(run.lost[:, None], lost_dev[:, None], cfg.level, wilson=False)
+    saved = float(run.tokens_mean[reference - 1] - run.tokens_mean[decided - 1])
+    stop_cost = {
+        "k": decided, "reference_k": reference, "max_k": max_k,
+        "recall_at_k": float(run.recall_mean[decided - 1]),
+        "recall_at_reference_k": float(run.recall_mean[reference - 1]),
+        "recall_lost": float(run.lost.mean()), "ci_low": float(lost_iv.low[0]), "ci_high": float(lost_iv.high[0]),
+        "level": cfg.level, "ci_method": lost_iv.method[0],
+        "tokens_saved_mean": saved, "cost_saved_per_1k_requests": saved * cfg.price / 1000.0,
+        "cost_saved_per_month": None if cfg.rpm is None else saved * cfg.price / 1e6 * cfg.rpm,
+        "n": n,
+    }
+    table = run.table.copy()
+    table.insert(2, "recall_ci_low", recall_iv.low)
+    table.insert(3, "recall_ci_high", recall_iv.high)
+    if run.result.scores.has_evidence:
+        low, high = _evidence_intervals(run.result.scores.evidence_recall[:, :max_k], cfg)
+        table["evidence_recall_ci_low"], table["evidence_recall_ci_high"] = low, high
+    return Resampled(table, stability, stop_cost)
+
+
+def _with_evidence(evidence: np.ndarray) -> np.ndarray:
+    """The rows of the queries with evidence spans (the others are NaN)."""
+    return evidence[~np.isnan(evidence[:, 0])]
+
+
+def _evidence_intervals(evidence: np.ndarray, cfg: _Checked) -> tuple[list[float], list[float]]:
+    """Evidence recall's interval at each k, over the queries with evidence spans (their own draw, the same seed,
+    as `Evaluation.summary` draws them)."""
+    intervals = mean_intervals(_with_evidence(evidence), level=cfg.level, n_resamples=cfg.n_resamples, rng=cfg.seed)
+    return [i.low for i in intervals], [i.high for i in intervals]
 
 
 def _padded(values: np.ndarray, length: int) -> np.ndarray:
@@ -348,7 +415,8 @@ def _padded(values: np.ndarray, length: int) -> np.ndarray:
     return np.concatenate([values, np.full(length - len(values), np.nan)])
 
 
-def _table(recall_mean, hit_mean, recall_iv, hit_iv, fit, rule_curve, tokens, tokens_mean, cfg: _Checked):
+def _table(recall_mean, hit_mean, hit_iv, fit, rule_curve, tokens, tokens_mean, cfg: _Checked) -> pd.DataFrame:
+    """The table's point columns: `TABLE_COLUMNS` but recall@k's interval (the bootstrap's, `_resampled_run`)."""
     max_k = cfg.max_k
     marginal_recall = np.diff(recall_mean, prepend=0.0)
     marginal_tokens = np.diff(tokens_mean, prepend=float(cfg.overhead))
@@ -357,8 +425,6 @@ def _table(recall_mean, hit_mean, recall_iv, hit_iv, fit, rule_curve, tokens, to
     return pd.DataFrame({
         "k": np.arange(1, max_k + 1),
         "recall": recall_mean,
-        "recall_ci_low": recall_iv.low,
-        "recall_ci_high": recall_iv.high,
         "hit": hit_mean,
         "hit_ci_low": hit_iv.low,
         "hit_ci_high": hit_iv.high,
@@ -371,7 +437,7 @@ def _table(recall_mean, hit_mean, recall_iv, hit_iv, fit, rule_curve, tokens, to
         "marginal_tokens": marginal_tokens,
         "marginal_recall_per_1k_tokens": per_1k,
         "rule_value": _padded(100.0 * rule_curve - cfg.lam * tokens_mean[:len(rule_curve)] / 1000.0, max_k),
-    })[TABLE_COLUMNS]
+    })[_POINT_COLUMNS]
 
 
 # --------------------------------------------------------------------------- inputs

@@ -3,12 +3,21 @@
 `evalcore.analyses.budget.k_budget` computes them; here they read as plain dicts (NaN -> None) and as a long
 frame and CSV with every row's context (run, model, labels, fingerprint, n, tokenizer, price). The recommendation
 in words and the text tables the CLI prints are `evalcore.report.budget`'s.
+
+A run's numbers come in two parts. The point numbers (``points``: means, tokens, costs, the fit, the k to take and
+its rule) are there at once. What the bootstrap gives (recall@k's interval in ``table``, the ``stability`` of the k
+to take, the interval of ``stop_cost``) is one `Resampled` for every run of the report, computed by `Later` when
+first read (at once unless ``k_budget(..., lazy=True)``): a caller that shows none of it, such as the meeting's
+decision (`evalcore.analyses.decision.decide`), does not pay for 10,000 resamples. Read or not, the numbers are
+the same.
 """
 
 from __future__ import annotations
 
 import math
+import threading
 from dataclasses import dataclass, field
+from typing import Callable, Generic, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -19,22 +28,65 @@ from ..safe_text import to_csv
 from ..warning_log import EvalWarning
 
 
+T = TypeVar("T")
+
+
+class Later(Generic[T]):
+    """A value computed on first read, once, then kept: threads that ask together wait for the one computation.
+    Pickled as the value itself (computed then if it was not yet)."""
+
+    def __init__(self, compute: Callable[[], T]) -> None:
+        self._compute: Callable[[], T] | None = compute
+        self._value: T | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def done(self) -> bool:
+        """Whether the value has been computed."""
+        return self._compute is None
+
+    def get(self) -> T:
+        """The value, computed now if this is the first read."""
+        if self._compute is not None:
+            with self._lock:
+                if self._compute is not None:
+                    self._value = self._compute()
+                    self._compute = None
+        return self._value  # type: ignore[return-value]
+
+    def __getstate__(self) -> dict:
+        return {"value": self.get()}
+
+    def __setstate__(self, state: dict) -> None:
+        self._compute, self._value, self._lock = None, state["value"], threading.Lock()
+
+
+@dataclass(frozen=True)
+class Resampled:
+    """One run's numbers from the bootstrap: its whole table (``points`` with recall@k's interval, and evidence
+    recall's when there is one), the stability of its k to take, and what stopping there costs with its interval."""
+
+    table: pd.DataFrame
+    stability: dict
+    stop_cost: dict
+
+
 @dataclass(frozen=True)
 class RunBudget:
     """One run's k budget: the per-k table, the k to take (by one rule: ``basis``), and the context of every
-    number."""
+    number. ``table``, ``stability`` and ``stop_cost`` are read from the report's shared bootstrap (`Later`);
+    ``points`` and everything else never wait for it."""
 
     name: str
     model: str
     n_queries: int
     labels_name: str
     fingerprint: str
-    table: pd.DataFrame
+    points: pd.DataFrame  # the table's point numbers: every column but the bootstrap intervals
     recommended_k: int  # the k to take: the elbow, or with a trade-off the rule's pick (``basis``)
     basis: str  # `k_choice.BASIS_ELBOW` or `k_choice.BASIS_TRADE_OFF`
     kneedle_k: int | None
-    stability: dict
-    stop_cost: dict
+    reference_k: int  # the k a "stop at k" cost is measured against (``stop_cost["reference_k"]``)
     rule: dict
     tokenizer: str
     token_sources: dict
@@ -43,15 +95,37 @@ class RunBudget:
     requests_per_month: float | None
     overhead_tokens: int
     embedding_price_per_mtok: float | None
+    resampled: Later[tuple[Resampled, ...]] = field(repr=False, compare=False)  # every run's, in report order
+    slot: int = field(repr=False, compare=False)  # this run's place in ``resampled``
     warnings: tuple[EvalWarning, ...] = ()
 
     @property
+    def table(self) -> pd.DataFrame:
+        """One row per k: ``points`` with the intervals of recall@k (and of evidence recall, when present)."""
+        return self.resampled.get()[self.slot].table
+
+    @property
+    def stability(self) -> dict:
+        """How stable the k to take is over bootstrap resamples of the queries (`k_choice.pick_stability`)."""
+        return self.resampled.get()[self.slot].stability
+
+    @property
+    def stop_cost(self) -> dict:
+        """What stopping at the k to take costs against ``reference_k``, with a paired interval."""
+        return self.resampled.get()[self.slot].stop_cost
+
+    @property
     def max_k(self) -> int:
-        return int(self.table["k"].iloc[-1])
+        return int(self.points["k"].iloc[-1])
 
     def row(self, k: int) -> pd.Series:
         """The table row at ``k``."""
         return self.table.iloc[check_k(k, self.max_k) - 1]
+
+    def point_row(self, k: int) -> pd.Series:
+        """The row of ``points`` at ``k``: every number of `row` but the bootstrap intervals, without waiting
+        for them."""
+        return self.points.iloc[check_k(k, self.max_k) - 1]
 
     def to_dict(self) -> dict:
         """Plain types only (NaN -> None): the CLI's JSON run entry without its summary sentence

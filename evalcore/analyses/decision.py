@@ -20,6 +20,7 @@ counts for one question.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from ..metrics.evaluation import Evaluation
@@ -47,7 +48,7 @@ def chunking_choice(budget: BudgetReport, evaluation: Evaluation, tokens: float 
     if not evaluation.results or not all(r.chunks is not None for r in evaluation.results):
         return None
     if metric is None:
-        metric = "evidence_recall" if all("evidence_recall" in r.table.columns for r in budget) else "recall"
+        metric = "evidence_recall" if all("evidence_recall" in r.points.columns for r in budget) else "recall"
     scored = budget.evaluation or evaluation  # scored to every k of the budget's table (each run's k at the budget)
     return at_tokens(budget, scored, default_token_budget(budget) if tokens is None else tokens, metric)
 
@@ -107,12 +108,21 @@ class Decision:
 
 def decide(evaluation: Evaluation, k: int, settings: BudgetSettings | None = None, *, docs=None) -> Decision:
     """The meeting's answers for ``evaluation``: the best run, each run's k to take under ``settings`` (the k budget
-    reads chunk sizes from ``docs``), and each run's failures at ``k``."""
+    reads chunk sizes from ``docs``), and each run's failures at ``k``.
+
+    The k to take comes from the point curves, so the k budget's bootstrap (intervals, stability, what stopping
+    costs) waits until a surface reads it (``k_budget(..., lazy=True)``): the same numbers, drawn when shown (with
+    runs of chunkings at once, as the chunking comparison reads recall's intervals). The best run's paired
+    comparison resamples on a worker thread meanwhile (NumPy draws and gathers without holding the GIL); it has
+    its own generator from the evaluation's seed, so working side by side changes no number."""
     k = evaluation.check_k(k)
     given = settings or BudgetSettings()
-    budget = None
-    if evaluation.results:
+    if not evaluation.results:
+        best_run(evaluation)  # says why there is no best run
+    with ThreadPoolExecutor(max_workers=1) as worker:
+        best = worker.submit(best_run, evaluation)
         budget = k_budget(evaluation, docs=docs, settings=given, max_k=max(given.max_k, k), level=evaluation.level,
-                          rng=evaluation.seed)
-    chunking = None if budget is None else chunking_choice(budget, evaluation)
-    return Decision(best_run(evaluation), budget, failure_counts(evaluation, k, mode=FAILURE_MODE), k, chunking)
+                          rng=evaluation.seed, lazy=True)
+        failures = failure_counts(evaluation, k, mode=FAILURE_MODE)
+        chunking = chunking_choice(budget, evaluation)
+        return Decision(best.result(), budget, failures, k, chunking)

@@ -42,13 +42,15 @@ class KDecision:
 
 
 def k_decision(run: RunBudget) -> KDecision:
-    """The decision for one run, as the k budget took it (`RunBudget.recommended_k` by its one rule)."""
+    """The decision for one run, as the k budget took it (`RunBudget.recommended_k` by its one rule). Point numbers
+    only (`RunBudget.point_row`): it never waits for the budget's bootstrap."""
     k = run.recommended_k
-    row = run.row(k)
-    reference = run.stop_cost["reference_k"]
+    row = run.point_row(k)
+    reference = run.reference_k
     return KDecision(
         run=run.name, k=int(k), basis=run.basis,
-        recall=float(row["recall"]), reference_k=int(reference), reference_recall=float(run.row(reference)["recall"]),
+        recall=float(row["recall"]), reference_k=int(reference),
+        reference_recall=float(run.point_row(reference)["recall"]),
         tokens=float(row["tokens_mean"]), marginal_recall=float(row["marginal_recall"]),
         price_given=run.price_source != "default", cost_per_1k_requests=float(row["cost_per_1k_requests"]),
         cost_per_month=None if run.requests_per_month is None else float(row["cost_per_month"]))

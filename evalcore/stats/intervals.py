@@ -49,31 +49,17 @@ from statistics import NormalDist
 import numpy as np
 
 from ..errors import UsageError, invalid_parameter
-from .bootstrap import (
-    GRID_BITS,
-    SPARSE_SHARE,
-    ChunkBuffer,
-    ExactProducts,
-    deviations_from_sums,
-    on_grid,
-    prefetched,
-    resample_counts,
-    resample_deviations,
-    resample_sums,
-)
+from .bootstrap import resample_deviations
 
 __all__ = [
     "BOUND_DECIMALS", "DEFAULT_RESAMPLES", "DEFAULT_SEED", "MIN_RELIABLE_QUERIES", "MIN_RESAMPLES", "TIE_TOLERANCE",
     "Interval", "as_score_matrix", "bca_bounds", "bca_interval_list", "bca_intervals", "check_level",
     "check_resamples", "constant_interval", "mean_interval", "mean_intervals", "ndtr", "ndtri", "resolve_rng",
     "wilson_interval",
-    # the resampling machinery, defined in evalcore.stats.bootstrap, importable from here as before
-    "GRID_BITS", "SPARSE_SHARE", "ChunkBuffer", "ExactProducts", "deviations_from_sums", "on_grid", "prefetched",
-    "resample_counts", "resample_deviations", "resample_sums",
 ]
 
 DEFAULT_SEED = 0
-"""Seed used when ``rng`` is None, so two runs of the same report print the same numbers."""
+"""Seed used when ``rng`` is None, so the same report made twice prints the same numbers."""
 
 DEFAULT_RESAMPLES = 10_000
 """Bootstrap resamples per interval unless told otherwise."""

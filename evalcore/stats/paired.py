@@ -41,7 +41,7 @@ import numpy as np
 from scipy.special import bdtr, gammaln, stdtr  # not scipy.stats: 0.4 s more to import on a cold dashboard
 
 from ..errors import UsageError, invalid_parameter
-from .bootstrap import ChunkBuffer, ExactProducts, on_grid, prefetched
+from .bootstrap import BlockBuffer, ExactProducts, on_grid, prefetched
 from .intervals import (
     DEFAULT_RESAMPLES,
     MIN_RELIABLE_QUERIES,
@@ -153,7 +153,7 @@ def flip_sums(gridded: np.ndarray, n_flips: int, rng: np.random.Generator,
     """``bits @ gridded`` for ``n_flips`` random sign patterns, shape (n_flips, n_cols), exact.
 
     Flip ``b`` negates query ``i`` where bit ``i`` of row ``b`` of a random byte matrix is set,
-    drawn in chunks of rows (the next chunk on a worker thread, in order, so the stream is that
+    drawn in blocks of rows (the next block on a worker thread, in order, so the stream is that
     of a plain loop). On `on_grid`'s grid the products are exact, so the sums of a difference of
     two columns are the difference of their sums (`evalcore.analyses.curves` uses that). ``product`` is
     ``ExactProducts(gridded)`` when the caller already has it.
@@ -162,17 +162,17 @@ def flip_sums(gridded: np.ndarray, n_flips: int, rng: np.random.Generator,
     if product is None:
         product = ExactProducts(np.asarray(gridded, dtype=np.float64))
     out = np.empty((n_flips, n_cols))
-    chunk = max(1, min(n_flips, (1 << 22) // n))
+    block_rows = max(1, min(n_flips, (1 << 22) // n))
     n_bytes = (n + 7) // 8
-    starts = list(range(0, n_flips, chunk))
-    sizes = [min(chunk, n_flips - start) for start in starts]
+    starts = list(range(0, n_flips, block_rows))
+    sizes = [min(block_rows, n_flips - start) for start in starts]
 
     def draw(rows: int) -> np.ndarray:
         return rng.integers(0, 256, size=(rows, n_bytes), dtype=np.uint8)
 
-    buffer = ChunkBuffer(n, max(sizes, default=0))
+    buffer = BlockBuffer(n, max(sizes, default=0))
     for start, rows, packed in zip(starts, sizes, prefetched(draw, sizes)):
-        bits = buffer.view(rows)  # (n, rows), the same memory for every chunk
+        bits = buffer.view(rows)  # (n, rows), the same memory for every block
         np.copyto(bits, np.unpackbits(np.ascontiguousarray(packed.T), axis=0, count=n))
         product(bits, out[start:start + rows])
     return out

@@ -80,8 +80,9 @@ def shared_draw_intervals(scores: np.ndarray, deviations: np.ndarray | None, lev
     method = ["constant"] * n_cols
     binary = ((scores == 0) | (scores == 1)).all(axis=0) if wilson else np.zeros(n_cols, dtype=bool)
     constant = (scores == scores[0]).all(axis=0)
+    successes = scores.sum(axis=0)  # whole numbers for 0/1 columns, however they are added
     for j in np.flatnonzero(binary):
-        interval = wilson_interval(int(round(scores[:, j].sum())), n, level)
+        interval = wilson_interval(int(round(successes[j])), n, level)
         low[j], high[j], method[j] = interval.low, interval.high, "wilson"
     boot = np.flatnonzero(~binary & ~constant)
     if len(boot):

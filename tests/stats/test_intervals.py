@@ -203,10 +203,10 @@ def test_one_shared_draw_a_column_gets_the_same_interval_alone_or_in_company():
     assert together[3] == together[0]  # duplicate column, resampled once
 
 
-def test_chunking_does_not_change_the_draw():
+def test_drawing_in_blocks_does_not_change_the_draw():
     centred = _mixed(50) - _mixed(50).mean(axis=0)
     whole = resample_deviations(centred, 300, np.random.default_rng(4))
-    pieces = resample_deviations(centred, 300, np.random.default_rng(4), chunk_rows=7)
+    pieces = resample_deviations(centred, 300, np.random.default_rng(4), block_rows=7)
     np.testing.assert_array_equal(whole, pieces)
 
 

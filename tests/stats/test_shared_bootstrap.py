@@ -68,7 +68,7 @@ def test_counts_are_the_plain_bincounts() -> None:
 
 
 def test_resampled_sums_and_flips_equal_the_plain_products_of_the_same_stream() -> None:
-    """Chunked, prefetched and shared set-ups give ``counts @ scores`` and ``bits @ scores`` of one plain draw."""
+    """Drawn in blocks, prefetched and shared set-ups give ``counts @ scores`` and ``bits @ scores`` of one plain draw."""
     rng = np.random.default_rng(11)
     n, resamples = 500, 430
     curve = np.minimum(np.cumsum(rng.random((n, 25)) < 0.02, axis=1) / rng.integers(1, 4, size=(n, 1)), 1.0)
@@ -82,7 +82,7 @@ def test_resampled_sums_and_flips_equal_the_plain_products_of_the_same_stream() 
     bits = np.unpackbits(packed, axis=1, count=n).astype(np.float64)
 
     shared = np.random.default_rng(5)
-    sums = resample_sums(gridded, resamples, shared, chunk_rows=50, product=product)  # 9 chunks: prefetched
+    sums = resample_sums(gridded, resamples, shared, block_rows=50, product=product)  # 9 blocks: prefetched
     flips = flip_sums(gridded, resamples, shared, product=product)
     np.testing.assert_array_equal(sums, counts @ gridded)
     np.testing.assert_array_equal(flips, bits @ gridded)
