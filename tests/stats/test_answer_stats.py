@@ -1,0 +1,123 @@
+"""The statistics behind `evalcore answers`: Spearman's rho inside resamples (from counts, no sorting) against
+scipy on the resampled data itself, Cohen's kappa against a plain loop, and one draw serving columns with gaps."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.stats import spearmanr
+
+from evalcore.stats.agreement import cohen_kappa, kappa_interval
+from evalcore.stats.bootstrap import count_rows
+from evalcore.stats.intervals import bca_intervals, mean_intervals
+from evalcore.stats.rank_correlation import SpearmanDraws, mid_ranks, resampled_spearman, spearman, \
+    spearman_intervals
+from evalcore.stats.subset_draw import subset_deviations, subset_intervals
+
+scores = st.lists(st.sampled_from([0.0, 0.25, 0.5, 1.0]), min_size=2, max_size=40) | \
+    st.lists(st.floats(0, 1), min_size=2, max_size=40)
+
+
+def _scipy(x, y) -> float:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return float(spearmanr(x, y).statistic)
+
+
+@settings(max_examples=150, deadline=None)
+@given(scores, scores, st.integers(0, 2**32 - 1))
+def test_spearman_inside_each_resample_is_scipys_on_the_resampled_queries(x, y, seed) -> None:
+    n = min(len(x), len(y))
+    x, y = np.array(x[:n]), np.array(y[:n])
+    draw = np.random.default_rng(seed).integers(0, n, size=(6, n), dtype=np.int32)
+    rhos = resampled_spearman(x, y, count_rows(draw, n))
+    for row, rho in zip(draw, rhos):
+        expected = _scipy(x[row], y[row])
+        assert (np.isnan(expected) and np.isnan(rho)) or rho == pytest.approx(expected, abs=1e-9)
+    expected = _scipy(x, y)
+    assert (np.isnan(expected) and np.isnan(spearman(x, y))) or spearman(x, y) == pytest.approx(expected, abs=1e-12)
+
+
+def test_mid_ranks_and_the_interval_of_one_draw() -> None:
+    assert list(mid_ranks([0.5, 0.1, 0.5, 0.9])) == [2.5, 1.0, 2.5, 4.0]
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 4, 200) / 3
+    y = x + rng.normal(0, 0.5, 200)
+    (found,) = spearman_intervals([(x, y)], n_resamples=300, rng=7)
+    draw = np.random.default_rng(7).integers(0, 200, size=(300, 200), dtype=np.int32)
+    expected = np.percentile([_scipy(x[row], y[row]) for row in draw], [2.5, 97.5])
+    assert (found.low, found.high) == pytest.approx(tuple(expected), abs=1e-9) and found.seed == 7
+    assert found.low < found.rho < found.high and found.n == 200
+
+
+def test_spearman_of_a_subset_reads_only_its_drawn_queries() -> None:
+    rng = np.random.default_rng(2)
+    x, y, used = rng.random(50), rng.integers(0, 3, 50) / 2, rng.random(50) < 0.6
+    draw = rng.integers(0, 50, size=(20, 50), dtype=np.int32)
+    found = SpearmanDraws([(x, y, used)], 20)
+    found.add(count_rows(draw, 50).astype(float), 0)
+    for row, rho in zip(draw, found.draws[:, 0]):
+        picked = row[used[row]]
+        expected = _scipy(x[picked], y[picked])
+        assert (np.isnan(expected) and np.isnan(rho)) or rho == pytest.approx(expected, abs=1e-9)
+
+
+def _reference_kappa(a, b, weights) -> float:
+    cats = sorted(set(a) | set(b))
+    k, n = len(cats), len(a)
+    table = [[0] * k for _ in range(k)]
+    for u, v in zip(a, b):
+        table[cats.index(u)][cats.index(v)] += 1
+    rows = [sum(r) for r in table]
+    cols = [sum(table[i][j] for i in range(k)) for j in range(k)]
+
+    def w(i, j):
+        return abs(i - j) / (k - 1) if weights == "linear" and k > 1 else float(i != j)
+
+    observed = sum(w(i, j) * table[i][j] for i in range(k) for j in range(k)) / n
+    expected = sum(w(i, j) * rows[i] * cols[j] for i in range(k) for j in range(k)) / n / n
+    return float("nan") if expected == 0 else 1 - observed / expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([0, 0.5, 1]), st.sampled_from([0, 0.5, 1])), min_size=1, max_size=30),
+       st.sampled_from(["none", "linear"]))
+def test_kappa_is_the_plain_definition(pairs, weights) -> None:
+    a, b = [p[0] for p in pairs], [p[1] for p in pairs]
+    expected = _reference_kappa(a, b, weights)
+    got = cohen_kappa(a, b, weights)
+    assert (np.isnan(expected) and np.isnan(got)) or got == pytest.approx(expected, abs=1e-12)
+
+
+def test_kappa_interval_and_its_edges() -> None:
+    rng = np.random.default_rng(1)
+    a = rng.integers(0, 2, 150).astype(float)
+    b = np.where(rng.random(150) < 0.85, a, 1 - a)
+    found = kappa_interval(a, b, rng=0, n_resamples=500)
+    assert found.low < found.kappa < found.high and found.n == 150 and found.categories == (0.0, 1.0)
+    same = kappa_interval([1, 1, 1], [1, 1, 1])
+    assert np.isnan(same.kappa) and "same grade" in same.note
+
+
+def test_one_draw_for_columns_with_and_without_gaps() -> None:
+    rng = np.random.default_rng(3)
+    full = np.column_stack([rng.random(120), rng.integers(0, 2, 120), rng.integers(0, 5, 120) / 4 - 0.5])
+    gappy = full[:, 0].copy()
+    gappy[rng.random(120) < 0.3] = np.nan
+    values = np.column_stack([full, gappy])
+    deviations = subset_deviations(values, 300, np.random.default_rng(9))
+    found = subset_intervals(values[:, :2], deviations[:, :2], 0.95, 300, 9)
+    assert found == mean_intervals(full[:, :2], 0.95, 300, 9)  # exactly the house's, gaps elsewhere or not
+    diffs = subset_intervals(values[:, 2:3], deviations[:, 2:3], 0.95, 300, 9, wilson=False)
+    assert diffs == bca_intervals(full[:, 2:3], 0.95, 300, 9)
+    draw = np.random.default_rng(9).integers(0, 120, size=(300, 120), dtype=np.int32)
+    own = gappy[~np.isnan(gappy)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = np.nanmean(gappy[draw], axis=1) - own.mean()
+    assert deviations[:, 3] == pytest.approx(expected, abs=1e-12, nan_ok=True)
+    assert subset_intervals(np.full((3, 1), np.nan), None, 0.95, 300, 9) == [None]
