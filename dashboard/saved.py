@@ -1,14 +1,14 @@
 """The workspace side of the dashboard: every write a page makes, and the workspace reads pages show.
 
-The actions a person takes go through `evalcore.workflows`, as on the command line: save an evaluation, reveal
-the holdout, flag queries for blind re-judging, save a blind judging round, edit the failure ledger, delete (with
-a plan first). Each is given the person using the session (`dashboard.access_ui.actor`: the workflow checks their
-role and logs the change under their name; nobody types a name) and the stored file the labels were read from
-(`Uploads.stored_file`: uploads are stored when they arrive, the sample files when an action names them), as
-the command line stores the file it reads. Besides them: find a run's model line, read a line's history and the
+The actions a person takes go through their session (`evalcore.workflows.Session`, `dashboard.loading.session`),
+as on the command line: save an evaluation, reveal the holdout, flag queries for blind re-judging, save a blind
+judging round, edit the failure ledger, delete (with a plan first). The session is bound to the person using the
+page (`dashboard.access_ui.actor`: it checks their role first and records the change under their name; nobody types
+a name); each action stores the files it names (`Uploads.stored_file`: uploads are stored when they arrive, the
+sample files when an action names them) and makes its change in one transaction, as the command line does. Besides them: find a run's model line, read a line's history and the
 log of who did what, build the meeting report.
 
-Thin over `evalcore.workflows`, `evalcore.store.workspace` and `evalcore.store.ledger`: every number and every
+Thin over `evalcore.workflows.Session`, `evalcore.store.workspace` and `evalcore.store.ledger`: every number and every
 rule lives there. Workspace reads are quick SQLite queries and are not cached (another session may have just
 written), except `saved_runs`, read on every rerun of the Failures page, which is kept until the
 workspace's `change_marker` moves; errors come back as `Loaded` with the message (`dashboard.loading.attempt`),
@@ -23,12 +23,14 @@ from typing import Any, Callable, Sequence
 
 import pandas as pd
 
-from evalcore import workflows
+from evalcore.access import require
+from evalcore.workflows import SavedRound
+from evalcore.workflows.session import Session
 from evalcore.analyses.audit import Audit
 from evalcore.analyses.judging import JudgingPool
 from evalcore.workflows.cases import split_doc_ids
 from evalcore.store.ledger import LedgerEntry
-from evalcore.store.datasets import Dataset, FileRef
+from evalcore.metrics.dataset import Dataset, FileRef
 from evalcore.store.workspace import Workspace
 
 from dashboard import access_ui, loading
@@ -61,6 +63,21 @@ def _on_workspace(action: Callable[[Workspace], Any]) -> loading.Loaded:
     """``action(workspace)`` as a `Loaded`; without a workspace, why there is none."""
     opened = loading.workspace()
     return loading.attempt(action, opened.value) if opened.ok else opened
+
+
+def _in_session(needs: str, action: Callable[[Session], Any]) -> loading.Loaded:
+    """``action(session)`` as a `Loaded`, after checking the person may take the action ``needs`` (so a refusal
+    names what they tried, never a file store underneath), all of it one transaction: the files it stores, the change
+    and its record are kept together or not at all."""
+    door = loading.session()
+    if door is None:
+        return loading.workspace()
+
+    def act(ws: Workspace) -> Any:
+        require(door.actor, needs)
+        return ws.atomic(lambda: action(door))
+
+    return loading.attempt(act, door.workspace)
 
 
 def labels_name(dataset: Dataset) -> str | None:
@@ -120,32 +137,31 @@ def _find_saved_runs(ws: Workspace, dataset: Dataset, name: str) -> dict[str, Sa
 
 def save_evaluation(dataset: Dataset, k: int, lines: dict[str, str]) -> loading.Loaded:
     """Save the evaluation of ``dataset`` at ``k`` (scored at k = 1 and k, as ``evaluate --k 1,k --save``
-    does) with its stored files and the model line of each run (`evalcore.workflows.save_evaluation`: tune numbers
+    does) with its stored files and the model line of each run (`Session.save_evaluation`: tune numbers
     under NAME:tune, the split in the note); the value is its `SavedRound` (saved, changes per line)."""
     loaded = loading.evaluation(dataset)
     if not loaded.ok:
         return loaded
-    listed = loaded.value.at(sorted({1, int(k)}))  # what `evaluate --k 1,k --save` records
+    listed = loaded.value.at(sorted({1, k}))  # what `evaluate --k 1,k --save` records
 
-    def save(ws: Workspace) -> workflows.SavedRound:
+    def save(door: Session) -> SavedRound:
         store = loading.uploads()
-        run_files = {spec.name: store.stored_file(spec.file) for spec in dataset.runs}
+        run_files = {spec.name: store.stored_file(spec.file, door) for spec in dataset.runs}
         chunked = [spec for spec in dataset.runs if spec.chunks is not None]
-        return workflows.save_evaluation(ws, listed, actor=access_ui.actor(), k=int(k),
-                                         labels_file=store.stored_file(dataset.labels),
-                                         run_files=run_files, lines=lines,
-                                         run_format={spec.name: spec.file.format for spec in dataset.runs},
-                                         chunk_files={spec.name: store.stored_file(spec.chunks) for spec in chunked},
-                                         chunks_format={spec.name: spec.chunks.format for spec in chunked})
+        return door.save_evaluation(listed, k=k, labels_file=store.stored_file(dataset.labels, door),
+                                    run_files=run_files, lines=lines,
+                                    run_format={spec.name: spec.file.format for spec in dataset.runs},
+                                    chunk_files={spec.name: store.stored_file(spec.chunks, door) for spec in chunked},
+                                    chunks_format={spec.name: spec.chunks.format for spec in chunked})
 
-    return _on_workspace(save)
+    return _in_session("save_evaluation", save)
 
 
 def add_production_miss(dataset: Dataset, query: str, query_text: str, doc_ids: str, source: str,
                         not_in_corpus_yet: bool = False) -> loading.Loaded:
     """Add a query seen failing in production, with its relevant docs (``doc_ids`` as typed: commas, semicolons or
     lines between them), to the label set this data set's evaluations are saved under
-    (`evalcore.workflows.add_production_miss`, what ``evalcore workspace add-cases`` does with a file): checked
+    (`Session.add_production_miss`, what ``evalcore workspace add-cases`` does with a file): checked
     against the documents loaded (unless ``not_in_corpus_yet``), saving the labels first when the workspace has
     none yet, on the split the pages score; the value is its `AddedCases`."""
     view = loading.scope(dataset)
@@ -156,56 +172,55 @@ def add_production_miss(dataset: Dataset, query: str, query_text: str, doc_ids: 
     labels = view.value.labels
     carries_split = view.value.split is not None and "split" in labels.query_info.columns
 
-    def add(ws: Workspace) -> Any:
-        return workflows.add_production_miss(
-            ws, labels.name, query, query_text, split_doc_ids(doc_ids), actor=access_ui.actor(), source=source,
-            labels=labels, labels_file=loading.uploads().stored_file(dataset.labels), known_docs=known,
+    def add(door: Session) -> Any:
+        return door.add_production_miss(
+            labels.name, query, query_text, split_doc_ids(doc_ids), source=source, labels=labels,
+            labels_file=loading.uploads().stored_file(dataset.labels, door), known_docs=known,
             not_in_corpus_yet=not_in_corpus_yet, split=view.value.split if carries_split else None)
 
-    return _on_workspace(add)
+    return _in_session("manage_label_versions", add)
 
 
 
 def reveal_holdout(dataset: Dataset, runs: Sequence[tuple[str, str]]) -> loading.Loaded:
     """Record a look at the holdout of ``dataset``'s labels (the whole set, with its stored file) with the ``runs``
-    (name, model) shown, by the person using this session (`evalcore.workflows.reveal_holdout`: owners only); the
+    (name, model) shown, by the person using this session (`Session.reveal_holdout`: owners only); the
     value is the `Reveal` that unseals it."""
     full = loading.labels(dataset.labels)
     if not full.ok:
         return full
-    return _on_workspace(lambda ws: workflows.reveal_holdout(ws, full.value, list(runs), actor=access_ui.actor(),
-                                                             labels_file=loading.uploads().stored_file(dataset.labels)))
+    return _in_session("reveal_holdout", lambda door: door.reveal_holdout(
+        full.value, list(runs), labels_file=loading.uploads().stored_file(dataset.labels, door)))
 
 
 def flag_for_rejudging(dataset: Dataset, queries: Sequence[str], found: Audit) -> loading.Loaded:
     """Queue ``queries`` (suspects of the audit ``found``) for blind re-judging in the queue of the whole label set as
-    read, saved first with its stored file (`evalcore.workflows.flag_for_rejudging`); the value is `Flagged`."""
+    read, saved first with its stored file (`Session.flag_for_rejudging`); the value is `Flagged`."""
     whole = loading.labels(dataset.labels)
     if not whole.ok:
         return whole
-    return _on_workspace(lambda ws: workflows.flag_for_rejudging(
-        ws, whole.value, list(queries), actor=access_ui.actor(), scored=found.evaluation.labels.queries.tolist(), suspects=found.suspects,
+    return _in_session("judge", lambda door: door.flag_for_rejudging(
+        whole.value, list(queries), scored=found.evaluation.labels.queries.tolist(), suspects=found.suspects,
         suspect_k=found.suspect_k, agree_depth=found.agree_depth, scored_name=found.evaluation.labels.name,
-        labels_file=loading.uploads().stored_file(dataset.labels)))
+        labels_file=loading.uploads().stored_file(dataset.labels, door)))
 
 
 def save_judging_round(dataset: Dataset, pool: JudgingPool, marks: dict[str, bool]) -> loading.Loaded:
     """A blind judging round of ``pool`` as a new version of the labels' set, the labels as read (with their stored
-    file) saved first when the workspace lacks them (`evalcore.workflows.save_judging_round`); the value is the
+    file) saved first when the workspace lacks them (`Session.save_judging_round`); the value is the
     new `LabelVersion`."""
     whole = loading.labels(dataset.labels)
     if not whole.ok:
         return whole
-    return _on_workspace(lambda ws: workflows.save_judging_round(
-        ws, whole.value.name, pool, marks, actor=access_ui.actor(), base=whole.value,
-        base_file=loading.uploads().stored_file(dataset.labels)))
+    return _in_session("judge", lambda door: door.save_judging_round(
+        whole.value.name, pool, marks, base=whole.value,
+        base_file=loading.uploads().stored_file(dataset.labels, door)))
 
 
 def edit_entry(current: LedgerEntry, status: str | None, tags: Sequence[str], note: str) -> loading.Loaded:
     """Apply what the person changed in the ledger form: status, cause tags added or removed, note
-    (`evalcore.workflows.edit_entry`: editors and owners; only what changed is written, and logged)."""
-    return _on_workspace(lambda ws: workflows.edit_entry(ws, current, actor=access_ui.actor(), status=status,
-                                                         tags=tags, note=note))
+    (`Session.edit_entry`: editors and owners; only what changed is written, and logged)."""
+    return _in_session("edit_ledger", lambda door: door.edit_entry(current, status=status, tags=tags, note=note))
 
 
 def who_acts() -> str:
@@ -294,13 +309,14 @@ def listing(kind: str) -> pd.DataFrame:
 
 
 def plan_delete(kind: str, key: str | int) -> loading.Loaded:
-    """What deleting would remove (`Workspace.delete` with ``dry_run``): shown before asking."""
-    return _on_workspace(lambda ws: ws.delete(kind, key, dry_run=True))
+    """What deleting would remove (`Session.plan_deletion`): shown before asking."""
+    door = loading.session()
+    return loading.attempt(door.plan_deletion, kind, key) if door is not None else loading.workspace()
 
 
 def delete(kind: str, key: str | int) -> loading.Loaded:
-    """Delete one thing (`evalcore.workflows.delete`: owners only, logged)."""
-    done = _on_workspace(lambda ws: workflows.delete(ws, kind, key, actor=access_ui.actor()))
+    """Delete one thing (`Session.delete`: owners only, logged)."""
+    done = _in_session("delete", lambda door: door.delete(kind, key))
     loading.forget_recorded()
     return done
 

@@ -1,15 +1,18 @@
 """The dashboard's user files: their bytes held in memory in front of the workspace, and the data sets they make.
 
-Every upload is written to the workspace (`evalcore.store.workspace.Workspace.put_file`: hashed once there, the same
-bytes stored once, one transaction) before anything parses it. The bytes also stay in memory, once per content hash,
+Every upload is written to the workspace through the uploader's session (`evalcore.workflows.Session.store_file`:
+their role checked, hashed once there, the same bytes stored once, stored and recorded in one transaction) before
+anything parses it. The bytes also stay in memory, once per content hash,
 least recently used dropped first when the total passes a cap; a file dropped from memory is read back from the
-workspace. A data set (`evalcore.store.datasets.Dataset`) is kept as a manifest in the workspace's database
-(`Workspace.put_manifest`), so ``?data=<key>`` survives a restart. Sample files are held in memory only: they can
+workspace. A data set (`evalcore.metrics.dataset.Dataset`) is kept as a manifest in the workspace's database
+(`Session.store_view`), so ``?data=<key>`` survives a restart. Sample files are held in memory only: they can
 always be read again from disk (the ``fallback``); a data set that mixes them with uploads stores them in the
 workspace when it is registered.
 
 Without a workspace (it could not be opened) everything is kept in memory, until the server restarts. One class owns
-the memory and a lock; nothing here writes a file of its own. No Streamlit import: the app makes one shared instance
+the memory and a lock; nothing here writes a file of its own, and every write to the workspace goes through the
+``session`` the caller passes (without one, or when the person may not upload, bytes are only held in memory). No
+Streamlit import: the app makes one shared instance
 (`dashboard.loading.uploads`).
 """
 
@@ -21,8 +24,9 @@ from collections import OrderedDict
 from dataclasses import replace
 from typing import Callable
 
-from evalcore.store.datasets import Dataset, FileRef
+from evalcore.metrics.dataset import Dataset, FileRef
 from evalcore.store.workspace import NotInWorkspace, StoredFile, Workspace, WorkspaceError
+from evalcore.workflows.session import Session
 
 DEFAULT_MAX_BYTES = 2 * 1024**3
 """Bytes of user files kept in memory (2 GiB; ``EVALCORE_DASHBOARD_MAX_MB`` overrides)."""
@@ -51,11 +55,12 @@ class Uploads:
 
     # ------------------------------------------------------------------ files
 
-    def put_file(self, name: str, data: bytes, *, keep: bool = True) -> FileRef:
-        """Store ``data`` in the workspace (``keep``, the default; once per content), hold it in memory,
-        and return a reference to it under ``name``. The workspace hashes it; nothing hashes it twice."""
-        if keep and self.workspace is not None:
-            sha = self.workspace.put_file(data, name).sha256
+    def put_file(self, name: str, data: bytes, *, session: Session | None = None) -> FileRef:
+        """Hold ``data`` in memory and return a reference to it under ``name``; with a ``session`` whose person may
+        upload, store it in the workspace too (once per content: the workspace hashes it, nothing hashes it
+        twice)."""
+        if session is not None and self.workspace is not None and session.may("upload"):
+            sha = session.store_file(data, name).sha256
             with self._lock:
                 self._stored.add(sha)
         else:
@@ -120,17 +125,22 @@ class Uploads:
             self._stored.add(ref.sha256)
         return True
 
-    def stored_file(self, ref: FileRef) -> StoredFile:
-        """``ref`` as a workspace file record, storing its bytes there first if they are only in memory
-        (or on disk, for a sample file). Raises `NotInWorkspace` when the bytes are nowhere."""
+    def stored_file(self, ref: FileRef, session: Session) -> StoredFile:
+        """``ref`` as a workspace file record, storing its bytes there first (through ``session``) if they are only
+        in memory (or on disk, for a sample file). Raises `NotInWorkspace` when the bytes are nowhere,
+        `NotPermitted` when they must be stored and the person may not upload."""
         if self.workspace is None:
             raise NotInWorkspace("The dashboard has no workspace to store files in.")
         if self.in_workspace(ref):
-            return replace(self.workspace.file(ref.sha256), name=ref.name)
+            try:
+                return replace(self.workspace.file(ref.sha256), name=ref.name)
+            except NotInWorkspace:  # stored by a change that was then rolled back (refused, or failed later)
+                with self._lock:
+                    self._stored.discard(ref.sha256)
         data = self.file(ref)
         if data is None:
             raise NotInWorkspace(f"The file {ref.name} is no longer held; upload it again.")
-        stored = self.workspace.put_file(data, ref.name)
+        stored = session.store_file(data, ref.name)
         with self._lock:
             self._stored.add(stored.sha256)
         return replace(stored, name=ref.name)
@@ -142,16 +152,20 @@ class Uploads:
 
     # ------------------------------------------------------------------ data sets
 
-    def put_dataset(self, dataset: Dataset) -> str:
-        """Remember ``dataset`` under its key: in memory and, with a workspace, as a manifest in its database (its
-        files stored there first, so the manifest never names a file it lacks). Raises `WorkspaceError` when the
-        workspace cannot take it (it is still held in memory)."""
+    def put_dataset(self, dataset: Dataset, session: Session | None = None) -> str:
+        """Remember ``dataset`` under its key: in memory and, with a ``session`` whose person may upload, as a
+        manifest in the workspace (its files stored there first, so the manifest never names a file it lacks; all
+        in one transaction). Raises `WorkspaceError` when the workspace cannot take it (it is still held in
+        memory)."""
         key = dataset.key
         self._remember(key, dataset)
-        if self.workspace is not None and not dataset.sample:
-            for ref in dataset.files:
-                self.stored_file(ref)
-            self.workspace.put_manifest("dataset", key, dataset.manifest())
+        if session is not None and self.workspace is not None and not dataset.sample and session.may("upload"):
+            def keep() -> None:
+                for ref in dataset.files:
+                    self.stored_file(ref, session)
+                session.store_view("dataset", key, dataset.manifest())
+
+            session.workspace.atomic(keep)
         return key
 
     def dataset(self, key: str) -> Dataset | None:
@@ -205,10 +219,6 @@ class Uploads:
         return dataset if dataset.key == key else None
 
     # ------------------------------------------------------------------ memory
-
-    @property
-    def total_bytes(self) -> int:
-        return self._bytes
 
     def _evict(self) -> None:
         # Keep at least the newest file even if it alone passes the cap.

@@ -12,7 +12,7 @@ from ..errors import InputError, UsageError
 from ..readers.documents import read_documents
 from ..safe_text import to_csv
 from ..store.workspace import Workspace
-from ..workflows import save_judging_round
+from ..workflows.session import Session
 from .common import acting, frames_json, frames_text, load, note, recorded_as, write
 from .parser import EXIT_OK
 
@@ -51,7 +51,7 @@ def save(args: argparse.Namespace) -> int:
             frame[column] = frame[column].map(unsafe_cell)
     judged, marks = read_marks(frame, args.file)
     actor = acting(args.judge)
-    version = save_judging_round(Workspace(args.workspace), args.name, judged, marks, actor=actor)
+    version = Session(Workspace(args.workspace), actor).save_judging_round(args.name, judged, marks)
     if version.created:
         note(f"label set {version.ref}: blind judgments of {judged.query} at depth {judged.depth} "
              f"({len(judged.docs)} docs); {version.change}; earlier versions are unchanged; {recorded_as(actor)}")

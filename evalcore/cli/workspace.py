@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
+from pathlib import Path
 
 import pandas as pd
 
-from ..errors import UsageError, invalid_parameter
+from ..errors import UsageError, WorkspaceCorrupt, invalid_parameter
 from ..safe_text import terminal_safe
 from ..store.chain import describe_heads
-from ..store.workspace import ORPHAN_GRACE_S, Orphans, Workspace
+from ..store.workspace import ORPHAN_GRACE_S, Orphans, Workspace, default_location
 from ..timestamps import minute
 from ..warning_log import agree, plural
-from ..workflows import add_cases as add_cases_to
-from ..workflows import delete as delete_from
+from ..workflows.session import Session
 from .common import acting, frames_json, frames_text, note, recorded_as, write
 from .parser import EXIT_FAILURE, EXIT_OK
 
@@ -104,9 +105,9 @@ def show(args: argparse.Namespace) -> int:
 
 
 def delete(args: argparse.Namespace) -> int:
-    workspace = Workspace(args.workspace)
-    actor = acting(args.who)
-    plan = workspace.delete(args.kind, args.key, dry_run=True)
+    session = Session(Workspace(args.workspace), acting(args.who))
+    workspace, actor = session.workspace, session.actor
+    plan = session.plan_deletion(args.kind, args.key)
     if not args.yes:
         print(terminal_safe(f"Delete {plan.description} from {workspace.location}? This cannot be undone. [y/N] "), end="",
               file=sys.stderr, flush=True)
@@ -114,15 +115,15 @@ def delete(args: argparse.Namespace) -> int:
         if answer not in ("y", "yes"):
             note("nothing deleted")
             return EXIT_FAILURE
-    done = delete_from(workspace, args.kind, plan.key, actor=actor)
+    done = session.delete(args.kind, plan.key)
     note(f"deleted {done.description}; {recorded_as(actor)}")
     return EXIT_OK
 
 
 def add_cases(args: argparse.Namespace) -> int:
-    actor = acting(args.who)
-    added = add_cases_to(Workspace(args.workspace), args.name, args.file, actor=actor, format=args.cases_format,
-                         note=args.note)
+    session = Session(Workspace(args.workspace), acting(args.who))
+    actor = session.actor
+    added = session.add_cases(args.name, args.file, format=args.cases_format, note=args.note)
     version, name = added.version, added.file.name
     if version.created:
         note(f"label set {version.ref}: {version.change} (from {name}); earlier versions are unchanged; "
@@ -133,34 +134,77 @@ def add_cases(args: argparse.Namespace) -> int:
 
 
 def verify(args: argparse.Namespace) -> int:
-    """Check the workspace (SQLite's checks, its tables and triggers, the record's hash chains, every stored file
-    against its hash), then remove unused stored files.
+    """Check the workspace (SQLite's checks, its tables, indexes and triggers, the record's hash chains, every saved
+    record against the event that sealed it, every stored file against its hash), then remove unused stored files.
 
-    Exit 0 when sound; 1 when a check fails (nothing is removed then). A read-only workspace is checked and its
-    unused files listed, not removed.
+    Prints the anchor (the newest event's hash) to keep outside the workspace; ``--expect`` checks an anchor kept
+    before. Exit 0 when sound; 1 when a check fails, the workspace refuses to open (its record changed, its version
+    lowered) or the record no longer holds the expected event (nothing is removed then). A read-only workspace is
+    checked and its unused files listed, not removed.
     """
     minutes = ORPHAN_GRACE_S / 60 if args.older_than is None else args.older_than
     if not minutes >= 0:
         raise invalid_parameter("--older-than", "a number of minutes, 0 or more", minutes)
-    workspace = Workspace(args.workspace)
+    noted = _noted(getattr(args, "expect", None))
+    try:
+        workspace = Workspace(args.workspace)
+    except WorkspaceCorrupt as exc:  # refused to open or upgrade: that is what verify found
+        return _problems([str(exc)], Path(args.workspace) if args.workspace else default_location())
     problems = workspace.verify()
-    n_files = workspace.counts()["files"]
+    anchor = workspace.anchor()
+    matched = workspace.find_anchor(noted) if noted is not None else None
+    if noted is not None and matched is None:
+        problems.append(_anchor_missing(noted, anchor))
     if problems:
-        write("".join(f"problem: {text}\n" for text in problems)
-              + f"workspace {workspace.location}: {plural(len(problems), 'problem')} found; nothing removed\n")
-        return EXIT_FAILURE
+        return _problems(problems, workspace.location)
+    n_files = workspace.counts()["files"]
     dry_run = args.dry_run or workspace.read_only
-    found = workspace.remove_orphans(older_than=minutes * 60, dry_run=dry_run)
-    heads = workspace.record_heads()
+    found = Session(workspace, acting(getattr(args, "who", None))).remove_orphans(older_than=minutes * 60,
+                                                                                  dry_run=dry_run)
+    heads, sealed = workspace.record_heads(), workspace.sealed_records()
     chains = "the record's hash chains intact, " if heads else ""
-    sound = (f"workspace {workspace.location}: sound (integrity and foreign keys checked, every table and trigger "
-             f"there, {chains}{plural(n_files, 'stored file')} checked against their hashes)")
-    record = describe_heads(heads) + (" (note these elsewhere: only a comparison with them tells a rewrite of the "
-                                      "whole record, or entries added at its end)" if heads else "")
-    lines = [sound, record]
+    records = f"{plural(sealed, 'saved record')} matching the events that sealed them, " if sealed else ""
+    sound = (f"workspace {workspace.location}: sound (integrity and foreign keys checked, every table, index and "
+             f"trigger as evalcore made them, {chains}{records}{plural(n_files, 'stored file')} checked against "
+             "their hashes)")
+    lines = [sound, describe_heads(heads)]
+    if anchor is not None:
+        lines.append(f"anchor: {anchor[1]} (event #{anchor[0]}, the newest: keep it outside the workspace, e.g. in the "
+                     "release notes or the CI log, and check it later with --expect)")
+    if matched is not None:
+        since = anchor[0] - matched if anchor else 0
+        lines.append(f"expected anchor found: event #{matched}, unchanged, " +
+                     (f"and {plural(since, 'event')} recorded since" if since else "still the newest"))
     lines += _orphan_lines(found, minutes, "the workspace is read-only" if workspace.read_only else None)
     write("\n".join(lines) + "\n")
     return EXIT_OK
+
+
+def _noted(value: str | None) -> str | None:
+    """The anchor given with ``--expect``, checked: 16 to 64 hex digits (None: not given)."""
+    if value is None:
+        return None
+    noted = value.strip().lower()
+    if not re.fullmatch(r"[0-9a-f]{16,64}", noted):
+        raise invalid_parameter("--expect", "the anchor an earlier `evalcore workspace verify` printed (16 to 64 hex "
+                                "digits)", value)
+    return noted
+
+
+def _anchor_missing(noted: str, anchor: tuple[int, str] | None) -> str:
+    """Why the record no longer holds the expected anchor, in one sentence."""
+    shown = noted[:16] + ("..." if len(noted) > 16 else "")
+    if anchor is None:
+        return (f"the record holds no event, so not the one with the hash {shown} given with --expect: every event was "
+                "removed, or this is not the workspace it was noted for")
+    return (f"the record holds no event with the hash {shown} given with --expect: its newest events were removed, or "
+            f"it was rewritten (it now ends at event #{anchor[0]}, hash {anchor[1][:16]})")
+
+
+def _problems(problems: list[str], location: Path) -> int:
+    write("".join(f"problem: {text}\n" for text in problems)
+          + f"workspace {location}: {plural(len(problems), 'problem')} found; nothing removed\n")
+    return EXIT_FAILURE
 
 
 def _orphan_lines(found: Orphans, minutes: float, kept_because: str | None) -> list[str]:

@@ -5,12 +5,15 @@ removed or put in after it was recorded.
 Edits to the database file are detected, not prevented: anyone who can write ``workspace.sqlite`` can change it, and
 the triggers that refuse changes can be dropped. What the chain adds is that a change to a recorded row (an
 ``INSERT OR REPLACE``, an ``UPDATE`` after ``DROP TRIGGER``), a row taken out, or one put in between, no longer
-matches the hashes around it, and ``evalcore workspace verify`` says which. Two changes keep a consistent chain and
-are told only by the newest hash noted somewhere else (`chain_heads`, printed by verify): rows appended at the end
-with hashes computed the same way, and a rewrite of the chain from some row onwards.
+matches the hashes around it, and ``evalcore workspace verify`` says which. Each event also seals the saved records
+its change wrote (`seals`), so the events' chain covers them too. Three changes keep a consistent chain: a rewrite
+of the chain from some row onwards and the newest rows removed together with the counter that numbered them (both
+told by the newest event's hash kept outside the workspace: `find_event`, ``workspace verify --expect``), and rows
+appended at the end with hashes computed the same way (verify says how many came after the hash kept).
 
 ``link(previous, content)`` is SHA-256 over the previous row's hash, a newline and the row's content (its id first)
-as compact JSON; the first row's previous hash is `GENESIS`.
+as compact JSON; the first row's previous hash is `GENESIS`. A row is written only while every trigger in the file is
+one evalcore makes (`schema.foreign_triggers`), and read back to check that it was stored as written.
 """
 
 from __future__ import annotations
@@ -22,8 +25,9 @@ import sqlite3
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from ..errors import WorkspaceCorrupt
 from ..warning_log import plural
-from .schema import _chain_statements, _events_statements, _integrity_statements
+from .schema import _chain_statements, _events_statements, _integrity_statements, foreign_triggers
 
 GENESIS = "0" * 64
 """The previous hash of a chain's first row."""
@@ -31,14 +35,16 @@ GENESIS = "0" * 64
 
 @dataclass(frozen=True)
 class Chain:
-    """One chained table: its name, what one row is called in a sentence, and the content columns hashed (id first)."""
+    """One chained table: its name, what one row is called in a sentence, the content columns hashed (id first), and
+    the columns added by a later schema step, hashed after them only when set (so rows hashed before keep theirs)."""
 
     table: str
     noun: str
     columns: tuple[str, ...]
+    optional: tuple[str, ...] = ()
 
 
-EVENTS = Chain("events", "event", ("id", "at", "who", "action", "subject", "detail"))
+EVENTS = Chain("events", "event", ("id", "at", "who", "action", "subject", "detail"), ("sealed",))
 REVEALS = Chain("holdout_reveals", "holdout reveal",
                 ("id", "label_set", "version", "fingerprint", "rule", "runs", "who", "at"))
 CHAINS = (EVENTS, REVEALS)
@@ -52,34 +58,66 @@ def link(previous: str, content: Sequence) -> str:
 
 def append(conn: sqlite3.Connection, chain: Chain, values: Mapping[str, object]) -> int:
     """Insert one row into ``chain.table`` inside the caller's transaction, chained to the newest row; ``values`` holds
-    every content column but ``id``, which is the next one the table gives (so the hash can include it). Returns the
-    id."""
+    every content column but ``id``, which is the next one the table gives (so the hash can include it), and any
+    optional column to set. Returns the id.
+
+    Refused (`WorkspaceCorrupt`, the transaction undone) while the file holds a trigger evalcore does not make, or when
+    the row read back is not the row written: something in the file would drop or change what is recorded, and the
+    command would say it was recorded."""
+    foreign = foreign_triggers(conn)
+    if foreign:
+        raise WorkspaceCorrupt(f"Refused to record anything: {foreign[0]}. Nothing was saved; run `evalcore workspace "
+                               "verify` to see what else was changed, and restore the workspace from a backup.")
     newest = conn.execute(f"SELECT hash FROM {chain.table} ORDER BY id DESC LIMIT 1").fetchone()
     previous = newest[0] if newest and newest[0] else GENESIS
     row_id = _last_id(conn, chain.table) + 1
-    content = [row_id, *(values[c] for c in chain.columns[1:])]
-    names = ", ".join(chain.columns + ("prev_hash", "hash"))
-    marks = ", ".join("?" for _ in range(len(chain.columns) + 2))
-    conn.execute(f"INSERT INTO {chain.table} ({names}) VALUES ({marks})", (*content, previous, link(previous, content)))
+    extra = tuple(c for c in chain.optional if values.get(c) is not None)
+    content = [row_id, *(values[c] for c in chain.columns[1:] + extra)]
+    digest = link(previous, content)
+    names = ", ".join(chain.columns + extra + ("prev_hash", "hash"))
+    marks = ", ".join("?" for _ in range(len(content) + 2))
+    conn.execute(f"INSERT INTO {chain.table} ({names}) VALUES ({marks})", (*content, previous, digest))
+    stored = conn.execute(f"SELECT hash FROM {chain.table} WHERE id = ?", (row_id,)).fetchone()
+    if stored is None or stored[0] != digest:
+        raise WorkspaceCorrupt(f"Refused: {chain.noun} #{row_id} was not stored as written (something in the "
+                               "workspace file dropped or changed it). Nothing was saved; run `evalcore workspace "
+                               "verify`, and restore the workspace from a backup.")
     return row_id
+
+
+def _content(chain: Chain, row: Sequence) -> list:
+    """The hashed content of a row read as ``chain.columns + chain.optional``: the optional values only when set."""
+    base = len(chain.columns)
+    return [*row[:base], *(value for value in row[base:] if value is not None)]
+
+
+def _present(conn: sqlite3.Connection, chain: Chain) -> tuple[str, ...]:
+    """The optional columns ``chain.table`` has (a workspace upgraded step by step gains them late)."""
+    columns = {row[1] for row in conn.execute(f"PRAGMA table_info({chain.table})")}
+    return tuple(c for c in chain.optional if c in columns)
 
 
 def seal(conn: sqlite3.Connection, chain: Chain) -> None:
     """Compute the chain of the rows already in ``chain.table`` (a workspace upgraded to the chained record), in id
     order; the caller has lifted the table's update trigger for this one step."""
-    rows = conn.execute(f"SELECT {', '.join(chain.columns)} FROM {chain.table} ORDER BY id").fetchall()
+    extra = _present(conn, chain)
+    rows = conn.execute(f"SELECT {', '.join(chain.columns + extra)} FROM {chain.table} ORDER BY id").fetchall()
     previous, updates = GENESIS, []
-    for content in rows:
-        digest = link(previous, content)
-        updates.append((previous, digest, content[0]))
+    for row in rows:
+        digest = link(previous, _content(chain, row))
+        updates.append((previous, digest, row[0]))
         previous = digest
     conn.executemany(f"UPDATE {chain.table} SET prev_hash = ?, hash = ? WHERE id = ?", updates)
 
 
 def upgrade(conn: sqlite3.Connection) -> None:
     """The schema step that chains the record (`schema.CHAIN_VERSION`), inside the caller's upgrade transaction: the
-    hash columns and the no-replace triggers, and the chain of every row already recorded, computed with the update
-    triggers lifted for this step alone and made again right after."""
+    hash columns and the no-replace triggers, and the chain of the rows recorded before chains existed, computed with
+    the update triggers lifted for this step alone and made again right after.
+
+    A table whose rows carry hashes already (a workspace whose version number was lowered) is never hashed again: the
+    caller has checked that its chain verifies (`chain_problems`) and refuses the upgrade otherwise, since hashing it
+    again would seal any change made to it."""
     for statement in _chain_statements():  # each made once, whatever state an interrupted older tool left
         adding = re.match(r"ALTER TABLE (\w+) ADD COLUMN (\w+)", statement)
         if adding and adding.group(2) in {row[1] for row in conn.execute(f"PRAGMA table_info({adding.group(1)})")}:
@@ -88,13 +126,14 @@ def upgrade(conn: sqlite3.Connection) -> None:
         if making:
             conn.execute(f"DROP TRIGGER IF EXISTS {making.group(1)}")
         conn.execute(statement)
-    refusing_updates = [s for s in _integrity_statements() + _events_statements()
-                        if s.startswith(("CREATE TRIGGER holdout_reveals_update", "CREATE TRIGGER events_update"))]
+    refusing_updates = {s.split()[2]: s for s in _integrity_statements() + _events_statements()
+                        if s.startswith(("CREATE TRIGGER holdout_reveals_update", "CREATE TRIGGER events_update"))}
     for chain in CHAINS:
+        if conn.execute(f"SELECT 1 FROM {chain.table} WHERE hash IS NOT NULL LIMIT 1").fetchone():
+            continue
         conn.execute(f"DROP TRIGGER IF EXISTS {chain.table}_update")
         seal(conn, chain)
-    for statement in refusing_updates:
-        conn.execute(statement)
+        conn.execute(refusing_updates[f"{chain.table}_update"])
 
 
 def chain_problems(conn: sqlite3.Connection) -> list[str]:
@@ -104,8 +143,9 @@ def chain_problems(conn: sqlite3.Connection) -> list[str]:
     for chain in CHAINS:
         if not _has_chain(conn, chain.table):
             continue
-        rows = conn.execute(f"SELECT {', '.join(chain.columns)}, prev_hash, hash FROM {chain.table} "
-                            "ORDER BY id").fetchall()
+        extra = _present(conn, chain)
+        rows = [(*_content(chain, row[:-2]), *row[-2:]) for row in conn.execute(
+            f"SELECT {', '.join(chain.columns + extra)}, prev_hash, hash FROM {chain.table} ORDER BY id")]
         found = _first_break(rows, chain.noun) or _newest_removed(conn, chain, rows)
         if found:
             problems.append(found)
@@ -189,3 +229,14 @@ def describe_heads(heads: dict[str, tuple[int, str]]) -> str:
     return ("record: " + ", ".join(parts) if parts else
             "record: not chained yet (a workspace from before the chain, read-only: opened once with write access, "
             "it is chained)")
+
+
+def find_event(conn: sqlite3.Connection, noted: str) -> int | None:
+    """The id of the event whose hash is ``noted`` (or starts with it), None when no event has it: an anchor noted
+    outside the workspace (`evalcore workspace verify --expect`) is found while the record still holds that event
+    with that content, and every event before it unchanged (`chain_problems`)."""
+    if not _has_chain(conn, EVENTS.table):
+        return None
+    found = conn.execute("SELECT id FROM events WHERE substr(hash, 1, ?) = ? ORDER BY id LIMIT 1",
+                         (len(noted), noted.lower())).fetchone()
+    return int(found[0]) if found else None

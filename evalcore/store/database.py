@@ -11,8 +11,9 @@ The folder is ``EVALCORE_WORKSPACE`` when set, else ``$XDG_DATA_HOME/evalcore`` 
 the last committed state.
 
 A folder (or file) the user cannot write, ``EVALCORE_WORKSPACE_READONLY=1`` or ``read_only=True`` opens the
-workspace read-only: SQLite's ``mode=ro``, nothing created, no WAL switch; every write raises
-`WorkspaceReadOnly` naming the folder.
+workspace read-only: immutable while no writer has it open, else ``mode=ro`` through the writer's own files, so
+nothing is created beside it; no WAL switch, no upgrade; every write raises `WorkspaceReadOnly` naming the folder.
+Opening with write access upgrades an older workspace (`upgrade`), never one whose record does not verify.
 """
 
 from __future__ import annotations
@@ -41,23 +42,11 @@ from ..errors import (
     invalid_parameter,
 )
 from ..safe_text import has_control
-from .chain import chain_heads, chain_problems
-from .chain import upgrade as upgrade_to_chain
-from .manifest_rows import import_legacy_manifests, remove_imported
-from .schema import (
-    CHUNKS_VERSION,
-    _chunks_statements,
-    _FROZEN_MARK,
-    CHAIN_VERSION,
-    DB_NAME,
-    SCHEMA_VERSION,
-    _events_statements,
-    _integrity_statements,
-    _manifests_statements,
-    _schema_statements,
-    columns_of,
-    missing_objects,
-)
+from .chain import chain_heads, chain_problems, find_event
+from .manifest_rows import remove_imported
+from .schema import _FROZEN_MARK, DB_NAME, SCHEMA_VERSION, layout_problems
+from .seals import seal_problems, sealed_count, watch
+from .upgrade import run_steps
 
 T = TypeVar("T")
 
@@ -105,6 +94,7 @@ class Database:
         self._attempts = max(1, int(attempts))
         self._lock = threading.RLock()
         self._conn: sqlite3.Connection | None = None
+        self._open: sqlite3.Connection | None = None  # the connection of the write transaction in progress, if any
         self._pid: int | None = None
         self._immutable: tuple | None = None  # the file's state when read as immutable (see _open_read_only)
         self._read_only = _read_only_reason(self.location, self.path, read_only)
@@ -155,35 +145,65 @@ class Database:
         return conn
 
     def _open_read_only(self) -> sqlite3.Connection:
-        """A ``mode=ro`` connection: nothing created, no WAL switch, no schema upgrade.
+        """A read-only connection that creates nothing beside the file: no ``-wal`` or ``-shm``, no WAL switch, no
+        schema upgrade.
 
-        A WAL file needs its ``-shm`` index; when neither exists and the folder is read-only (the last writer closed
-        cleanly, so the main file holds everything) the file is read as immutable, and reopened when it changes.
+        SQLite opening a WAL file ``mode=ro`` in a folder it can write makes ``-wal`` and ``-shm`` and leaves them
+        behind. So while no ``-wal`` file is there (no connection has the workspace open for writing, and the last
+        one folded every change into the file) it is read as immutable, and reopened when the file changes or a
+        ``-wal`` appears (`_connection`; a read the file changed under is read again, `_read_immutable`). While a
+        writer's ``-wal`` is there it is read ``mode=ro`` through the writer's own files.
         """
         self._immutable = None
         if not self.path.is_file():
             raise WorkspaceReadOnly(f"The workspace folder {self.location} is read-only ({self._read_only}) and holds "
                                     f"no workspace yet ({DB_NAME}): there is nothing to read and nothing can be saved.")
         uri = self.path.absolute().as_uri() + "?mode=ro"
-        try:
-            conn = self._read_only_probe(uri)
-        except sqlite3.OperationalError as exc:
-            if not _needs_shm(exc):
-                raise self._error(exc) from None
-            wal = self.path.with_name(DB_NAME + "-wal")
-            if wal.exists() and wal.stat().st_size > 0:
-                raise WorkspaceReadOnly(
-                    f"The workspace folder {self.location} is read-only ({self._read_only}) and its latest changes "
-                    f"are still in {wal.name}, which SQLite can only read with write access to the folder. Open it "
-                    "once with write access (any evalcore command) to fold them in.") from None
+        wal, shm = self.path.with_name(DB_NAME + "-wal"), self.path.with_name(DB_NAME + "-shm")
+        holds_changes = wal.exists() and wal.stat().st_size > 0
+        conn = None
+        if wal.exists() and shm.exists():  # a writer's files: read through them, making none
+            try:
+                conn = self._read_only_probe(uri)
+            except sqlite3.OperationalError as exc:
+                if not _needs_shm(exc) or holds_changes:
+                    raise (self._wal_unreadable(wal) if _needs_shm(exc) else self._error(exc)) from None
+        elif holds_changes:  # mode=ro would make the index beside it
+            raise self._wal_unreadable(wal)
+        if conn is None:
             state = _file_state(self.path)
             try:
                 conn = self._read_only_probe(uri + "&immutable=1")
-            except sqlite3.Error as again:
-                raise self._error(again) from None
+            except sqlite3.Error as exc:
+                raise self._error(exc) from None
             self._immutable = state
         self._conn, self._pid = conn, os.getpid()
         return conn
+
+    def _wal_unreadable(self, wal: Path) -> WorkspaceReadOnly:
+        return WorkspaceReadOnly(
+            f"The workspace folder {self.location} is read-only ({self._read_only}) and its latest changes are still "
+            f"in {wal.name}, which SQLite reads only through an index file ({DB_NAME}-shm) it can write. Open it once "
+            "with write access (any evalcore command) to fold them in.")
+
+    def _read_immutable(self, fn: Callable[[sqlite3.Connection], T], conn: sqlite3.Connection, tries: int = 0) -> T:
+        """``fn`` on an immutable connection, read again on a fresh one when the file changed while it read (a writer
+        that opened since may have folded changes into the file, unseen by an immutable reader)."""
+        state = self._immutable
+        try:
+            conn.execute("BEGIN")
+            try:
+                result = fn(conn)
+            finally:
+                _rollback(conn)
+        except sqlite3.Error as exc:
+            if _file_state(self.path) == state or tries >= WRITE_ATTEMPTS:
+                raise self._error(exc) from None
+        else:
+            if _file_state(self.path) == state or tries >= WRITE_ATTEMPTS:
+                return result
+        conn = self._connection()  # the file changed while it read: reopened
+        return self._read_immutable(fn, conn, tries + 1) if self._immutable is not None else self.read(fn)
 
     def _read_only_probe(self, uri: str) -> sqlite3.Connection:
         """Open ``uri`` and check its schema version (a read); the connection refuses writes itself."""
@@ -210,34 +230,18 @@ class Database:
         conn.execute("PRAGMA synchronous = FULL")
         conn.execute("PRAGMA journal_size_limit = 67108864")  # truncate the WAL back to 64 MiB after a big upload
         version = conn.execute("PRAGMA user_version").fetchone()[0]
-        if version == SCHEMA_VERSION:
-            return
         if version > SCHEMA_VERSION:
             raise _newer(self.path, version)
+        if version < SCHEMA_VERSION:
+            self._upgrade(conn)
+        watch(conn)
+
+    def _upgrade(self, conn: sqlite3.Connection) -> None:
+        """Make a new workspace, or bring an older one to `SCHEMA_VERSION`, in one transaction (`upgrade.run_steps`:
+        refused, nothing changed, when its record does not verify or its version number was lowered)."""
         conn.execute("BEGIN IMMEDIATE")
         try:
-            current = conn.execute("PRAGMA user_version").fetchone()[0]  # another process may have just made it
-            if current == 0:
-                for statement in _schema_statements():
-                    conn.execute(statement)
-            if current < 2:
-                for statement in _integrity_statements():
-                    conn.execute(statement)
-            if current < 3:
-                for statement in _events_statements():
-                    conn.execute(statement)
-            imported = []
-            if current < 4:
-                for statement in _manifests_statements():
-                    conn.execute(statement)
-                imported = import_legacy_manifests(conn, self.location) if current else []
-            if current < CHAIN_VERSION:
-                upgrade_to_chain(conn)
-            if current < CHUNKS_VERSION:
-                for statement in _chunks_statements(columns_of(conn)):
-                    conn.execute(statement)
-            if current < SCHEMA_VERSION:
-                conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            imported = run_steps(conn, self.location, self.path)
             conn.execute("COMMIT")
         except BaseException:
             _rollback(conn)
@@ -267,10 +271,15 @@ class Database:
         transaction is retried with backoff; ``fn`` must therefore only read and write through
         ``conn``. Raises `WorkspaceBusy` when every attempt timed out, `WorkspaceReadOnly` (before anything
         runs) on a read-only workspace.
+
+        Called from inside another ``write`` (the same thread), ``fn`` joins that transaction as a savepoint: it is
+        undone alone when it raises, and stored only when the outer change commits (`atomic`).
         """
         with self._lock:
             if self._read_only is not None:
                 raise self._refused()
+            if self._open is not None:
+                return self._nested(fn, self._open)
             conn = self._connection()
             for attempt in range(self._attempts):
                 try:
@@ -281,7 +290,11 @@ class Database:
                         continue
                     raise self._error(exc) from None
                 try:
-                    result = fn(conn)
+                    self._open = conn
+                    try:
+                        result = fn(conn)
+                    finally:
+                        self._open = None
                     conn.execute("COMMIT")
                     return result
                 except BaseException as exc:
@@ -297,7 +310,11 @@ class Database:
     def read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """``fn(conn)`` on one consistent snapshot (a read transaction); never blocks writers."""
         with self._lock:
+            if self._open is not None:  # inside a write: read what it has written so far
+                return fn(self._open)
             conn = self._connection()
+            if self._immutable is not None:
+                return self._read_immutable(fn, conn)
             try:
                 conn.execute("BEGIN")
                 try:
@@ -306,6 +323,24 @@ class Database:
                     _rollback(conn)
             except sqlite3.Error as exc:
                 raise self._error(exc) from None
+
+    def atomic(self, action: Callable[[], T]) -> T:
+        """Run ``action`` (any number of this workspace's writes and reads) as one transaction: every change it makes
+        is stored together, or none is (a change and the event that records it, for example). Retried whole while
+        another writer holds the lock, so ``action`` must change nothing outside the workspace."""
+        return self.write(lambda conn: action())
+
+    @staticmethod
+    def _nested(fn: Callable[[sqlite3.Connection], T], conn: sqlite3.Connection) -> T:
+        conn.execute("SAVEPOINT nested")
+        try:
+            result = fn(conn)
+        except BaseException:
+            conn.execute("ROLLBACK TO nested")
+            conn.execute("RELEASE nested")
+            raise
+        conn.execute("RELEASE nested")
+        return result
 
     def _frame(self, sql: str, params: Sequence = ()) -> pd.DataFrame:
         return self.read(lambda conn: _frame(conn, sql, params))
@@ -332,13 +367,19 @@ class Database:
     # ------------------------------------------------------------------ checks
 
     def verify(self) -> list[str]:
-        """Problems found (empty when sound): SQLite's integrity and foreign-key checks, every table and trigger of
-        the layout (`schema.missing_objects`), the chained record of events and reveals (`chain.chain_problems`:
-        the first row changed, removed or put in), and every stored file's size and SHA-256 against its record."""
+        """Problems found (empty when sound): SQLite's integrity and foreign-key checks, every table, index and trigger
+        against the layout evalcore makes (`schema.layout_problems`: missing, changed, or a trigger it does not make),
+        the chained record of events and reveals (`chain.chain_problems`: the first row changed, removed or put in),
+        every saved record against the digest of the event that sealed it (`seals.seal_problems`), and every stored
+        file's size and SHA-256 against its record."""
         def read(conn):
             problems = [row[0] for row in conn.execute("PRAGMA integrity_check") if row[0] != "ok"]
             problems += [f"foreign key: {row}" for row in conn.execute("PRAGMA foreign_key_check")]
-            problems += missing_objects(conn) + chain_problems(conn)
+            problems += layout_problems(conn) + chain_problems(conn)
+            try:
+                problems += seal_problems(conn)
+            except sqlite3.Error as exc:  # a table the records live in is missing or changed: named above
+                problems.append(f"the sealed records cannot be checked ({exc})")
             for sha, size, n_chunks in conn.execute("SELECT sha256, size, n_chunks FROM files").fetchall():
                 digest, total, count = hashlib.sha256(), 0, 0
                 for (data,) in conn.execute("SELECT data FROM file_chunks WHERE sha256 = ? ORDER BY seq", (sha,)):
@@ -354,6 +395,24 @@ class Database:
         """Per chained table (events, holdout reveals): its rows and newest hash (`chain.chain_heads`), to note
         elsewhere: only a comparison with it tells a rewrite of the whole chain, or rows appended at its end."""
         return self.read(chain_heads)
+
+    def anchor(self) -> tuple[int, str] | None:
+        """The newest event's id and full hash (None: no chained event): the one value to keep outside the workspace.
+        Every event before it is chained to it, and the events seal the saved records, so it stands for the whole
+        record: a later `find_anchor` that does not find it means the record was rewritten or its end removed."""
+        def read(conn):
+            newest = conn.execute("SELECT id, hash FROM events ORDER BY id DESC LIMIT 1").fetchone() \
+                if chain_heads(conn).get("events") else None
+            return (int(newest[0]), str(newest[1])) if newest and newest[1] else None
+        return self.read(read)
+
+    def find_anchor(self, noted: str) -> int | None:
+        """The id of the event whose hash is ``noted`` (or starts with it); None when the record no longer holds it."""
+        return self.read(lambda conn: find_event(conn, noted))
+
+    def sealed_records(self) -> int:
+        """How many saved records the events seal now (`seals`)."""
+        return self.read(sealed_count)
 
     def counts(self) -> dict[str, int]:
         """Rows per table: a cheap fingerprint of the whole store (tests compare it across a crash)."""
@@ -399,12 +458,16 @@ def _needs_shm(exc: sqlite3.Error) -> bool:
 
 
 def _file_state(path: Path) -> tuple | None:
-    """The file's modification time and size, and whether a WAL file sits beside it (None: gone)."""
+    """The file's modification time and size, and those of the WAL file beside it, if any (None: gone)."""
     try:
         stat = path.stat()
     except OSError:
         return None
-    return stat.st_mtime_ns, stat.st_size, path.with_name(DB_NAME + "-wal").exists()
+    try:
+        wal = path.with_name(DB_NAME + "-wal").stat()
+    except OSError:
+        return stat.st_mtime_ns, stat.st_size, None
+    return stat.st_mtime_ns, stat.st_size, (wal.st_mtime_ns, wal.st_size)
 
 
 def _newer(path: Path, version: int) -> WorkspaceError:

@@ -36,7 +36,7 @@ DELETE_KINDS = ("labels", "run", "evaluation", "file")
 class DeletionStore(EvaluationStore):
     """Deleting from the workspace (part of `Workspace`)."""
 
-    def delete(self, kind: str, key: str | int, *, dry_run: bool = False, who: str | None = None) -> Deletion:
+    def _delete(self, kind: str, key: str | int, *, dry_run: bool = False, who: str | None = None) -> Deletion:
         """Delete a label set (by name, every version), a run or an evaluation (by id), or a file.
 
         A label set takes its evaluations and its ledger entries with it; a run leaves the

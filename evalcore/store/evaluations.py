@@ -67,7 +67,7 @@ class SavedEvaluation:
 class EvaluationStore(LabelStore, RunStore):
     """The workspace's saved evaluations, their outcomes and a line's history (part of `Workspace`)."""
 
-    def save_evaluation(
+    def _save_evaluation(
         self,
         evaluation: Evaluation,
         *,

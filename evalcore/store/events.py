@@ -4,7 +4,8 @@
 version, a judging round, a deletion, an upload), naming the person from their sign-in (the dashboard) or
 ``--who`` / the login name (the command line). The database refuses to change or erase an event; deleting what an
 event names leaves the event. Each event is chained to the one before it (`chain`): an edit to the file shows in
-``workspace verify``. A workspace opened read-only from before the log existed reads as an empty log.
+``workspace verify``; it carries the digests of the saved records its change wrote (`seals`), so an edit to those shows
+too. A workspace opened read-only from before the log existed reads as an empty log.
 """
 
 from __future__ import annotations
@@ -15,21 +16,24 @@ import pandas as pd
 
 from .chain import EVENTS, append
 from .database import Database, _check_name, _frame, _now
+from .seals import claim
 
 EVENT_COLUMNS = list(EVENTS.columns)
 
 
 def append_event(conn: sqlite3.Connection, who: str, action: str, subject: str, detail: str = "") -> int:
     """Append one event inside the caller's transaction (a change and its event are stored together or not at
-    all); returns its id. ``who`` is checked here, the one way every event is written (`_check_name`)."""
-    return append(conn, EVENTS, {"at": _now(), "who": _check_name(who, "who"), "action": action,
-                                 "subject": str(subject), "detail": str(detail or "")})
+    all); returns its id. ``who`` is checked here, the one way every event is written (`_check_name`). The event
+    seals the records this connection wrote or removed since its last event (`seals.claim`)."""
+    person = _check_name(who, "who")
+    return append(conn, EVENTS, {"at": _now(), "who": person, "action": action, "subject": str(subject),
+                                 "detail": str(detail or ""), "sealed": claim(conn)})
 
 
 class EventStore(Database):
     """The workspace's log of who did what (part of `Workspace`)."""
 
-    def record_event(self, who: str, action: str, subject: str, detail: str = "") -> int:
+    def _record_event(self, who: str, action: str, subject: str, detail: str = "") -> int:
         """Append one event (``at`` is now, UTC); returns its id."""
         person = _check_name(who, "who")
         name = _check_name(action, "action")

@@ -1,7 +1,7 @@
 """Stored files: the raw bytes of every upload, content-addressed by SHA-256 and kept before anything parses them.
 
-The same bytes given twice are stored once, whatever their name. A file is split into rows of `CHUNK_BYTES`
-(no size limit, bounded memory per row) and its hash is checked on every read, so a damaged store says so
+The same bytes given twice are stored once, whatever their name. A file is split into blocks of `BLOCK_BYTES`, a
+row each (no size limit, bounded memory per row), and its hash is checked on every read, so a damaged store says so
 instead of returning other bytes.
 
 A writer killed between storing a file and saving the record that uses it leaves an orphan: `remove_orphans`
@@ -22,13 +22,14 @@ from typing import Any, Callable, Iterable, Iterator
 
 import pandas as pd
 
-from ..errors import InputError, NotInWorkspace, UsageError, WorkspaceCorrupt, WorkspaceError, invalid_parameter
+from ..errors import InputError, NotInWorkspace, UsageError, WorkspaceCorrupt, invalid_parameter
 from ..readers.sources import Source, open_source
 from .database import Database, _frame, _names, _now, _sha256
 from .schema import columns_of
 
-CHUNK_BYTES = 8 * 1024 * 1024
-"""Stored files are split into rows of this many bytes (no size limit, bounded memory per row)."""
+BLOCK_BYTES = 8 * 1024 * 1024
+"""Stored files are split into blocks of this many bytes, one row of ``file_chunks`` each (no size limit, bounded
+memory per row)."""
 
 ORPHAN_GRACE_S = 3600.0
 """`remove_orphans` keeps an unreferenced file stored less than this many seconds ago: a save may be about to use it."""
@@ -52,8 +53,9 @@ class StoredFile:
 
 @dataclass(frozen=True)
 class Orphans:
-    """What `remove_orphans` found: the unreferenced files removed (or, for a dry run, that would be), the chunk
-    rows left without a file, and how many unreferenced files were kept as too recent."""
+    """What `remove_orphans` found: the unreferenced files removed (or, with ``dry_run``, that would be), the block
+    rows (``stray_chunks``: rows of ``file_chunks``) left without a file, and how many unreferenced files were kept as
+    too recent."""
 
     files: tuple[StoredFile, ...]
     stray_chunks: int
@@ -69,7 +71,7 @@ class Orphans:
 class FileStore(Database):
     """The workspace's stored files (part of `Workspace`)."""
 
-    def put_file(self, source: bytes | str | os.PathLike | Any, name: str | None = None) -> StoredFile:
+    def _put_file(self, source: bytes | str | os.PathLike | Any, name: str | None = None) -> StoredFile:
         """Store a file's raw bytes (a path, bytes, or a binary file object such as an upload).
 
         Content-addressed: the same bytes are stored once, whatever their name. A path is read
@@ -89,11 +91,11 @@ class FileStore(Database):
             display = name or path.name
             digest, size = _hash_path(path, display)
 
-            def chunks() -> Iterator[bytes]:
+            def blocks() -> Iterator[bytes]:
                 check, empty = hashlib.sha256(), True
                 with open(path, "rb") as handle:
                     while True:
-                        block = handle.read(CHUNK_BYTES)
+                        block = handle.read(BLOCK_BYTES)
                         if not block:
                             break
                         check.update(block)
@@ -104,17 +106,17 @@ class FileStore(Database):
                 if check.hexdigest() != digest:
                     raise InputError("a file that does not change while it is stored; try again", source=display)
 
-            return self.write(lambda conn: _store_file(conn, digest, size, display, chunks))
+            return self.write(lambda conn: _store_file(conn, digest, size, display, blocks))
         raise invalid_parameter("source", "a path, bytes or a binary file object", type(source).__name__)
 
     def _put_bytes(self, data: bytes, name: str) -> StoredFile:
         digest = _sha256(data)
 
-        def chunks() -> Iterator[bytes]:
-            for start in range(0, max(len(data), 1), CHUNK_BYTES):
-                yield data[start:start + CHUNK_BYTES]
+        def blocks() -> Iterator[bytes]:
+            for start in range(0, max(len(data), 1), BLOCK_BYTES):
+                yield data[start:start + BLOCK_BYTES]
 
-        return self.write(lambda conn: _store_file(conn, digest, len(data), name, chunks))
+        return self.write(lambda conn: _store_file(conn, digest, len(data), name, blocks))
 
     def file(self, sha256: str) -> StoredFile:
         """The stored file with this hash (or a unique prefix of at least 8 hex digits)."""
@@ -138,10 +140,10 @@ class FileStore(Database):
                  + (SELECT COUNT(*) FROM evaluations e WHERE e.labels_file_sha256 = f.sha256) AS used_by
             FROM files f ORDER BY f.stored_at, f.sha256"""))
 
-    def remove_orphans(self, *, older_than: float = ORPHAN_GRACE_S, dry_run: bool = False) -> Orphans:
+    def _remove_orphans(self, *, older_than: float = ORPHAN_GRACE_S, dry_run: bool = False) -> Orphans:
         """Remove stored files that no record references (a row of any table whose foreign key names ``files``:
         label versions, runs, evaluations, saved views' manifests) and that were stored more than ``older_than``
-        seconds ago, and chunk rows without a file. One write transaction: a file referenced by then is never removed (SQLite's foreign keys
+        seconds ago, and block rows without a file. One write transaction: a file referenced by then is never removed (SQLite's foreign keys
         refuse it too). ``dry_run`` only reports (a read).
         """
         if not older_than >= 0:
@@ -174,7 +176,7 @@ def _hash_path(path: Path, display: str) -> tuple[str, int]:
     try:
         with open(path, "rb") as handle:
             while True:
-                block = handle.read(CHUNK_BYTES)
+                block = handle.read(BLOCK_BYTES)
                 if not block:
                     break
                 digest.update(block)
@@ -185,8 +187,8 @@ def _hash_path(path: Path, display: str) -> tuple[str, int]:
 
 
 def _store_file(conn: sqlite3.Connection, digest: str, size: int, name: str,
-                chunks: Callable[[], Iterator[bytes]]) -> StoredFile:
-    """Insert a file and its chunks unless the same bytes are stored already (all inside the caller's
+                blocks: Callable[[], Iterator[bytes]]) -> StoredFile:
+    """Insert a file and its blocks unless the same bytes are stored already (all inside the caller's
     transaction). Bytes stored before are not written again, whatever their age: a clean-up that removes them
     between this and the save that names them makes that save fail cleanly (`NotInWorkspace`), and the retry
     stores them anew; a record never points to a missing file."""
@@ -195,17 +197,18 @@ def _store_file(conn: sqlite3.Connection, digest: str, size: int, name: str,
         return StoredFile(digest, name, row[0], row[1], created=False)
     stored_name = name
     stored_at = _now()
-    n_chunks = max(1, -(-size // CHUNK_BYTES))
+    n_blocks = max(1, -(-size // BLOCK_BYTES))
     conn.execute("INSERT INTO files (sha256, name, size, n_chunks, stored_at) VALUES (?, ?, ?, ?, ?)",
-                 (digest, stored_name, size, n_chunks, stored_at))
-    count = _store_chunks(conn, digest, chunks())
-    if count != n_chunks:
+                 (digest, stored_name, size, n_blocks, stored_at))
+    count = _store_blocks(conn, digest, blocks())
+    if count != n_blocks:
         raise InputError("a file that does not change while it is stored; try again", source=name)
     return StoredFile(digest, name, size, stored_at, created=row is None)
 
 
 def _file_references(conn: sqlite3.Connection) -> list[tuple[str, str]]:
-    """Every (table, column) whose foreign key names ``files``, found in the schema itself (the chunks aside)."""
+    """Every (table, column) whose foreign key names ``files``, found in the schema itself (the blocks of
+    ``file_chunks`` aside)."""
     found = []
     for table in _names(conn, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"):
         if table != "file_chunks":
@@ -225,9 +228,9 @@ def _references(conn: sqlite3.Connection) -> str:
     return " UNION ".join(parts) or "SELECT NULL WHERE 0"
 
 
-def _store_chunks(conn: sqlite3.Connection, digest: str, chunks: Iterable[bytes]) -> int:
+def _store_blocks(conn: sqlite3.Connection, digest: str, blocks: Iterable[bytes]) -> int:
     count = 0
-    for seq, block in enumerate(chunks):
+    for seq, block in enumerate(blocks):
         conn.execute("INSERT INTO file_chunks (sha256, seq, data) VALUES (?, ?, ?)", (digest, seq, block))
         count += 1
     return count

@@ -83,7 +83,7 @@ class LabelStore(FileStore):
         self._labels_cache: dict[str, LabelSet] = {}
         super().__init__(location, busy_timeout=busy_timeout, attempts=attempts, read_only=read_only)
 
-    def save_labels(self, labels: LabelSet | Any, *, name: str | None = None, file: StoredFile | None = None,
+    def _save_labels(self, labels: LabelSet | Any, *, name: str | None = None, file: StoredFile | None = None,
                     format: str | None = None, note: str | None = None) -> LabelVersion:
         """Store a label set as a version of the set ``name`` (default: the labels' own name).
 
@@ -94,7 +94,7 @@ class LabelStore(FileStore):
         """
         if not isinstance(labels, LabelSet):
             if isinstance(labels, (bytes, bytearray, str, os.PathLike)) or hasattr(labels, "read"):
-                file = self.put_file(labels)
+                file = self._put_file(labels)
                 labels = read_labels(labels if isinstance(labels, (str, os.PathLike)) else self.source(file),
                                      format=format)
             else:
@@ -107,7 +107,7 @@ class LabelStore(FileStore):
     def _version_record(self, version_id: int) -> LabelVersion:
         return self.read(lambda conn: _version_by_id(conn, version_id))
 
-    def add_cases(self, name: str, cases: Iterable[Case | Mapping] | LabelSet, *, note: str | None = None,
+    def _add_cases(self, name: str, cases: Iterable[Case | Mapping] | LabelSet, *, note: str | None = None,
                   file: StoredFile | None = None) -> LabelVersion:
         """A new version of label set ``name``: its latest version plus ``cases``.
 
@@ -134,7 +134,7 @@ class LabelStore(FileStore):
         latest = _latest_version_row(conn, set_name)
         if latest is None:
             raise NotInWorkspace(f"No label set named {set_name!r} in the workspace {self.location}; "
-                                 f"save one first (evaluate --save, or Workspace.save_labels). "
+                                 f"save one first (evaluate --save, or Session.record_upload). "
                                  f"{_known('Label sets', _names(conn, 'SELECT name FROM label_sets ORDER BY name'))}")
         base = self._parse_labels(conn, latest["content_sha256"], set_name, latest["version"])
         merged, change = _merge_cases(base, judgments, info, set_name)

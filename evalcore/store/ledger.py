@@ -265,7 +265,7 @@ class Archive:
 
     # ------------------------------------------------------------------ editing
 
-    def set_status(self, line: str, query: str, status: str, *, labels: str | None = None) -> None:
+    def _set_status(self, line: str, query: str, status: str, *, labels: str | None = None) -> None:
         """Set a query's status (new, known, regressed, fixed, won't fix). It stands until a later run of
         the line changes the query's outcome."""
         key = parse_status(status)
@@ -282,7 +282,7 @@ class Archive:
 
         self.workspace.write(write)
 
-    def set_note(self, line: str, query: str, note: str, *, labels: str | None = None) -> None:
+    def _set_note(self, line: str, query: str, note: str, *, labels: str | None = None) -> None:
         """Replace a query's note (empty text clears it)."""
         if not isinstance(note, str) or len(note) > MAX_NOTE:
             raise invalid_parameter("note", f"text of at most {MAX_NOTE:,} characters", note if not isinstance(note, str)
@@ -299,7 +299,7 @@ class Archive:
 
         self.workspace.write(write)
 
-    def add_tag(self, line: str, query: str, tag: str, *, labels: str | None = None) -> None:
+    def _add_tag(self, line: str, query: str, tag: str, *, labels: str | None = None) -> None:
         """Add a cause tag (see `CAUSE_TAGS`); adding one twice keeps one."""
         text = normalise_tag(tag)
 
@@ -313,7 +313,7 @@ class Archive:
 
         self.workspace.write(write)
 
-    def remove_tag(self, line: str, query: str, tag: str, *, labels: str | None = None) -> None:
+    def _remove_tag(self, line: str, query: str, tag: str, *, labels: str | None = None) -> None:
         text = normalise_tag(tag)
 
         def write(conn: sqlite3.Connection) -> None:

@@ -1,6 +1,6 @@
 """Saved views: the manifests that name which stored files make up a data set or a set of vector models.
 
-A manifest is a small JSON value (`evalcore.store.datasets` defines the two shapes) kept under a key derived from its
+A manifest is a small JSON value (`evalcore.metrics.dataset` defines the two shapes) kept under a key derived from its
 content, so the key can travel in a link (``?data=KEY``, ``?vectors=KEY``) and open the same files after a restart or
 on another visitor's screen. The files it names are listed in ``manifest_files`` with a foreign key to ``files``: the
 clean-up of unused files asks the database which files are named, and SQLite refuses to remove one that is.
@@ -34,7 +34,7 @@ def _check(kind: str, key: str) -> None:
 class ManifestStore(Database):
     """The workspace's saved views (part of `Workspace`)."""
 
-    def put_manifest(self, kind: str, key: str, body: Any) -> None:
+    def _put_manifest(self, kind: str, key: str, body: Any) -> None:
         """Keep ``body`` under ``key``. Every file it names must be stored first (`put_file`); raises
         `NotInWorkspace` when one is not, and writes nothing then."""
         _check(kind, key)

@@ -19,7 +19,7 @@ from .label_versions import LabelStore, LabelVersion, _cases_table, _set_id
 class RejudgingStore(LabelStore):
     """The workspace's re-judging queue and blind judging rounds (part of `Workspace`)."""
 
-    def flag_for_rejudging(self, label_set: str, query: str, *, reason: str, doc_id: str | None = None,
+    def _flag_for_rejudging(self, label_set: str, query: str, *, reason: str, doc_id: str | None = None,
                            who: str | None = None) -> int:
         """Queue one query of a saved label set for blind re-judging (labels are not touched); returns the entry
         id. A query already waiting is not queued twice (its open entry's id is returned)."""
@@ -49,7 +49,7 @@ class RejudgingStore(LabelStore):
         clause = f"WHERE {' AND '.join(where)}" if where else ""
         return self._frame(f"SELECT * FROM rejudge_queue {clause} ORDER BY id", params)
 
-    def save_blind_judgments(self, name: str, judged: LabelSet, *, query: str, depth: int, who: str | None = None,
+    def _save_blind_judgments(self, name: str, judged: LabelSet, *, query: str, depth: int, who: str | None = None,
                              note: str | None = None) -> LabelVersion:
         """A new version of label set ``name`` with a blind judging round of one query (`judging.marks_to_labels`),
         the round (judged depth, pool size, who) recorded and the query's open re-judging entries resolved, all in

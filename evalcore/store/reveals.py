@@ -27,7 +27,7 @@ from .label_versions import LabelStore
 class RevealStore(LabelStore):
     """The workspace's record of holdout reveals (part of `Workspace`)."""
 
-    def record_reveal(self, labels: LabelSet, *, rule: str, runs: Sequence[tuple[str, str]], name: str | None = None,
+    def _record_reveal(self, labels: LabelSet, *, rule: str, runs: Sequence[tuple[str, str]], name: str | None = None,
                       who: str | None = None, file: StoredFile | None = None) -> Reveal:
         """Record that someone is about to see holdout numbers; returns the `Reveal` that unseals them.
 
@@ -35,7 +35,7 @@ class RevealStore(LabelStore):
         the reveal names the exact version. Reveals are append-only; each is also in the log of who did what
         (`events`), written in the same transaction.
         """
-        version = self.save_labels(labels, name=name, file=file)
+        version = self._save_labels(labels, name=name, file=file)
         person = _who(who)
         runs_text = json.dumps([f"{n}={m}" for n, m in runs], ensure_ascii=False)
 

@@ -62,7 +62,7 @@ class StoredRun:
 class RunStore(FileStore):
     """The workspace's stored runs and model lines (part of `Workspace`)."""
 
-    def save_run(self, run: Run | Any, *, file: StoredFile | None = None, line: str | None = None,
+    def _save_run(self, run: Run | Any, *, file: StoredFile | None = None, line: str | None = None,
                  format: str | None = None) -> StoredRun:
         """Store one run with its metadata; the same file, name, metadata and line are stored once.
 
@@ -73,7 +73,7 @@ class RunStore(FileStore):
         """
         if not isinstance(run, Run):
             if isinstance(run, (bytes, bytearray, str, os.PathLike)) or hasattr(run, "read"):
-                file = self.put_file(run)
+                file = self._put_file(run)
                 run = read_run(run if isinstance(run, (str, os.PathLike)) else self.source(file), format=format)
             else:
                 run = read_run(run, format=format)
@@ -164,7 +164,7 @@ class _RunPayload:
             sha, file_name, format = _sha256(content), f"{run.name}.parquet", "parquet"
         else:
             if not isinstance(file, StoredFile):
-                raise invalid_parameter("file", "a StoredFile (from Workspace.put_file)", type(file).__name__)
+                raise invalid_parameter("file", "a StoredFile (from Session.store_file)", type(file).__name__)
             content, sha, file_name = None, file.sha256, file.name
         line = run.model if line is None else _check_name(line, "line")
         meta = {"name": run.name, "model": run.model, "line": line, "price_per_mtok": run.price_per_mtok,

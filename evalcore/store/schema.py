@@ -8,16 +8,19 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from functools import lru_cache
 
 DB_NAME = "workspace.sqlite"
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 """1: files, label sets, runs, evaluations, ledger. 2: adds the integrity tables (holdout reveals,
 re-judging queue, blind judging rounds). 3: adds the append-only log of who did what (``events``). 4: adds the
 manifests of saved views (``manifests``, ``manifest_files``), which the dashboard kept as JSON files before (imported
 once on upgrade). 5: chains the events and the holdout reveals (a hash per row, `chain`), the rows already there
 included. 6: a stored run names the chunk map it was scored through (its file and fingerprint), and each saved
-outcome its evidence recall (fragments are a failure kind). An older workspace is upgraded in place on open (each
-step adds tables or columns, none changes a recorded value)."""
+outcome its evidence recall (fragments are a failure kind). 7: each event seals the saved records its change wrote
+(``events.sealed``: their digests, inside the event's hash; `seals`); the records saved before are sealed by one event
+on upgrade. An older workspace is upgraded in place on open (each step adds tables or columns, none changes a
+recorded value), and never when its record does not verify (`database.Database`)."""
 CHAIN_VERSION = 5
 """The schema step that chains the record (`chain.upgrade`); kept apart so versions can be renumbered."""
 
@@ -302,38 +305,6 @@ def _chain_statements() -> list[str]:
     return statements
 
 
-# ----------------------------------------------------------------------------- the layout, checked
-
-_MEANING = {"events": "the record of who did what", "holdout_reveals": "the record of holdout reveals"}
-
-
-def _statements_up_to(version: int) -> list[str]:
-    """Every statement of the schema steps a workspace of ``version`` has taken."""
-    steps = ((1, _schema_statements), (2, _integrity_statements), (3, _events_statements), (4, _manifests_statements),
-             (CHAIN_VERSION, _chain_statements))
-    return [statement for step, statements in steps if step <= version for statement in statements()]
-
-
-def missing_objects(conn: sqlite3.Connection) -> list[str]:
-    """Every table or trigger of the layout above that the file lacks, and every trigger whose SQL differs from it
-    (a trigger dropped, or replaced by one that lets changes through), in words."""
-    present = {(kind, name): sql for kind, name, sql in
-               conn.execute("SELECT type, name, sql FROM sqlite_master WHERE type IN ('table', 'trigger')")}
-    problems = []
-    version = conn.execute("PRAGMA user_version").fetchone()[0]  # a read-only older workspace: its own steps
-    for statement in _statements_up_to(version):
-        found = re.match(r"CREATE (TABLE|TRIGGER) (\w+)", statement)
-        if found is None:
-            continue
-        kind, name = found.group(1).lower(), found.group(2)
-        meaning = f" ({_MEANING[name]})" if name in _MEANING else ""
-        if (kind, name) not in present:
-            problems.append(f"the {kind} {name}{meaning} is missing")
-        elif kind == "trigger" and " ".join(present[(kind, name)].split()) != " ".join(statement.split()):
-            problems.append(f"the trigger {name} is not the one evalcore made (it was replaced)")
-    return problems
-
-
 # ----------------------------------------------------------------------------- schema: chunk runs (issue 21)
 # A run that ranks chunks is scored through a chunk map: the stored run names the map's stored file (so a saved
 # evaluation is computed again exactly), its name, format and fingerprint (what History shows beside the run). Each
@@ -357,3 +328,94 @@ def _chunks_statements(present: set[tuple[str, str]]) -> list[str]:
 def columns_of(conn, tables: tuple[str, ...] = ("runs", "outcomes")) -> set[tuple[str, str]]:
     """Every (table, column) of ``tables`` the workspace has now."""
     return {(table, row[1]) for table in tables for row in conn.execute(f"PRAGMA table_info({table})")}
+
+
+# ----------------------------------------------------------------------------- schema: sealed records (round three)
+# Each event carries the digests of the saved records (evaluations, their numbers and outcomes, label-set versions,
+# runs, holdout reveals) its change wrote or removed, inside its own hash (`seals`): a record rewritten by DELETE and
+# INSERT no longer matches the event that saved it.
+
+SEALED_VERSION = 7
+
+
+def _sealed_statements(present: set[tuple[str, str]]) -> list[str]:
+    """The column step 7 adds (only where it is not already)."""
+    return [] if ("events", "sealed") in present else ["ALTER TABLE events ADD COLUMN sealed TEXT"]
+
+
+# ----------------------------------------------------------------------------- the layout, checked
+
+_MEANING = {"events": "the record of who did what", "holdout_reveals": "the record of holdout reveals"}
+
+
+def _statements_up_to(version: int) -> list[str]:
+    """Every statement of the schema steps a workspace of ``version`` has taken, in the order they were taken."""
+    steps = ((1, _schema_statements), (2, _integrity_statements), (3, _events_statements), (4, _manifests_statements),
+             (CHAIN_VERSION, _chain_statements), (CHUNKS_VERSION, lambda: _chunks_statements(set())),
+             (SEALED_VERSION, lambda: _sealed_statements(set())))
+    return [statement for step, statements in steps if step <= version for statement in statements()]
+
+
+@lru_cache(maxsize=None)
+def _reference(version: int) -> dict[tuple[str, str], tuple[str, str]]:
+    """The layout evalcore makes at ``version``, made in memory from the statements above: (type, name) -> (the
+    table it belongs to, its SQL as SQLite keeps it, whitespace normalised)."""
+    conn = sqlite3.connect(":memory:")
+    try:
+        for statement in _statements_up_to(version):
+            conn.execute(statement)
+        return _objects(conn)
+    finally:
+        conn.close()
+
+
+def _objects(conn: sqlite3.Connection) -> dict[tuple[str, str], tuple[str, str]]:
+    """Every table, index and trigger the file defines (SQLite's own and automatic indexes aside)."""
+    rows = conn.execute("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE type IN ('table', 'index', "
+                        "'trigger') AND sql IS NOT NULL AND name NOT LIKE 'sqlite%'").fetchall()
+    return {(kind, name): (table, _normal(sql)) for kind, name, table, sql in rows}
+
+
+def _normal(sql: str) -> str:
+    """SQL with its spacing made canonical: runs of whitespace as one space, none beside ``( ) , ;``."""
+    return re.sub(r"\s*([(),;])\s*", r"\1", " ".join(sql.split()))
+
+
+def layout_problems(conn: sqlite3.Connection) -> list[str]:
+    """Every table, index or trigger of the layout (at the workspace's own schema version) that the file lacks or
+    defines differently, and every trigger it holds that the layout does not define, in words: a trigger dropped,
+    replaced by one that never fires, or put in to drop or change what is recorded."""
+    version = conn.execute("PRAGMA user_version").fetchone()[0]  # a read-only older workspace: its own steps
+    expected, present = _reference(version), _objects(conn)
+    problems = []
+    for (kind, name), (_, sql) in expected.items():
+        meaning = f" ({_MEANING[name]})" if name in _MEANING else ""
+        if (kind, name) not in present:
+            problems.append(f"the {kind} {name}{meaning} is missing")
+        elif present[(kind, name)][1] != sql:
+            problems.append(f"the trigger {name} is not the one evalcore made (it was replaced)" if kind == "trigger"
+                            else f"the {kind} {name}{meaning} is not defined as evalcore made it (it was changed)")
+    return problems + foreign_triggers(conn, present, expected)
+
+
+def foreign_triggers(conn: sqlite3.Connection, present: dict | None = None, expected: dict | None = None) -> list[str]:
+    """Every trigger the file holds that evalcore does not make (at the workspace's version), in words; a write
+    refuses to record anything while one is there (`chain.append`): it could drop or change what is recorded."""
+    if expected is None:
+        expected = _reference(conn.execute("PRAGMA user_version").fetchone()[0])
+    present = _objects(conn) if present is None else present
+    return [f"the trigger {name} on {table} is not one evalcore makes (it was put in by hand, and can drop or change "
+            "what is recorded)" for (kind, name), (table, _) in sorted(present.items())
+            if kind == "trigger" and (kind, name) not in expected]
+
+
+def tables_ahead(conn: sqlite3.Connection, version: int) -> list[tuple[str, int]]:
+    """The tables the file holds that only a later schema step than ``version`` makes, with that step: a workspace
+    whose version number was lowered after it was made (it is not upgraded: the upgrade would redo those steps)."""
+    present = {name for (kind, name) in _objects(conn) if kind == "table"}
+    found = []
+    for step in range(version + 1, SCHEMA_VERSION + 1):
+        before = _reference(step - 1)
+        found += [(name, step) for (kind, name) in _reference(step)  # in the order the step makes them
+                  if kind == "table" and (kind, name) not in before and name in present]
+    return found

@@ -1,13 +1,19 @@
 """The workspace: every file, label set, run and evaluation a team has saved, in one SQLite file.
 
-One class, `Workspace`, owns the connection. It is assembled from one part per concept, each in its own module:
+One class, `Workspace`, owns the connection. Its reads are public; its writes (the methods whose names start with
+``_`` and a verb: ``_put_file``, ``_save_evaluation``, ...) are private to the store: every change is made through
+`evalcore.workflows.Session`, which checks the person's role and stores the change with its event in one
+transaction (`Database.atomic`). It is assembled from one part per concept, each in its own module:
 
 * `database.Database` - the connection, `write` (one ``BEGIN IMMEDIATE`` transaction, retried while another
-  writer holds the lock, committed whole or not at all), `read` (one consistent snapshot), `verify`, `counts`;
-  read-only on a folder the user cannot write (or ``read_only=True``, ``EVALCORE_WORKSPACE_READONLY=1``);
+  writer holds the lock, committed whole or not at all; a write inside another joins it), `atomic`, `read` (one
+  consistent snapshot), `verify`, `counts`; read-only on a folder the user cannot write (or ``read_only=True``,
+  ``EVALCORE_WORKSPACE_READONLY=1``);
+* `upgrade` - the schema steps an older workspace is taken through; `seals` - the digests of saved records that each
+  event carries, so the chained record (`chain`) covers the saved numbers too;
 * `files.FileStore` - uploads' raw bytes, content-addressed by SHA-256, stored before anything parses them;
-  `remove_orphans` for those a killed writer left unreferenced;
-* `label_versions.LabelStore` - label sets and their numbered, frozen versions; `add_cases`;
+  unreferenced ones a killed writer left removed;
+* `label_versions.LabelStore` - label sets and their numbered, frozen versions; cases added as a new version;
 * `runs.RunStore` - runs with their metadata, grouped into model lines;
 * `evaluations.EvaluationStore` - saved evaluations, per-query outcomes, a line's history;
 * `reveals.RevealStore` - the append-only record of holdout reveals;
@@ -22,8 +28,6 @@ Everything callers import from ``evalcore.store.workspace`` is listed in ``__all
 """
 
 from __future__ import annotations
-
-import os
 
 from ..errors import FrozenError, NotInWorkspace, WorkspaceBusy, WorkspaceCorrupt, WorkspaceError, WorkspaceReadOnly
 from .database import BUSY_TIMEOUT_S, ENV_VAR, READ_ONLY_ENV, WRITE_ATTEMPTS, default_location
@@ -55,10 +59,6 @@ class Workspace(DeletionStore, RevealStore, RejudgingStore, EventStore, Manifest
     several processes at once (SQLite's locks; writers queue, readers never wait). A forked
     child opens its own connection on first use.
     """
-
-    @classmethod
-    def open(cls, location: str | os.PathLike | None = None, **options) -> "Workspace":
-        return cls(location, **options)
 
     def __repr__(self) -> str:
         return f"Workspace({str(self.location)!r})"

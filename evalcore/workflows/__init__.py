@@ -1,9 +1,11 @@
-"""The actions a person takes, written once for every front end.
+"""The actions a person takes, written once for every front end, and the one door to them: `Session`.
 
-The CLI and the dashboard parse input, call one of these and render what it returns; neither writes the
-workspace itself. Each action validates, writes through `evalcore.store.workspace.Workspace` and returns a
-small result value for the front end to put into words.
+The CLI and the dashboard parse input, build one `Session` for the person acting (``Session(workspace, actor)``)
+and call its methods; neither writes the workspace itself (the `Workspace` write methods are private to
+`evalcore.store`). Each action validates, writes through the workspace and returns a small result value for the
+front end to put into words:
 
+* `Session.store_file`, `Session.store_view` - keep an upload's bytes, or a saved view (a data set's files).
 * `save_evaluation` - keep an evaluation (and its files) so the failure ledger and history can follow it.
 * `reveal_holdout` - unseal the holdout on purpose: the view is recorded (who, when, which labels and runs).
 * `flag_for_rejudging` - queue queries whose labels look wrong for blind re-judging (labels never edited).
@@ -15,9 +17,10 @@ small result value for the front end to put into words.
 * `record_upload` - keep uploaded labels and runs as a label-set version and stored runs, and log uploaded documents
   and chunk maps.
 
-Every action takes the person acting (``actor``, an `evalcore.access.Actor`), checks their role first
-(`evalcore.access.require`: `NotPermitted` before anything is written) and logs what it did under their name
-(`Workspace.events`). This is where permissions are enforced; front ends only hide what a person may not use.
+Every action takes the person acting (``actor``, an `evalcore.access.Actor`; the session passes its own), checks
+their role first (`evalcore.access.require`: `NotPermitted` before anything is written) and logs what it did under
+their name (`Workspace.events`) in the same transaction as the change (`acting.action`). This is where permissions
+are enforced; front ends only hide what a person may not use.
 """
 
 from .cases import AddedCases, add_cases, add_production_miss
@@ -26,7 +29,8 @@ from .evaluations import SavedRound, save_evaluation
 from .holdout import reveal_holdout
 from .ledger import edit_entry
 from .rejudging import Flagged, flag_for_rejudging, save_judging_round
+from .session import Session
 from .uploads import record_upload
 
-__all__ = ["AddedCases", "Flagged", "SavedRound", "add_cases", "add_production_miss", "delete", "edit_entry", "flag_for_rejudging",
+__all__ = ["AddedCases", "Flagged", "SavedRound", "Session", "add_cases", "add_production_miss", "delete", "edit_entry", "flag_for_rejudging",
            "record_upload", "reveal_holdout", "save_evaluation", "save_judging_round"]

@@ -13,10 +13,11 @@ import re
 from dataclasses import dataclass
 from typing import Collection, Sequence
 
-from ..access import Actor, require
+from ..access import Actor
 from ..errors import UsageError
 from ..readers.labels import LabelSet, read_labels
 from ..store.workspace import LabelVersion, StoredFile, Workspace
+from .acting import action
 
 
 @dataclass(frozen=True)
@@ -27,16 +28,16 @@ class AddedCases:
     file: StoredFile
 
 
+@action("manage_label_versions")
 def add_cases(workspace: Workspace, label_set: str, source: str | os.PathLike | bytes, *, actor: Actor,
               format: str | None = None, note: str | None = None, name: str | None = None) -> AddedCases:
     """Store the cases file as given, read it as labels, and add its cases to ``label_set`` (an owner's action: a
     new label-set version; logged under ``actor.who`` when a version is made)."""
-    require(actor, "manage_label_versions")
-    stored = workspace.put_file(source, name=name)
+    stored = workspace._put_file(source, name=name)
     cases = read_labels(source, format=format)
-    version = workspace.add_cases(label_set, cases, note=note, file=stored)
+    version = workspace._add_cases(label_set, cases, note=note, file=stored)
     if version.created:
-        workspace.record_event(actor.who, "label-set version", version.ref, f"{version.change} (from {stored.name})")
+        workspace._record_event(actor.who, "label-set version", version.ref, f"{version.change} (from {stored.name})")
     return AddedCases(version, stored)
 
 
@@ -67,6 +68,7 @@ def split_doc_ids(text: str) -> list[str]:
     return [part.strip() for part in re.split(r"[,;\n]", str(text)) if part.strip()]
 
 
+@action("manage_label_versions")
 def add_production_miss(workspace: Workspace, label_set: str, query: str, query_text: str, doc_ids: Sequence[str], *,
                         actor: Actor, source: str = PRODUCTION_SOURCE, labels: LabelSet | None = None,
                         labels_file: StoredFile | None = None, known_docs: Collection[str] | None = None,
@@ -78,7 +80,6 @@ def add_production_miss(workspace: Workspace, label_set: str, query: str, query_
     `add_cases`' job); a doc id outside ``known_docs`` (the documents loaded) is refused unless the person says it is
     ``not_in_corpus_yet``. When the workspace has no ``label_set`` yet, ``labels`` (read from ``labels_file``) are
     saved as its first version first, in the person's name. ``split``: as `production_miss_file`."""
-    require(actor, "manage_label_versions")
     data = production_miss_file(query, query_text, doc_ids, source, split)
     query = str(query).strip()
     docs = list(dict.fromkeys(d.strip() for d in doc_ids if d and d.strip()))
@@ -93,8 +94,8 @@ def add_production_miss(workspace: Workspace, label_set: str, query: str, query_
         if labels is None:
             raise UsageError(f"The label set {label_set} is not in the workspace yet, and no labels were given to "
                              "save as its first version.")
-        saved = workspace.save_labels(labels, name=label_set, file=labels_file)
-        workspace.record_event(actor.who, "label-set version", saved.ref, "first version (saved to add a production "
+        saved = workspace._save_labels(labels, name=label_set, file=labels_file)
+        workspace._record_event(actor.who, "label-set version", saved.ref, "first version (saved to add a production "
                                                                           "miss)")
     latest = workspace.load_labels(label_set)
     held = latest.judgments[latest.judgments["query"].astype(str) == query]

@@ -6,12 +6,13 @@ an owner before anything is removed.
 
 from __future__ import annotations
 
-from ..access import Actor, require
+from ..access import Actor
 from ..store.workspace import Deletion, Workspace
+from .acting import action
 
 
+@action("delete")
 def delete(workspace: Workspace, kind: str, key: str | int, *, actor: Actor) -> Deletion:
     """Delete one thing (`Workspace.delete`) after checking ``actor`` is an owner; the deletion and its record in the
     log of who did what are one transaction."""
-    require(actor, "delete")
-    return workspace.delete(kind, key, who=actor.who)
+    return workspace._delete(kind, key, who=actor.who)

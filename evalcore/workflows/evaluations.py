@@ -9,11 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping
 
-from ..access import Actor, require
+from ..access import Actor
 from ..metrics.evaluation import Evaluation
 from ..metrics.split import side_name
 from ..store.ledger import LineChanges
 from ..store.workspace import SavedEvaluation, StoredFile, Workspace
+from .acting import action
 
 
 @dataclass(frozen=True)
@@ -25,6 +26,7 @@ class SavedRound:
     changes: tuple[LineChanges, ...]
 
 
+@action("save_evaluation")
 def save_evaluation(workspace: Workspace, evaluation: Evaluation, *, actor: Actor, k: int | None = None,
                     labels_file: StoredFile | None = None, run_files: Mapping[str, StoredFile] | None = None,
                     lines: Mapping[str, str] | None = None, label_set: str | None = None,
@@ -40,19 +42,18 @@ def save_evaluation(workspace: Workspace, evaluation: Evaluation, *, actor: Acto
     ``actor`` must be an editor or owner (`NotPermitted` otherwise, before anything is stored); a new save is logged
     under their name.
     """
-    require(actor, "save_evaluation")
     split = evaluation.split if evaluation.split is not None and evaluation.split.split is not None else None
     note = None
     if split is not None:
         label_set = side_name(label_set, split.split, split.rule) if label_set else None
         note = (f"{split.headline}: {split.n_queries:,} of {len(split.full_queries):,} queries of "
                 f"{split.full_name}#{split.full_fingerprint} ({split.rule})")
-    saved = workspace.save_evaluation(evaluation, k=k, labels_file=labels_file, run_files=run_files,
+    saved = workspace._save_evaluation(evaluation, k=k, labels_file=labels_file, run_files=run_files,
                                       lines={run: line for run, line in (lines or {}).items() if line},
                                       label_set=label_set, run_format=run_format, note=note,
                                       chunk_files=chunk_files, chunks_format=chunks_format)
     if saved.created:
-        workspace.record_event(actor.who, "save evaluation", f"evaluation {saved.id}", saved.describe())
+        workspace._record_event(actor.who, "save evaluation", f"evaluation {saved.id}", saved.describe())
     changes = tuple(workspace.archive.changes(run.line, run_id=run.id, labels=saved.labels.name, k=saved.k)
                     for run in saved.runs)
     return SavedRound(saved, changes)

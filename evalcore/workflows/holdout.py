@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..access import Actor, require
+from ..access import Actor
 from ..metrics.split import Reveal, SplitRule
 from ..readers.labels import LabelSet
 from ..store.workspace import StoredFile, Workspace
+from .acting import action
 
 
+@action("reveal_holdout")
 def reveal_holdout(workspace: Workspace, labels: LabelSet, runs: Sequence[tuple[str, str]], *, actor: Actor,
                    rule: SplitRule = SplitRule(), label_set: str | None = None,
                    labels_file: StoredFile | None = None) -> Reveal:
@@ -19,6 +21,5 @@ def reveal_holdout(workspace: Workspace, labels: LabelSet, runs: Sequence[tuple[
     were read from when given, so the reveal names the exact version and file. Only an owner may reveal
     (`NotPermitted` otherwise, before anything is stored); the reveal records ``actor.who``.
     """
-    require(actor, "reveal_holdout")
-    return workspace.record_reveal(labels, rule=rule.key, runs=list(runs), name=label_set, who=actor.who,
+    return workspace._record_reveal(labels, rule=rule.key, runs=list(runs), name=label_set, who=actor.who,
                                    file=labels_file)  # the reveal and its event: one transaction

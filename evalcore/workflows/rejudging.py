@@ -12,11 +12,12 @@ from typing import Mapping, Sequence
 
 import pandas as pd
 
-from ..access import Actor, require
+from ..access import Actor
 from ..analyses.judging import JudgingPool, marks_to_labels
 from ..errors import UsageError
 from ..readers.labels import LabelSet
 from ..store.workspace import LabelVersion, StoredFile, Workspace
+from .acting import action
 
 MANUAL_REASON = "flagged from evalcore audit"
 """The reason recorded for a query flagged by hand, when no suspect explains it."""
@@ -36,6 +37,7 @@ def suspect_reason(row: Mapping, k: int, agree_depth: int) -> str:
             f"{agree_depth}: {row['ranks']}")
 
 
+@action("judge")
 def flag_for_rejudging(workspace: Workspace, labels: LabelSet, queries: Sequence[str], *, actor: Actor,
                        scored: Sequence[str] | None = None, suspects: pd.DataFrame | None = None,
                        suspect_k: int | None = None, agree_depth: int | None = None, label_set: str | None = None,
@@ -50,27 +52,27 @@ def flag_for_rejudging(workspace: Workspace, labels: LabelSet, queries: Sequence
     once the queries are checked, so a refused flag stores nothing). An editor's action (`NotPermitted` otherwise),
     logged under ``actor.who``.
     """
-    require(actor, "judge")
     allowed = set(labels.queries.tolist() if scored is None else scored)
     unknown = [q for q in queries if q not in allowed]
     if unknown:
         raise UsageError(f"{unknown[0]!r}: no such query in the labels {scored_name or labels.name!r} (of "
                          f"{len(allowed):,} scored queries, only those can be flagged).")
     if labels_file is not None and not isinstance(labels_file, StoredFile):
-        labels_file = workspace.put_file(labels_file)
-    version = workspace.save_labels(labels, name=label_set, file=labels_file)
+        labels_file = workspace._put_file(labels_file)
+    version = workspace._save_labels(labels, name=label_set, file=labels_file)
     entries = []
     for query in queries:
         doc, reason = None, MANUAL_REASON
         if suspects is not None and not suspects.empty and (suspects["query"] == query).any():
             row = suspects[suspects["query"] == query].iloc[0]
             doc, reason = row["doc_id"], suspect_reason(row, suspect_k, agree_depth)
-        entries.append((query, workspace.flag_for_rejudging(version.name, query, reason=reason, doc_id=doc,
+        entries.append((query, workspace._flag_for_rejudging(version.name, query, reason=reason, doc_id=doc,
                                                             who=actor.who)))
-    workspace.record_event(actor.who, "flag for re-judging", version.ref, ", ".join(q for q, _ in entries))
+    workspace._record_event(actor.who, "flag for re-judging", version.ref, ", ".join(q for q, _ in entries))
     return Flagged(version, tuple(entries))
 
 
+@action("judge")
 def save_judging_round(workspace: Workspace, label_set: str, pool: JudgingPool, marks: Mapping[str, bool], *,
                        actor: Actor, base: LabelSet | None = None,
                        base_file: StoredFile | None = None) -> LabelVersion:
@@ -80,15 +82,14 @@ def save_judging_round(workspace: Workspace, label_set: str, pool: JudgingPool, 
     hold them yet (a dashboard session judging the labels it loaded); the command line judges a saved set. An
     editor's action (`NotPermitted` otherwise, before anything is written); the round names ``actor.who`` as its judge.
     """
-    require(actor, "judge")
     missing = [doc for doc in pool.docs if doc not in marks]
     if missing:
         raise UsageError(f"A blind judgment covers the whole pool: {len(missing)} of {len(pool.docs)} docs are not "
                          f"marked (first: {missing[0]!r}).")
     if base is not None:
-        label_set = workspace.save_labels(base, name=label_set, file=base_file).name
-    version = workspace.save_blind_judgments(label_set, marks_to_labels(pool, marks), query=pool.query,
+        label_set = workspace._save_labels(base, name=label_set, file=base_file).name
+    version = workspace._save_blind_judgments(label_set, marks_to_labels(pool, marks), query=pool.query,
                                              depth=pool.depth, who=actor.who)
-    workspace.record_event(actor.who, "judging round", version.ref,
+    workspace._record_event(actor.who, "judging round", version.ref,
                            f"{pool.query} judged blind at depth {pool.depth} ({len(pool.docs)} docs)")
     return version

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..access import Actor, require
+from ..access import Actor
 from ..readers.labels import LabelSet
 from ..readers.runs import Run
 from ..store.workspace import LabelVersion, StoredFile, StoredRun, Workspace
+from .acting import action
 
 UPLOAD = "upload"
 """The action every recorded upload is logged as."""
@@ -29,6 +30,7 @@ def chunk_map_subject(run_name: str, file: StoredFile) -> str:
     return f"chunk map of {run_name}: {file.name} #{file.short}"
 
 
+@action(UPLOAD)
 def record_upload(workspace: Workspace, *, actor: Actor, labels: LabelSet | None = None,
                   labels_file: StoredFile | None = None,
                   runs: Sequence[tuple[Run, StoredFile, str | None]] = (),
@@ -39,24 +41,23 @@ def record_upload(workspace: Workspace, *, actor: Actor, labels: LabelSet | None
     format read with) as a stored run; log ``documents`` and each of ``chunk_maps`` (the run it maps, its stored
     file) as uploaded. Returns the version (None without labels) and the stored runs. An editor's action
     (`NotPermitted` otherwise, before anything is written); what was new is logged."""
-    require(actor, UPLOAD)
-    version = workspace.save_labels(labels, file=labels_file) if labels is not None else None
+    version = workspace._save_labels(labels, file=labels_file) if labels is not None else None
     if version is not None and version.created:
-        workspace.record_event(actor.who, UPLOAD, f"label set {version.ref}", labels_file.name if labels_file
+        workspace._record_event(actor.who, UPLOAD, f"label set {version.ref}", labels_file.name if labels_file
                                else "")
     stored = []
     for run, file, format in runs:
-        saved = workspace.save_run(run, file=file, format=format)
+        saved = workspace._save_run(run, file=file, format=format)
         stored.append(saved)
         if saved.created:
-            workspace.record_event(actor.who, UPLOAD, f"run {saved.ref}", f"model {saved.model}, file {file.name}")
+            workspace._record_event(actor.who, UPLOAD, f"run {saved.ref}", f"model {saved.model}, file {file.name}")
     files = ([(documents_subject(documents), documents)] if documents is not None else []) + [
         (chunk_map_subject(run_name, file), file) for run_name, file in chunk_maps]
     if files:
         logged = set(workspace.events(action=UPLOAD)["subject"].astype(str))
         for subject, file in files:
             if subject not in logged:
-                workspace.record_event(actor.who, UPLOAD, subject, f"file {file.name}, {file.size:,} bytes, sha256 "
+                workspace._record_event(actor.who, UPLOAD, subject, f"file {file.name}, {file.size:,} bytes, sha256 "
                                                                    f"{file.sha256}")
                 logged.add(subject)
     return version, stored

@@ -91,8 +91,8 @@ def test_a_reveal_is_recorded_counted_and_unseals_only_its_own_labels(tmp_path) 
     ws = Workspace(tmp_path / "ws")
     labels = read_labels(SAMPLE / "labels.tsv")
     assert ws.reveal_summary("labels") == "holdout of labels never viewed"
-    first = ws.record_reveal(labels, rule="file", runs=[("base", "acme")], who="ana")
-    second = ws.record_reveal(labels, rule="file", runs=[("base", "acme")], who="bo")
+    first = ws._record_reveal(labels, rule="file", runs=[("base", "acme")], who="ana")
+    second = ws._record_reveal(labels, rule="file", runs=[("base", "acme")], who="bo")
     assert (first.views, second.views) == (1, 2)
     assert ws.reveal_summary("labels").startswith("holdout of labels viewed 2 times, last on ")
     assert ws.reveal_summary("labels").endswith("by bo")
@@ -148,7 +148,7 @@ def test_scoring_labels_with_a_split_field_gives_the_tune_queries_and_seals_the_
     assert "holdout_mixed_in" not in codes and "query_not_in_labels" not in codes  # holdout queries are labeled
 
     ws = Workspace(tmp_path / "ws")
-    reveal = ws.record_reveal(labels, rule="file", runs=[("base", "acme-embed-base-v2")], who="ana")
+    reveal = ws._record_reveal(labels, rule="file", runs=[("base", "acme-embed-base-v2")], who="ana")
     held = scoring_labels(labels, reveal=reveal, split="holdout")
     assert held.split == "holdout" and held.n_queries == 96 and held.labels.name == "labels:holdout"
     assert held.label.startswith("holdout (revealed ") and held.label.endswith("viewed once)")
@@ -159,7 +159,7 @@ def test_scoring_labels_with_a_split_field_gives_the_tune_queries_and_seals_the_
     everything = whole_view.evaluate(runs, [1])
     assert everything.results[0].n_queries == 320
     assert "holdout_mixed_in" not in {w.code for w in everything.all_warnings}  # revealed on purpose, and named
-    again = ws.record_reveal(labels, rule="file", runs=[], who="bo")
+    again = ws._record_reveal(labels, rule="file", runs=[], who="bo")
     assert again.views == 2 and ws.reveal_summary("labels").startswith("holdout of labels viewed 2 times, last on ")
     assert ws.reveal_summary("labels").endswith("by bo")
     with pytest.raises(HoldoutSealed):  # a reveal of the file split does not unseal a hash split
@@ -184,7 +184,7 @@ def test_labels_with_only_holdout_queries_say_how_to_reveal() -> None:
 
 def test_reveals_can_never_be_changed_or_erased(tmp_path) -> None:
     ws = Workspace(tmp_path / "ws")
-    ws.record_reveal(read_labels(SAMPLE / "labels.tsv"), rule="file", runs=[], who="ana")
+    ws._record_reveal(read_labels(SAMPLE / "labels.tsv"), rule="file", runs=[], who="ana")
     with pytest.raises(FrozenError):
         ws.write(lambda conn: conn.execute("UPDATE holdout_reveals SET who = 'nobody'"))
     with pytest.raises(FrozenError):
@@ -194,7 +194,7 @@ def test_reveals_can_never_be_changed_or_erased(tmp_path) -> None:
 
 def test_a_version_1_workspace_gets_the_integrity_tables_on_open(tmp_path) -> None:
     ws = Workspace(tmp_path / "ws")
-    ws.save_labels(read_labels({"a": ["d1"]}), name="old")
+    ws._save_labels(read_labels({"a": ["d1"]}), name="old")
     ws.close()
     conn = sqlite3.connect(tmp_path / "ws" / "workspace.sqlite")
     for table in ("holdout_reveals", "rejudge_queue", "judging_rounds", "events", "manifest_files", "manifests"):  # what version 1 did not have
@@ -205,7 +205,7 @@ def test_a_version_1_workspace_gets_the_integrity_tables_on_open(tmp_path) -> No
     reopened = Workspace(tmp_path / "ws")
     assert reopened.label_version("old").version == 1
     assert reopened.rejudge_queue().empty and reopened.reveals().empty
-    reopened.flag_for_rejudging("old", "a", reason="check")
+    reopened._flag_for_rejudging("old", "a", reason="check")
     assert list(reopened.rejudge_queue()["query"]) == ["a"]
 
 
@@ -353,15 +353,15 @@ def test_the_judging_pool_is_every_runs_top_d_deduplicated_shuffled_and_stable()
 def test_marks_become_a_new_blind_version_and_older_versions_stay(tmp_path) -> None:
     ws = Workspace(tmp_path / "ws")
     labels = read_labels(SAMPLE / "labels.tsv")
-    first = ws.save_labels(labels, name="labels")
-    ws.flag_for_rejudging("labels", "q002", reason="check the label", who="ana")
+    first = ws._save_labels(labels, name="labels")
+    ws._flag_for_rejudging("labels", "q002", reason="check the label", who="ana")
     runs = [read_run(SAMPLE / "base.trec"), read_run(SAMPLE / "tuned.trec")]
     pool = judging_pool(runs, labels, "q002", 3)
     relevant = pool.docs[0]
     with pytest.raises(UsageError, match="no mark"):
         marks_to_labels(pool, {relevant: "yes"})
     marks = {d: ("yes" if d == relevant else "no") for d in pool.docs}
-    version = ws.save_blind_judgments("labels", marks_to_labels(pool, marks), query="q002", depth=3, who="bo")
+    version = ws._save_blind_judgments("labels", marks_to_labels(pool, marks), query="q002", depth=3, who="bo")
     assert version.version == 2 and version.parent_version == 1
     new = ws.load_labels("labels", 2)
     judged = new.judgments[new.judgments["query"] == "q002"].set_index("doc_id")["grade"]
@@ -379,10 +379,10 @@ def test_marks_become_a_new_blind_version_and_older_versions_stay(tmp_path) -> N
 
 def test_flagging_queues_once_and_never_edits_labels(tmp_path) -> None:
     ws = Workspace(tmp_path / "ws")
-    ws.save_labels(read_labels(SAMPLE / "labels.tsv"), name="labels")
+    ws._save_labels(read_labels(SAMPLE / "labels.tsv"), name="labels")
     before = ws.label_versions("labels")
-    a = ws.flag_for_rejudging("labels", "q006", reason="every run misses")
-    b = ws.flag_for_rejudging("labels", "q006", reason="again")
+    a = ws._flag_for_rejudging("labels", "q006", reason="every run misses")
+    b = ws._flag_for_rejudging("labels", "q006", reason="again")
     assert a == b and len(ws.rejudge_queue("labels")) == 1
     pd.testing.assert_frame_equal(ws.label_versions("labels"), before)
 

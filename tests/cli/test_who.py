@@ -19,8 +19,12 @@ def test_a_save_is_recorded_under_the_login_name_and_the_output_says_so(tmp_path
     done = run_cli("evaluate", *INPUTS, "--save", "--workspace", tmp_path)
     assert done.returncode == 0, done.stderr
     assert f"recorded as {login_name()} (the login name; --who names someone else)" in done.stderr
-    [event] = Workspace(tmp_path).events().itertuples()
+    log = Workspace(tmp_path).events()
+    stored = log[log["action"] == "store file"]
+    assert sorted(stored["subject"].str.split().str[1]) == ["base.trec", "labels.tsv"]  # each file stored, recorded
+    [event] = log[log["action"] != "store file"].itertuples()
     assert (event.who, event.action) == (login_name(), "save evaluation") and event.subject == "evaluation 1"
+    assert set(log["who"]) == {login_name()}
 
 
 def test_who_names_the_person_of_a_reveal_a_deletion_and_new_cases(tmp_path) -> None:
@@ -35,6 +39,7 @@ def test_who_names_the_person_of_a_reveal_a_deletion_and_new_cases(tmp_path) -> 
     gone = run_cli("workspace", "delete", "labels", "labels", "--yes", "--who", "cy", "--workspace", tmp_path)
     assert gone.returncode == 0 and f"recorded as {claimed['cy']} (a claim" in gone.stderr
     log = Workspace(tmp_path).events()
+    log = log[log["action"] != "store file"]  # the files each command stored are recorded too, under the same names
     assert list(zip(log["who"], log["action"]))[::-1] == [(claimed["ana"], "reveal holdout"),
                                                           (claimed["bo"], "label-set version"),
                                                           (claimed["cy"], "delete")]
@@ -72,12 +77,14 @@ def test_who_is_a_claim_recorded_beside_the_login_name(tmp_path) -> None:
     assert done.returncode == 0, done.stderr
     claim = f"ana (--who; login {login_name()})"
     assert f"recorded as {claim} (a claim given with --who, kept beside the login name)" in done.stderr
-    assert Workspace(tmp_path).events()["who"].tolist() == [claim]
+    log = Workspace(tmp_path).events()
+    assert log["action"].tolist() == ["save evaluation", "store file", "store file"]  # newest first
+    assert set(log["who"]) == {claim}
 
 
 def test_an_event_listing_shows_each_event_on_one_line_even_one_recorded_before_the_check(tmp_path) -> None:
     ws = Workspace(tmp_path)
-    ws.record_event("bo", "ledger note", "line x, query q1 (labels)", "first line\nsecond line")
+    ws._record_event("bo", "ledger note", "line x, query q1 (labels)", "first line\nsecond line")
     ws.write(lambda conn: conn.execute("INSERT INTO events (at, who, action, subject, detail) VALUES "
                                        "('2026-01-01T00:00:00+00:00', ?, 'delete', 'run #1', '')", (FORGED,)))
     listed = run_cli("workspace", "list", "events", "--workspace", tmp_path)

@@ -46,10 +46,11 @@ def page(**params: str) -> AppTest:
 def test_every_change_is_listed_with_minute_and_person(workspace) -> None:
     at = page()
     [table] = [d.value for d in at.dataframe]
-    assert table["person"].tolist() == [BO, ANA] and table["action"].tolist() == ["delete", "save evaluation"]
+    assert table["person"].tolist() == [BO, ANA, ANA, ANA]
+    assert table["action"].tolist() == ["delete", "save evaluation", "store file", "store file"]  # the files first
     assert table["at"].str.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC").all()  # to the minute, zone named
     captions = plain(" ".join(c.value for c in at.caption))
-    assert "2 changes, newest first; times in your time zone, to the minute." in captions
+    assert "4 changes, newest first; times in your time zone, to the minute." in captions
     assert f"You: {login_name()} (owner): may read every page and download; also upload files" in captions
     assert sorted(at.selectbox(key="activity.who").options) == [ANA, BO]
 
@@ -69,9 +70,9 @@ def test_uploads_of_documents_and_chunk_maps_are_listed(tmp_path, monkeypatch) -
     folder = tmp_path / "ws"
     monkeypatch.setenv(ENV_VAR, str(folder))
     ws = Workspace(folder)
-    docs = ws.put_file(S / "docs.jsonl", "docs.jsonl")
-    chunks = ws.put_file(S / "chunking" / "sent3.chunks.csv", "sent3.chunks.csv")
-    run = ws.put_file(S / "chunking" / "sent3.trec", "sent3.trec")
+    docs = ws._put_file(S / "docs.jsonl", "docs.jsonl")
+    chunks = ws._put_file(S / "chunking" / "sent3.chunks.csv", "sent3.chunks.csv")
+    run = ws._put_file(S / "chunking" / "sent3.trec", "sent3.trec")
     record_upload(ws, actor=Actor("ed@example.com", Role.EDITOR, "signed in"),
                   runs=[(read_run(S / "chunking" / "sent3.trec"), run, None)], documents=docs,
                   chunk_maps=[("sent3", chunks)])

@@ -58,8 +58,8 @@ def test_integrity_page_audits_the_tune_split_and_keeps_the_holdout_sealed(works
     assert "holdout of labels viewed once, last on" in _text(at, "success") and f"by {ME}" in _text(at, "success")
     assert Workspace(workspace).reveals("labels")["version"].tolist() == [1]
     assert Workspace(workspace).reveals("labels")["who"].tolist() == [ME]
-    [event] = Workspace(workspace).events().itertuples()  # and the log of who did what says so
-    assert (event.who, event.action) == (ME, "reveal holdout")
+    log = Workspace(workspace).events()  # and the log of who did what says so (the labels file stored, then seen)
+    assert list(zip(log["who"], log["action"])) == [(ME, "reveal holdout"), (ME, "store file")]
     assert at.query_params["split"] in ("holdout", ["holdout"])  # the URL now says what is shown
     tables = [d.value for d in at.dataframe if "split" in d.value.columns]
     holdout = [t for t in tables if set(t["split"]) == {"holdout"}]
@@ -77,7 +77,7 @@ def test_integrity_page_audits_the_tune_split_and_keeps_the_holdout_sealed(works
 
 def test_a_link_to_the_holdout_does_not_unseal_it(workspace) -> None:
     """``split=holdout`` in the URL shows the sealed notice and the button; only a recorded reveal unseals."""
-    Workspace(workspace).record_reveal(__import__("evalcore").read_labels(SAMPLE_LABELS), rule="file",
+    Workspace(workspace)._record_reveal(__import__("evalcore").read_labels(SAMPLE_LABELS), rule="file",
                                        runs=[], who="someone-else")  # a reveal in another session unseals nothing here
     at = open_page("views/integrity.py", k="5", split="holdout")
     assert "They stay sealed until you reveal them" in _text(at, "warning")

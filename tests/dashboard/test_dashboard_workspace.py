@@ -11,7 +11,9 @@ from pathlib import Path
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
+from evalcore.access import local_actor
 from evalcore.store.workspace import Workspace
+from evalcore.workflows import Session
 
 from tests.dashboard.apptest_helpers import app, no_exceptions  # noqa: E402  (one way to open a page)
 
@@ -215,19 +217,22 @@ def test_deleting_asks_first_and_shows_what_would_go(workspace_dir: Path) -> Non
 
 def test_store_keeps_files_and_manifests_in_the_workspace_across_a_restart(tmp_path: Path) -> None:
     from dashboard.uploads import Uploads
-    from evalcore.store.datasets import Dataset, RunSpec
+    from evalcore.metrics.dataset import Dataset, RunSpec
 
     ws = Workspace(tmp_path / "ws")
+    door = Session(ws, local_actor())
     store = Uploads(ws, max_bytes=1)  # a tiny memory cap: only the newest file stays in memory
-    labels = store.put_file("mine.csv", LABELS)
-    run = store.put_file("v1.trec", RUN_V1)
+    labels = store.put_file("mine.csv", LABELS, session=door)
+    run = store.put_file("v1.trec", RUN_V1, session=door)
     assert labels.sha256 == hashlib.sha256(LABELS).hexdigest()
-    assert store.put_file("again.csv", LABELS) == labels.__class__("again.csv", labels.sha256, labels.size)
+    assert store.put_file("again.csv", LABELS, session=door) == labels.__class__("again.csv", labels.sha256,
+                                                                                 labels.size)
     assert len(ws.files()) == 2  # the same bytes are stored once
     assert store.file(labels) == LABELS  # dropped from memory, read back from the workspace
 
     dataset = Dataset(labels=labels, runs=(RunSpec(file=run, name="v1", model="acme-m", price_per_mtok=0.5, dims=64),))
-    key = store.put_dataset(dataset)
+    key = store.put_dataset(dataset, door)
+    assert set(ws.events()["action"]) == {"store file", "save view"}  # each change recorded under the person
 
     restarted = Uploads(Workspace(tmp_path / "ws"))
     again = restarted.dataset(key)
@@ -237,15 +242,15 @@ def test_store_keeps_files_and_manifests_in_the_workspace_across_a_restart(tmp_p
 
     # A file known only through the fallback (a sample file) is stored when a data set names it.
     sample = Uploads(ws, fallback=lambda ref: b"q9,d9,1\n" if ref.name == "sample.csv" else None)
-    ref = sample.put_file("sample.csv", b"q9,d9,1\n", keep=False)
+    ref = sample.put_file("sample.csv", b"q9,d9,1\n")  # no session: held in memory only
     assert ref.sha256 not in set(ws.files()["sha256"])
-    sample.put_dataset(Dataset(labels=ref, runs=(RunSpec(file=run, name="v1"),)))
+    sample.put_dataset(Dataset(labels=ref, runs=(RunSpec(file=run, name="v1"),)), door)
     assert ref.sha256 in set(ws.files()["sha256"])
 
 
 def test_store_without_a_workspace_keeps_files_in_memory() -> None:
     from dashboard.uploads import Uploads
-    from evalcore.store.datasets import Dataset, RunSpec
+    from evalcore.metrics.dataset import Dataset, RunSpec
 
     store = Uploads(None)
     labels = store.put_file("mine.csv", LABELS)
@@ -258,7 +263,7 @@ def test_uploaded_runs_join_the_data_set_by_these_rules() -> None:
     """What the Data page does with run uploads: the sample's runs make way for the user's first run, later runs
     are added, a run of the same name is replaced, re-uploading the same file keeps its edited metadata unless a
     sidecar came along, names stay distinct, and the sample's documents go once a run is the user's own."""
-    from evalcore.store.datasets import Dataset, FileRef, RunSpec, unique_name
+    from evalcore.metrics.dataset import Dataset, FileRef, RunSpec, unique_name
 
     def ref(name: str) -> FileRef:
         return FileRef(name, hashlib.sha256(name.encode()).hexdigest(), 10)
@@ -288,17 +293,19 @@ def test_two_sessions_storing_at_once_lose_nothing(tmp_path: Path) -> None:
     import threading
 
     from dashboard.uploads import Uploads
-    from evalcore.store.datasets import Dataset, RunSpec
+    from evalcore.metrics.dataset import Dataset, RunSpec
 
     shared = Uploads(Workspace(tmp_path / "ws"))
     other_server = Uploads(Workspace(tmp_path / "ws"))
     keys: dict[tuple[int, int], str] = {}
 
     def session(worker: int, store: Uploads) -> None:
+        door = Session(store.workspace, local_actor())
         for i in range(8):
-            labels = store.put_file(f"labels-{worker}-{i}.csv", LABELS + f"q{worker}x{i},d1,1\n".encode())
-            run = store.put_file(f"run-{worker}-{i}.trec", RUN_V1 + f"q{worker}x{i} Q0 d1 1 9 t\n".encode())
-            keys[worker, i] = store.put_dataset(Dataset(labels=labels, runs=(RunSpec(file=run, name="v1"),)))
+            labels = store.put_file(f"labels-{worker}-{i}.csv", LABELS + f"q{worker}x{i},d1,1\n".encode(), session=door)
+            run = store.put_file(f"run-{worker}-{i}.trec", RUN_V1 + f"q{worker}x{i} Q0 d1 1 9 t\n".encode(),
+                                 session=door)
+            keys[worker, i] = store.put_dataset(Dataset(labels=labels, runs=(RunSpec(file=run, name="v1"),)), door)
 
     threads = [threading.Thread(target=session, args=(w, shared if w < 2 else other_server)) for w in range(3)]
     for thread in threads:
@@ -351,3 +358,26 @@ def test_the_root_address_and_history_open_on_the_data_loaded_last(workspace_dir
     no_exceptions(back)
     assert "the sample data (a fictional help centre" in words(back) and back.query_params["data"]
     assert app(data=back.query_params["data"]).query_params["data"] == back.query_params["data"]
+
+
+def test_a_file_stored_by_a_refused_change_is_stored_again_when_next_needed(tmp_path: Path) -> None:
+    """A change that stores the labels and is then refused rolls the file back too; the memory in front of the
+    workspace must not go on believing it is there (the next save would fail with "No stored file")."""
+    from dashboard.uploads import Uploads
+    from evalcore.errors import UsageError
+
+    ws = Workspace(tmp_path / "ws")
+    door = Session(ws, local_actor())
+    store = Uploads(ws)
+    ref = store.put_file("mine.csv", LABELS)
+
+    def refused() -> None:
+        store.stored_file(ref, door)
+        raise UsageError("refused after storing")
+
+    try:
+        ws.atomic(refused)
+    except UsageError:
+        pass
+    assert ws.files().empty and ws.events().empty  # nothing of the refused change is kept
+    assert store.stored_file(ref, door).sha256 == ref.sha256 and len(ws.files()) == 1

@@ -26,8 +26,8 @@ def server(tmp_path_factory):
                  str(S / "tuned.trec"), "--save", "--workspace", str(folder)]) == 0
     ws = Workspace(folder)
     record_upload(ws, actor=Actor("a.very.long.name@example.com", Role.EDITOR, "signed in"),
-                  documents=ws.put_file(S / "docs.jsonl", "docs.jsonl"),
-                  chunk_maps=[("sent3", ws.put_file(S / "chunking" / "sent3.chunks.csv", "sent3.chunks.csv"))])
+                  documents=ws._put_file(S / "docs.jsonl", "docs.jsonl"),
+                  chunk_maps=[("sent3", ws._put_file(S / "chunking" / "sent3.chunks.csv", "sent3.chunks.csv"))])
     running = Server(folder, tmp_path_factory.mktemp("streamlit") / "server.log")
     yield running.url
     running.stop()

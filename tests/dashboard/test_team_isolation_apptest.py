@@ -18,7 +18,7 @@ KEY = "abcdef123456"
 
 def _ref(workspace: Workspace, name: str) -> dict:
     data = (VECTORS / name).read_bytes()
-    stored = workspace.put_file(data, name)
+    stored = workspace._put_file(data, name)
     return {"name": name, "sha256": stored.sha256, "size": len(data)}
 
 
@@ -48,7 +48,7 @@ def test_a_team_never_sees_another_teams_uploaded_models(tmp_path):
                                                                               ("docs", "docs.npy"),
                                                                               ("query_ids", "queries.ids.txt"),
                                                                               ("doc_ids", "docs.ids.txt"))}}]
-        team_a.put_manifest("vector_models", KEY, manifest)
+        team_a._put_manifest("vector_models", KEY, manifest)
     secrets = _secrets(a, b)
     assert "a-private-model" in _models_seen("ana@a.example", secrets)  # team A's own link works
     assert "a-private-model" not in _models_seen("bo@b.example", secrets)  # the same link from team B: nothing

@@ -8,12 +8,14 @@ import json
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
 import pytest
 
 import evalcore
 from evalcore import InputError
 from evalcore.metrics.split import scoring_labels
 from evalcore.readers.chunks import read_chunks
+from evalcore.readers.labels import check_spans
 from evalcore.store.workspace import Workspace
 from cli_runner import run_cli
 from tests.readers.files import parquet_bytes, write
@@ -109,6 +111,21 @@ BAD = [  # (file name, content, the place, what the message says)
      "expected start below end (an evidence span of at least one character; end exclusive), got 'q1,d2,1,5,5'"),
     ("l.jsonl", '{"query": "q1", "doc_id": "d1", "start": 7, "end": 7}\n', "l.jsonl, line 1:",
      "expected start below end (an evidence span of at least one character; end exclusive)"),
+    # hostile input, round three: an end past any document (item 1), a Parquet uint64 of 2**64 - 1 (item 2), spans
+    # and per-query fields together in JSONL (its rows were lost: an internal error)
+    ("l.tsv", tsv([ROWS[0], ("q2", "d3", 1, 0, 9_000_000_000_000_000)]), "l.tsv, line 3:",
+     "expected an offset in end of at most 1,099,511,627,776 characters (2**40; no document evalcore reads is "
+     "longer), got 'q2\\td3\\t1\\t0\\t9000000000000000'"),
+    ("l.jsonl", '{"query": "q1", "doc_id": "d1", "start": 0, "end": 18446744073709551615}\n', "l.jsonl, line 1:",
+     "expected an offset in end of at most 1,099,511,627,776 characters"),
+    ("l.parquet", parquet_bytes({"query": ["q1", "q2"], "doc_id": ["d1", "d2"], "start": pa.array([0, 0], pa.uint64()),
+                                 "end": pa.array([5, 2**64 - 1], pa.uint64())}), "l.parquet, row 2:",
+     "expected an offset in end of at most 1,099,511,627,776 characters (2**40; no document evalcore reads is "
+     "longer), got 'query=q2, doc_id=d2, start=0, end=18446744073709551615'"),
+    ("l.jsonl", '{"query": "q1", "doc_id": "d1", "grade": 1, "start": 0, "end": 5, "split": "tune"}\n'
+                '{"query": "q1", "doc_id": "d1", "grade": 2, "start": 7, "end": 9}\n', "l.jsonl, line 2:",
+     "expected the same grade on every row of one judgment with evidence spans (query 'q1', doc 'd1' has grade 1 "
+     "at line 1)"),
 ]
 
 
@@ -120,6 +137,45 @@ def test_every_bad_span_gets_one_line_naming_file_and_line(tmp_path, name, conte
     message = str(info.value)
     assert "\n" not in message
     assert message.startswith(f"{path}{place[len(name):]} ") and expected in message, message
+
+
+DOCUMENTS = {"d1": "x" * 85, "d2": "y" * 20, "d3": "z" * 9}
+PAST = [  # (file name, content, the place, what the message says): spans past their document's text (item 10)
+    ("l.tsv", tsv([ROWS[0], ("q1", "d2", 1, 0, 5000)]), "l.tsv, line 3:",
+     "expected an end within its document's text (20 characters), got 'query q1, doc d2, start 0, end 5000'"),
+    ("l.csv", tsv([ROWS[0], ROWS[2], ("q1", "d1", 1, 80, 86)]).replace("\t", ",").replace("\n", "\n\n", 1),
+     "l.csv, line 5:", "expected an end within its document's text (85 characters), got 'query q1, doc d1, start 80, "
+     "end 86'"),
+    ("l.jsonl", jsonl([ROWS[0], ("q2", "d3", 2, 5, 10)]), "l.jsonl, line 2:",
+     "expected an end within its document's text (9 characters), got 'query q2, doc d3, start 5, end 10'"),
+    ("l.parquet", parquet([ROWS[0], ("q2", "d3", 2, 0, 10)]), "l.parquet, row 2:",
+     "expected an end within its document's text (9 characters)"),
+]
+
+
+@pytest.mark.parametrize("name, content, place, expected", PAST, ids=[f"{i}-{b[0]}" for i, b in enumerate(PAST)])
+def test_a_span_past_its_documents_text_is_refused_when_the_documents_are_given(tmp_path, name, content, place,
+                                                                                expected) -> None:
+    path = write(tmp_path, name, content)
+    labels = evalcore.read_labels(path)  # alone, nothing says how long a document is
+    for refuse in (lambda: evalcore.read_labels(path, documents=DOCUMENTS), lambda: check_spans(labels, DOCUMENTS)):
+        with pytest.raises(InputError) as info:
+            refuse()
+        message = str(info.value)
+        assert "\n" not in message
+        assert message.startswith(f"{path}{place[len(name):]} ") and expected in message, message
+
+
+def test_spans_within_their_documents_or_of_documents_not_given_are_accepted(tmp_path) -> None:
+    path = write(tmp_path, "l.tsv", tsv(ROWS + [("q3", "elsewhere", 1, 0, 5000)]))
+    labels = evalcore.read_labels(path, documents=DOCUMENTS)
+    assert len(labels.spans) == 4 and check_spans(labels, DOCUMENTS) is labels
+    moved = evalcore.read_labels(write(tmp_path, "m.tsv", tsv([("q1", "d1", 1, 0, 200)])))
+    moved.spans = moved.spans.iloc[:0]  # spans set from Python: no line to name, nothing to refuse here
+    assert check_spans(moved, DOCUMENTS) is moved
+    tokens_only = evalcore.read_documents(pd.DataFrame({"doc_id": ["d1"], "tokens": [3]}))
+    assert check_spans(evalcore.read_labels(write(tmp_path, "t.tsv", tsv([("q1", "d1", 1, 0, 200)]))),
+                       tokens_only).spans is not None  # no text: no length to hold a span to
 
 
 def test_the_sample_chunkings_score_as_the_independent_check_says() -> None:
@@ -143,18 +199,18 @@ def test_each_side_of_the_split_keeps_the_evidence_of_its_queries() -> None:
 def test_a_workspace_keeps_the_spans_of_a_label_set(tmp_path) -> None:
     ws = Workspace(tmp_path / "ws")
     labels = evalcore.read_labels(SAMPLE / "chunking" / "labels.tsv")
-    version = ws.save_labels(labels, name="chunking")
+    version = ws._save_labels(labels, name="chunking")
     loaded = ws.load_labels("chunking")
     assert loaded.fingerprint == labels.fingerprint == version.fingerprint
     pd.testing.assert_frame_equal(loaded.spans, labels.spans)
-    assert not ws.save_labels(labels, name="chunking").created
-    ws.add_cases("chunking", [{"query": "q001", "relevant": ["billing-invoices-02"]}])  # a new judgment
+    assert not ws._save_labels(labels, name="chunking").created
+    ws._add_cases("chunking", [{"query": "q001", "relevant": ["billing-invoices-02"]}])  # a new judgment
     pd.testing.assert_frame_equal(ws.load_labels("chunking").spans, labels.spans)
-    ws.add_cases("chunking", [{"query": "q001", "relevant": ["data-retention-06"], "grade": 2}])  # regraded
+    ws._add_cases("chunking", [{"query": "q001", "relevant": ["data-retention-06"], "grade": 2}])  # regraded
     kept = ws.load_labels("chunking").spans
     assert len(kept) == len(labels.spans) - 2 and "data-retention-06" not in set(kept[kept["query"] == "q001"].doc_id)
     plain = evalcore.read_labels(SAMPLE / "labels.tsv")
-    assert ws.save_labels(plain, name="plain").fingerprint == plain.fingerprint
+    assert ws._save_labels(plain, name="plain").fingerprint == plain.fingerprint
 
 
 def test_the_command_line_exits_2_with_the_one_line(tmp_path) -> None:

@@ -26,11 +26,11 @@ SEED = SAMPLE / "seed_example"
 
 def test_html_report_carries_every_number_with_its_context_and_embeds_charts(tmp_path) -> None:
     ws = Workspace(tmp_path)
-    labels_file = ws.put_file(SAMPLE / "labels.tsv")
-    run_files = {name: ws.put_file(SAMPLE / f"{name}.trec") for name in ("base", "tuned")}
+    labels_file = ws._put_file(SAMPLE / "labels.tsv")
+    run_files = {name: ws._put_file(SAMPLE / f"{name}.trec") for name in ("base", "tuned")}
     evaluation = evalcore.evaluate_runs([SAMPLE / "base.trec", SAMPLE / "tuned.trec"], SAMPLE / "labels.tsv",
                                         k=(1, 5))
-    saved = ws.save_evaluation(evaluation, k=5, labels_file=labels_file, run_files=run_files)
+    saved = ws._save_evaluation(evaluation, k=5, labels_file=labels_file, run_files=run_files)
     report = report_from_workspace(ws, saved.id, docs=SAMPLE / "docs.jsonl")
     page = report.to_html()
 
@@ -69,12 +69,12 @@ def _hostile_workspace(tmp_path: Path) -> tuple[Workspace, int]:
 
     def save(name: str, ranked: dict) -> int:
         run = read_run(ranked, name=name, model="m<i>odel</i>")
-        return ws.save_evaluation(evalcore.evaluate_runs([run], labels, k=(1, 3), n_resamples=200), k=1).id
+        return ws._save_evaluation(evalcore.evaluate_runs([run], labels, k=(1, 3), n_resamples=200), k=1).id
 
     save("v1", {"q1": ["x", "d1"], "q2": ["x", "y", "d2"], "q3": ["d3"], "q4": ["d4"]})
     latest = save("v2", {"q1": ["x", "d1"], "q2": ["x", "y", "d2"], "q3": ["x", "d3"], "q4": ["d4"]})
-    ws.archive.set_note("m<i>odel</i>", "q1", "<img src=x onerror=alert(1)>")
-    ws.archive.add_tag("m<i>odel</i>", "q2", "label wrong")
+    ws.archive._set_note("m<i>odel</i>", "q1", "<img src=x onerror=alert(1)>")
+    ws.archive._add_tag("m<i>odel</i>", "q2", "label wrong")
     return ws, latest
 
 
@@ -190,7 +190,7 @@ def test_the_answers_come_first_and_the_details_in_an_appendix_on_a_page_of_its_
 def test_page_one_cuts_long_failures_and_the_appendix_lists_them_in_full(tmp_path) -> None:
     ws, latest = _hostile_workspace(tmp_path)
     note = "<b>bold</b> " * 12  # long, and markup
-    ws.archive.set_note("m<i>odel</i>", "q1", note)
+    ws.archive._set_note("m<i>odel</i>", "q1", note)
     report = report_from_workspace(ws, latest)
     page = report.to_html(charts=False)
     answers, appendix = page.split('<section class="appendix">')
@@ -202,7 +202,7 @@ def test_page_one_cuts_long_failures_and_the_appendix_lists_them_in_full(tmp_pat
     assert "\\<b\\>bold\\</b\\> " * 11 in text[text.index("## Appendix: details"):]
 
     # With top failures that fit, nothing is cut and the appendix has no second list.
-    ws.archive.set_note("m<i>odel</i>", "q1", "short")
+    ws.archive._set_note("m<i>odel</i>", "q1", "short")
     page = report_from_workspace(ws, latest).to_html(charts=False)
     assert "Cut to fit" not in page and "in full" not in page
 

@@ -70,13 +70,13 @@ def test_many_long_named_runs_with_long_notes_still_fit_page_one(browser: Browse
                      model=f"acme-embed-large-v2-kestrel-ft-experimental-build-{i}-of-the-quarter") for i in range(6)]
     evaluation = evalcore.evaluate_runs(runs, SAMPLE / "labels.tsv", k=(1, 10))
     ws = Workspace(tmp_path / "ws")
-    ws.save_evaluation(evaluation, k=10)
-    saved = ws.save_evaluation(evaluation, k=10)  # a second run of each line: a history
+    ws._save_evaluation(evaluation, k=10)
+    saved = ws._save_evaluation(evaluation, k=10)  # a second run of each line: a history
     line = saved.runs[0].line
     for query in ("q045", "q152"):
-        ws.archive.set_note(line, query, "Why this query fails, at length: " + "the label may be wrong here; " * 12)
+        ws.archive._set_note(line, query, "Why this query fails, at length: " + "the label may be wrong here; " * 12)
         for tag in ("label wrong", "synonym missing in the docs", "typo in the query text"):
-            ws.archive.add_tag(line, query, tag)
+            ws.archive._add_tag(line, query, tag)
     report = report_from_workspace(ws, saved.id, docs=SAMPLE / "docs.jsonl", top_failures=10)
     target = tmp_path / "many.html"
     target.write_text(report.to_html(), encoding="utf-8")

@@ -35,7 +35,7 @@ def test_a_saved_chunk_run_keeps_its_map_and_scores_the_same_again(tmp_path):
     again = ws.load_evaluation(saved.id)
     for metric in ("recall@1", "evidence_recall@1", "evidence_recall@2", "mrr"):
         assert again.results[0][metric] == pytest.approx(evaluation.results[0][metric]), metric
-    assert ws.remove_orphans(older_than=0).files == ()  # the stored map is the run's, not an orphan
+    assert ws._remove_orphans(older_than=0).files == ()  # the stored map is the run's, not an orphan
 
 
 def test_the_ledger_counts_a_fragment_as_a_failure_and_says_so(tmp_path):
@@ -92,6 +92,6 @@ def test_a_runs_chunk_map_is_a_used_file_and_goes_with_the_run(tmp_path):
     files = ws.files().set_index("sha256")
     assert files.loc[run.chunks_sha256, "used_by"] == 1
     with pytest.raises(UsageError, match=f"still used by run #{run.id}"):
-        ws.delete("file", run.chunks_sha256, dry_run=True)
-    ws.delete("run", run.id)
+        ws._delete("file", run.chunks_sha256, dry_run=True)
+    ws._delete("run", run.id)
     assert run.chunks_sha256 not in set(ws.files()["sha256"])  # the map left with its run, not as an orphan

@@ -27,7 +27,7 @@ def ranking(fails: set[str], depth_of_miss: int = 3) -> dict[str, list[str]]:
 def save(ws: Workspace, name: str, fails: set[str], model: str = "acme-embed", k: int = 1, **run_options):
     run = read_run(ranking(fails), name=name, model=model, **run_options)
     evaluation = evalcore.evaluate_runs([run], LABELS, k=(1, 3), n_resamples=200)
-    return ws.save_evaluation(evaluation, k=k)
+    return ws._save_evaluation(evaluation, k=k)
 
 
 def row(ledger: pd.DataFrame, query: str) -> dict:
@@ -76,12 +76,12 @@ def test_people_edits_stand_until_the_outcome_changes_and_survive_a_restart(tmp_
     ws = Workspace(tmp_path)
     save(ws, "v1", {"q1", "q2", "q3"})
     archive = ws.archive
-    archive.set_status("acme-embed", "q1", "known")
-    archive.set_status("acme-embed", "q2", "won't fix")
-    archive.add_tag("acme-embed", "q1", "Vocabulary  Gap")
-    archive.add_tag("acme-embed", "q1", "vocabulary gap")  # the same tag once
-    archive.add_tag("acme-embed", "q1", "chunking")
-    archive.set_note("acme-embed", "q1", "customers say 'reset', the doc says 'recover'")
+    archive._set_status("acme-embed", "q1", "known")
+    archive._set_status("acme-embed", "q2", "won't fix")
+    archive._add_tag("acme-embed", "q1", "Vocabulary  Gap")
+    archive._add_tag("acme-embed", "q1", "vocabulary gap")  # the same tag once
+    archive._add_tag("acme-embed", "q1", "chunking")
+    archive._set_note("acme-embed", "q1", "customers say 'reset', the doc says 'recover'")
     ledger = archive.ledger("acme-embed")
     assert row(ledger, "q1")["status"] == "known" and row(ledger, "q1")["status_by"] == "person"
     assert row(ledger, "q2")["status_label"] == "won't fix" and not row(ledger, "q2")["open"]
@@ -104,9 +104,9 @@ def test_people_edits_stand_until_the_outcome_changes_and_survive_a_restart(tmp_
     entry = ws.archive.entry("acme-embed", "q1")
     assert entry.tags == ("chunking", "vocabulary gap") and entry.status == "fixed"
     assert entry.log["action"].tolist() == ["status", "add tag", "add tag", "note"]
-    ws.archive.remove_tag("acme-embed", "q1", "chunking")
+    ws.archive._remove_tag("acme-embed", "q1", "chunking")
     assert ws.archive.entry("acme-embed", "q1").tags == ("vocabulary gap",)
-    ws.archive.set_note("acme-embed", "q1", "")
+    ws.archive._set_note("acme-embed", "q1", "")
     assert ws.archive.entry("acme-embed", "q1").note == ""
 
 
@@ -127,9 +127,9 @@ def test_ledger_k_lines_and_run_failures(tmp_path) -> None:
 def test_a_line_name_groups_runs_with_different_model_strings(tmp_path) -> None:
     ws = Workspace(tmp_path)
     first = read_run(ranking({"q1"}), name="base", model="acme-embed-v1")
-    ws.save_evaluation(evalcore.evaluate_runs([first], LABELS, k=1, n_resamples=200), lines={"base": "prod"})
+    ws._save_evaluation(evalcore.evaluate_runs([first], LABELS, k=1, n_resamples=200), lines={"base": "prod"})
     second = read_run(ranking(set()), name="base", model="acme-embed-v2")
-    ws.save_evaluation(evalcore.evaluate_runs([second], LABELS, k=1, n_resamples=200), lines={"base": "prod"})
+    ws._save_evaluation(evalcore.evaluate_runs([second], LABELS, k=1, n_resamples=200), lines={"base": "prod"})
     assert ws.lines()["line"].tolist() == ["prod"]
     assert row(ws.archive.ledger("prod"), "q1")["status"] == "fixed"
 
@@ -140,13 +140,13 @@ def test_edits_are_validated(tmp_path) -> None:
     assert parse_status("Won't Fix") == "wont_fix" and set(OPEN_STATUSES) <= {"new", "known", "regressed"}
     assert "vocabulary gap" in CAUSE_TAGS
     with pytest.raises(UsageError, match="'status' parameter"):
-        ws.archive.set_status("acme-embed", "q1", "solved")
+        ws.archive._set_status("acme-embed", "q1", "solved")
     with pytest.raises(NotInWorkspace, match="no outcome for query 'nope'"):
-        ws.archive.set_note("acme-embed", "nope", "x")
+        ws.archive._set_note("acme-embed", "nope", "x")
     with pytest.raises(NotInWorkspace, match="No model line named 'nope'"):
         ws.archive.ledger("nope")
     with pytest.raises(UsageError, match="'tag' parameter"):
-        ws.archive.add_tag("acme-embed", "q1", "   ")
+        ws.archive._add_tag("acme-embed", "q1", "   ")
     assert ws.counts()["ledger_log"] == 0  # nothing half-written
 
 

@@ -20,7 +20,9 @@ import pytest
 
 import evalcore
 from dashboard.uploads import Uploads
-from evalcore.store.datasets import Dataset, RunSpec
+from evalcore.access import local_actor
+from evalcore.workflows import Session
+from evalcore.metrics.dataset import Dataset, RunSpec
 from evalcore.readers.labels import read_labels
 from evalcore.readers.runs import read_run
 from evalcore.store import database
@@ -44,6 +46,12 @@ def run_cli(*args: object, env: dict | None = None) -> subprocess.CompletedProce
     from cli_runner import run_cli  # the command line in-process (tests/cli_runner.py)
 
     return run_cli(*args, env=env)
+
+
+def seal_saved(ws: Workspace) -> None:
+    """Record an event, as every workflow does with its change: it seals what this connection saved through the
+    store's own methods (`evalcore.store.seals`); a record in no event is one `verify` names."""
+    ws._record_event("ana", "save", "what the test saved")
 
 
 def digest(path: Path) -> str:
@@ -98,7 +106,8 @@ def test_a_read_only_workspace_reads_and_refuses_every_write_with_exit_2(tmp_pat
 
 def test_read_only_in_python_keeps_every_record_loadable(tmp_path) -> None:
     ws = Workspace(tmp_path)
-    saved = ws.save_evaluation(seed_evaluation())
+    saved = ws._save_evaluation(seed_evaluation())
+    seal_saved(ws)
     counts = ws.counts()
     ws.close()
     ro = Workspace(tmp_path, read_only=True)
@@ -106,10 +115,10 @@ def test_read_only_in_python_keeps_every_record_loadable(tmp_path) -> None:
     assert ro.counts() == counts and ro.verify() == []
     assert ro.evaluation(saved.id).summary.equals(saved.summary)
     assert ro.load_run(saved.runs[0].id).name == "seed"
-    assert ro.remove_orphans(older_than=0, dry_run=True).files == ()
-    for write in (lambda: ro.put_file(b"new"), lambda: ro.save_evaluation(seed_evaluation("other")),
-                  lambda: ro.delete("evaluation", saved.id), lambda: ro.remove_orphans(older_than=0),
-                  lambda: ro.archive.set_status("acme-embed-v1", "refund timing", "known")):
+    assert ro._remove_orphans(older_than=0, dry_run=True).files == ()
+    for write in (lambda: ro._put_file(b"new"), lambda: ro._save_evaluation(seed_evaluation("other")),
+                  lambda: ro._delete("evaluation", saved.id), lambda: ro._remove_orphans(older_than=0),
+                  lambda: ro.archive._set_status("acme-embed-v1", "refund timing", "known")):
         with pytest.raises(WorkspaceReadOnly, match=f"The workspace folder {tmp_path} is read-only .opened read-only"):
             write()
     assert Workspace(tmp_path).counts() == counts
@@ -131,14 +140,14 @@ def test_sqlite_refusing_a_write_is_the_typed_error(tmp_path) -> None:
     ws._conn = sqlite3.connect((tmp_path / DB_NAME).absolute().as_uri() + "?mode=ro", uri=True,
                                isolation_level=None, check_same_thread=False)
     with pytest.raises(WorkspaceReadOnly, match="SQLite cannot write to it"):
-        ws.put_file(b"refused", "x.txt")
+        ws._put_file(b"refused", "x.txt")
     ws.close()
     assert Workspace(tmp_path).files().empty
 
 
 def test_a_file_sqlite_cannot_write_opens_read_only(tmp_path, monkeypatch) -> None:
     """The permissions look writable but SQLite says otherwise (e.g. root on a read-only mount): read it."""
-    Workspace(tmp_path).put_file(b"kept", "kept.txt")
+    Workspace(tmp_path)._put_file(b"kept", "kept.txt")
 
     def refuse(self, conn):
         raise sqlite3.OperationalError("attempt to write a readonly database")
@@ -147,14 +156,14 @@ def test_a_file_sqlite_cannot_write_opens_read_only(tmp_path, monkeypatch) -> No
     ws = Workspace(tmp_path)
     assert ws.read_only and list(ws.files()["name"]) == ["kept.txt"]
     with pytest.raises(WorkspaceReadOnly, match="SQLite cannot write to it"):
-        ws.put_file(b"new")
+        ws._put_file(b"new")
 
 
 def test_without_its_index_file_a_wal_workspace_is_read_as_immutable(tmp_path, monkeypatch) -> None:
     """A read-only folder with no ``-shm`` (SQLite cannot make one) is read as immutable, reopened when it changes,
     and refused while committed changes wait in the WAL file SQLite cannot index."""
     first = Workspace(tmp_path)
-    first.put_file(b"first", "first.txt")
+    first._put_file(b"first", "first.txt")
     first.close()  # the last connection folds the WAL into the file
     real = database.Database._read_only_probe
 
@@ -167,11 +176,11 @@ def test_without_its_index_file_a_wal_workspace_is_read_as_immutable(tmp_path, m
     ro = Workspace(tmp_path, read_only=True)
     assert ro._immutable is not None and list(ro.files()["name"]) == ["first.txt"]
     writer = Workspace(tmp_path)
-    writer.put_file(b"second", "second.txt")
+    writer._put_file(b"second", "second.txt")
     writer.close()  # the last connection folds the WAL into the file: it changed, so the reader reopens
     assert list(ro.files()["name"]) == ["first.txt", "second.txt"]
     held = Workspace(tmp_path)
-    held.put_file(b"third", "third.txt")  # committed, still in the WAL while `held` is open
+    held._put_file(b"third", "third.txt")  # committed, still in the WAL while `held` is open
     with pytest.raises(WorkspaceReadOnly, match="latest changes are still in workspace.sqlite-wal"):
         Workspace(tmp_path, read_only=True)
     held.close()
@@ -196,7 +205,7 @@ def test_a_real_read_only_folder_as_another_user_reads(tmp_path) -> None:
     folder.parent.chmod(0o755)
     try:
         ws = Workspace(folder)
-        ws.save_evaluation(seed_evaluation())
+        ws._save_evaluation(seed_evaluation())
         ws.close()
         make_read_only(folder)
         env = {**os.environ, "PYTHONPATH": str(ROOT), ENV_VAR: str(folder), "HOME": str(folder.parent)}
@@ -259,7 +268,8 @@ def test_orphans_of_killed_saves_are_removed_and_every_used_file_stays(tmp_path)
     saved = run_cli("evaluate", "--labels", labels, "--run", kept_run, "--k", "1,2", "--save", "--workspace", folder)
     assert saved.returncode == 0, saved.stderr
     ws = Workspace(folder)
-    ws.save_evaluation(seed_evaluation(), label_set="seed")
+    ws._save_evaluation(seed_evaluation(), label_set="seed")
+    seal_saved(ws)
     used = set(ws.files()["sha256"])
     before = ws.counts()
 
@@ -268,7 +278,7 @@ def test_orphans_of_killed_saves_are_removed_and_every_used_file_stays(tmp_path)
         kill_a_save(folder, labels, run)  # labels already used by a record: only the run is left over
     other_labels, _ = write_inputs(tmp_path / "other", "x", labels="q1 0 d2 1\n")
     kill_a_save(folder, other_labels, runs[0])  # new labels, and the first run's bytes once more
-    api_orphan = ws.put_file(b"stored by a script that died before using it", "note.txt")
+    api_orphan = ws._put_file(b"stored by a script that died before using it", "note.txt")
     orphans = {sha(run) for run in runs} | {sha(other_labels), api_orphan.sha256}
 
     after_kills = ws.counts()
@@ -277,12 +287,12 @@ def test_orphans_of_killed_saves_are_removed_and_every_used_file_stays(tmp_path)
         {k: v for k, v in before.items() if k not in ("files", "file_chunks")}
     assert ws.verify() == []  # sound, just untidy
 
-    kept = ws.remove_orphans()  # the default grace period: all of them are too recent to be sure
+    kept = ws._remove_orphans()  # the default grace period: all of them are too recent to be sure
     assert kept.files == () and kept.recent == len(orphans) and ws.counts() == after_kills
-    dry = ws.remove_orphans(older_than=0, dry_run=True)
+    dry = ws._remove_orphans(older_than=0, dry_run=True)
     assert {f.sha256 for f in dry.files} == orphans and not dry.removed and ws.counts() == after_kills
 
-    done = ws.remove_orphans(older_than=0)
+    done = ws._remove_orphans(older_than=0)
     assert done.removed and {f.sha256 for f in done.files} == orphans and done.recent == 0
     assert done.size == sum(f.size for f in dry.files)
     assert ws.counts() == before
@@ -295,7 +305,7 @@ def test_orphans_of_killed_saves_are_removed_and_every_used_file_stays(tmp_path)
         ws.load_labels(loaded.labels.name, loaded.labels.version)
     for file in used:
         ws.read_file(file)
-    assert ws.remove_orphans(older_than=0).files == ()  # nothing left to do
+    assert ws._remove_orphans(older_than=0).files == ()  # nothing left to do
 
 
 def test_a_file_removed_under_a_retried_save_is_refused_cleanly_and_the_retry_stores_it(tmp_path, monkeypatch) -> None:
@@ -304,30 +314,32 @@ def test_a_file_removed_under_a_retried_save_is_refused_cleanly_and_the_retry_st
     the next try stores them anew. No record ever points to a missing file."""
     ws = Workspace(tmp_path)
     monkeypatch.setattr(stored_files, "_now", lambda: "2020-01-01T00:00:00.000000+00:00")
-    old = ws.put_file(b"q1 Q0 d1 1 0.9 t\n", "left.trec")  # left by a save killed long ago
+    old = ws._put_file(b"q1 Q0 d1 1 0.9 t\n", "left.trec")  # left by a save killed long ago
     monkeypatch.undo()
-    again = ws.put_file(b"q1 Q0 d1 1 0.9 t\n", "again.trec")  # the retried save stores the same bytes ...
+    again = ws._put_file(b"q1 Q0 d1 1 0.9 t\n", "again.trec")  # the retried save stores the same bytes ...
     assert not again.created and again.stored_at == old.stored_at  # ... without writing them again
-    assert [f.sha256 for f in ws.remove_orphans(older_than=600).files] == [old.sha256]  # a clean-up in between
+    assert [f.sha256 for f in ws._remove_orphans(older_than=600).files] == [old.sha256]  # a clean-up in between
     with pytest.raises(NotInWorkspace):
-        ws.save_run(read_run({"q1": ["d1"]}, name="t", model="m"), file=again)
-    retry = ws.put_file(b"q1 Q0 d1 1 0.9 t\n", "again.trec")
+        ws._save_run(read_run({"q1": ["d1"]}, name="t", model="m"), file=again)
+    retry = ws._put_file(b"q1 Q0 d1 1 0.9 t\n", "again.trec")
     assert retry.created
-    run = ws.save_run(read_run({"q1": ["d1"]}, name="t", model="m"), file=retry)
-    assert ws.remove_orphans(older_than=0).files == ()  # used: never removed, however old
+    run = ws._save_run(read_run({"q1": ["d1"]}, name="t", model="m"), file=retry)
+    seal_saved(ws)
+    assert ws._remove_orphans(older_than=0).files == ()  # used: never removed, however old
     assert ws.load_run(run.id).name == "t" and ws.verify() == []
 
 
 def test_content_rows_without_a_file_are_removed(tmp_path) -> None:
     ws = Workspace(tmp_path)
-    kept = ws.put_file(b"kept")
-    ws.save_labels(read_labels({"q": {"d"}}), name="set", file=kept)
+    kept = ws._put_file(b"kept")
+    ws._save_labels(read_labels({"q": {"d"}}), name="set", file=kept)
+    seal_saved(ws)
     raw = sqlite3.connect(ws.path)  # foreign keys off: how a stray content row could ever appear
     raw.execute("INSERT INTO file_chunks (sha256, seq, data) VALUES ('feed', 0, x'00')")
     raw.commit()
     raw.close()
     assert any("foreign key" in problem for problem in ws.verify())
-    done = ws.remove_orphans(older_than=0)
+    done = ws._remove_orphans(older_than=0)
     assert done.stray_chunks == 1 and done.files == ()
     assert ws.verify() == [] and ws.read_file(kept.sha256) == b"kept"
 
@@ -336,23 +348,24 @@ def test_clean_up_racing_writers_never_breaks_a_reference(tmp_path) -> None:
     """Writers store a file, then save the run that uses it (two transactions) while clean-ups run. With the
     default grace period every save succeeds; with none a save may be refused (its file went between the two),
     but no record ever points to a missing file."""
-    Workspace(tmp_path).put_file(b"init")
+    Workspace(tmp_path)._put_file(b"init")
 
     def writer(worker: int, outcomes: list) -> None:
         ws = Workspace(tmp_path)
         for i in range(6):
             data = f"q1 Q0 d{i} 1 0.9 w{worker}\nq2 Q0 d{worker} 1 0.5 w{worker}\n".encode()
             try:
-                ws.save_run(data, line=f"w{worker}")
+                ws._save_run(data, line=f"w{worker}")
                 outcomes.append("saved")
             except NotInWorkspace as exc:  # the file was removed between the two transactions
                 assert "not stored in this workspace" in str(exc)
                 outcomes.append("refused")
+        seal_saved(ws)
 
     def sweeper(grace: float, stop: threading.Event) -> None:
         ws = Workspace(tmp_path)
         while not stop.is_set():
-            ws.remove_orphans(older_than=grace)
+            ws._remove_orphans(older_than=grace)
 
     for grace in (stored_files.ORPHAN_GRACE_S, 0.0):
         outcomes: list = []
@@ -379,13 +392,13 @@ def test_files_a_dashboard_link_names_are_kept(tmp_path) -> None:
     """The dashboard's data sets (``?data=<key>`` links) name uploads in manifests inside the workspace folder: those
     files are in use even though no row points to them."""
     ws = Workspace(tmp_path)
-    store = Uploads(ws)
-    labels = store.put_file("labels.json", (SEED / "labels.json").read_bytes())
-    run = store.put_file("run.json", (SEED / "run.json").read_bytes())
-    docs = store.put_file("docs.jsonl", b'{"doc_id": "faq-login", "tokens": 12}\n')
-    key = store.put_dataset(Dataset(labels=labels, runs=(RunSpec(file=run, name="run"),), documents=docs))
-    loose = ws.put_file(b"uploaded, never part of a data set", "loose.txt")
-    done = ws.remove_orphans(older_than=0)
+    store, door = Uploads(ws), Session(ws, local_actor())
+    labels = store.put_file("labels.json", (SEED / "labels.json").read_bytes(), session=door)
+    run = store.put_file("run.json", (SEED / "run.json").read_bytes(), session=door)
+    docs = store.put_file("docs.jsonl", b'{"doc_id": "faq-login", "tokens": 12}\n', session=door)
+    key = store.put_dataset(Dataset(labels=labels, runs=(RunSpec(file=run, name="run"),), documents=docs), door)
+    loose = ws._put_file(b"uploaded, never part of a data set", "loose.txt")
+    done = ws._remove_orphans(older_than=0)
     assert [f.sha256 for f in done.files] == [loose.sha256]
     assert {ref.sha256 for ref in (labels, run, docs)} <= set(ws.files()["sha256"])
     reopened = Uploads(Workspace(tmp_path))  # after a restart the link still opens its files

@@ -22,11 +22,11 @@ from evalcore.store.workspace import DB_NAME, SCHEMA_VERSION, Workspace
 def recorded(folder: Path) -> Path:
     """A workspace with three events and two holdout reveals (each reveal is an event too: 5 events)."""
     ws = Workspace(folder)
-    ws.record_event("ana@example.com", "upload", "label set labels v1", "labels.tsv")
-    ws.record_reveal(read_labels({"q1": ["d1"], "q2": ["d2"]}), rule="hash 20%", runs=[("base", "m1")], who="ana")
-    ws.record_event("bo@example.com", "ledger note", "line x, query q1 (labels)", "checked")
-    ws.record_reveal(read_labels({"q1": ["d1"], "q2": ["d2"]}), rule="hash 20%", runs=[("base", "m1")], who="lee")
-    ws.record_event("lee@example.com", "delete", "run #1 base")
+    ws._record_event("ana@example.com", "upload", "label set labels v1", "labels.tsv")
+    ws._record_reveal(read_labels({"q1": ["d1"], "q2": ["d2"]}), rule="hash 20%", runs=[("base", "m1")], who="ana")
+    ws._record_event("bo@example.com", "ledger note", "line x, query q1 (labels)", "checked")
+    ws._record_reveal(read_labels({"q1": ["d1"], "q2": ["d2"]}), rule="hash 20%", runs=[("base", "m1")], who="lee")
+    ws._record_event("lee@example.com", "delete", "run #1 base")
     ws.close()
     return folder
 
@@ -58,12 +58,13 @@ def test_an_untouched_record_is_sound_and_verify_prints_its_newest_hashes(tmp_pa
 def test_each_row_carries_the_hash_of_its_content_and_of_the_row_before(tmp_path) -> None:
     folder = recorded(tmp_path / "ws")
     conn = sqlite3.connect(folder / DB_NAME)
-    rows = conn.execute("SELECT id, at, who, action, subject, detail, prev_hash, hash FROM events ORDER BY id").fetchall()
+    rows = conn.execute("SELECT id, at, who, action, subject, detail, sealed, prev_hash, hash FROM events "
+                        "ORDER BY id").fetchall()
     conn.close()
     previous = GENESIS
-    for row in rows:
-        assert row[6] == previous and row[7] == link(previous, row[:6])
-        previous = row[7]
+    for row in rows:  # the sealed records (`seals`) are hashed after the content, when there is that column
+        assert row[7] == previous and row[8] == link(previous, row[:7])
+        previous = row[8]
 
 
 def test_insert_or_replace_of_a_past_event_is_refused_and_if_forced_is_named(tmp_path) -> None:
@@ -152,6 +153,9 @@ def test_a_workspace_from_before_the_chain_is_chained_on_open_and_its_record_kep
     before = Workspace(folder).events()
     reveals = Workspace(folder).reveals()
     conn = sqlite3.connect(folder / DB_NAME, isolation_level=None)  # back to how the step before kept the record
+    for table, column in (("events", "sealed"), ("outcomes", "evidence_recall"), ("runs", "chunks_fingerprint"),
+                          ("runs", "chunks_format"), ("runs", "chunks_name"), ("runs", "chunks_sha256")):
+        conn.execute(f"ALTER TABLE {table} DROP COLUMN {column}")  # what the later steps 6 and 7 add
     for table in ("events", "holdout_reveals"):
         conn.execute(f"DROP TRIGGER {table}_no_replace")
         conn.execute(f"DROP TRIGGER {table}_update")
@@ -169,9 +173,11 @@ def test_a_workspace_from_before_the_chain_is_chained_on_open_and_its_record_kep
     read_only.close()
     upgraded = Workspace(folder)
     assert upgraded.read(lambda c: c.execute("PRAGMA user_version").fetchone()[0]) == SCHEMA_VERSION
-    assert upgraded.events().equals(before) and upgraded.reveals().equals(reveals)
-    assert upgraded.verify() == [] and upgraded.record_heads()["events"][0] == 5
-    upgraded.record_event("ana", "upload", "run #2")  # chained after the rows sealed on upgrade
+    events = upgraded.events()  # newest first: the upgrade's own event sealing the records saved before, then the five
+    assert events.iloc[1:].reset_index(drop=True).equals(before) and upgraded.reveals().equals(reveals)
+    assert events.iloc[0][["who", "action"]].tolist() == ["evalcore", "seal saved records"]
+    assert upgraded.verify() == [] and upgraded.record_heads()["events"][0] == 6
+    upgraded._record_event("ana", "upload", "run #2")  # chained after the rows sealed on upgrade
     assert upgraded.verify() == []
     upgraded.close()
     with pytest.raises(sqlite3.IntegrityError, match="never changed"):  # its update trigger is back after the step

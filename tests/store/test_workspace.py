@@ -40,6 +40,12 @@ def seed_evaluation(**options):
     return evalcore.evaluate_runs([run], SEED_LABELS, k=(1, 3), n_resamples=200, **options)
 
 
+def seal_saved(ws: Workspace, who: str = "ana") -> None:
+    """Record an event, as every workflow does with its change: it seals what this connection saved through the
+    store's own methods (`evalcore.store.seals`); a record in no event is one `verify` names."""
+    ws._record_event(who, "save", "what the test saved")
+
+
 def run_cli(*args: object, env: dict | None = None, stdin: str | None = None) -> subprocess.CompletedProcess:
     from cli_runner import run_cli  # the command line in-process (tests/cli_runner.py)
 
@@ -65,29 +71,29 @@ def test_location_comes_from_the_environment_then_xdg(monkeypatch, tmp_path) -> 
 def test_an_upload_is_stored_once_by_content(tmp_path) -> None:
     ws = Workspace(tmp_path)
     data = b"q1 Q0 d1 1 0.9 tag\n"
-    first = ws.put_file(data, "a.trec")
-    again = ws.put_file(data, "renamed.trec")
+    first = ws._put_file(data, "a.trec")
+    again = ws._put_file(data, "renamed.trec")
     path = tmp_path / "copy.trec"
     path.write_bytes(data)
-    from_path = ws.put_file(path)
+    from_path = ws._put_file(path)
     assert first.created and not again.created and not from_path.created
     assert first.sha256 == again.sha256 == from_path.sha256
     assert ws.read_file(first.sha256) == data
     assert len(ws.files()) == 1
     assert ws.file(first.sha256[:10]).name == "a.trec"  # the first name is kept
-    empty = ws.put_file(b"", "empty.txt")
+    empty = ws._put_file(b"", "empty.txt")
     assert ws.read_file(empty.sha256) == b""
     with pytest.raises(evalcore.InputError, match="missing.trec"):
-        ws.put_file(tmp_path / "missing.trec")
+        ws._put_file(tmp_path / "missing.trec")
 
 
-def test_large_files_are_chunked_and_streamed(tmp_path, monkeypatch) -> None:
-    monkeypatch.setattr(stored_files, "CHUNK_BYTES", 1000)
+def test_large_files_are_stored_in_blocks_and_streamed(tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(stored_files, "BLOCK_BYTES", 1000)
     ws = Workspace(tmp_path)
     data = os.urandom(10_500)
     path = tmp_path / "big.bin"
     path.write_bytes(data)
-    stored = ws.put_file(path)
+    stored = ws._put_file(path)
     assert ws.read_file(stored.sha256) == data
     assert ws.counts()["file_chunks"] == 11
     assert ws.verify() == []
@@ -99,7 +105,7 @@ def test_large_files_are_chunked_and_streamed(tmp_path, monkeypatch) -> None:
 def test_saved_evaluation_records_version_runs_summary_and_outcomes(tmp_path) -> None:
     ws = Workspace(tmp_path)
     evaluation = seed_evaluation()
-    saved = ws.save_evaluation(evaluation, k=1)
+    saved = ws._save_evaluation(evaluation, k=1)
     assert saved.created and saved.k == 1 and saved.ks == (1, 3)
     assert saved.labels.version == 1 and saved.labels.fingerprint == evaluation.labels.fingerprint
     assert [r.model for r in saved.runs] == ["acme-embed-v1"] and saved.runs[0].line == "acme-embed-v1"
@@ -112,7 +118,7 @@ def test_saved_evaluation_records_version_runs_summary_and_outcomes(tmp_path) ->
     assert outcomes.loc["enterprise sso", "first_rank"] == 3
     assert set(outcomes["fingerprint"]) == {evaluation.labels.fingerprint}
 
-    again = ws.save_evaluation(evaluation, k=1)
+    again = ws._save_evaluation(evaluation, k=1)
     assert not again.created and again.id == saved.id
     assert len(ws.evaluations()) == 1 and len(ws.runs()) == 1
 
@@ -120,21 +126,22 @@ def test_saved_evaluation_records_version_runs_summary_and_outcomes(tmp_path) ->
 def test_the_chosen_k_defaults_to_the_largest_and_is_checked_against_the_depth(tmp_path) -> None:
     ws = Workspace(tmp_path)
     evaluation = seed_evaluation()
-    assert ws.save_evaluation(evaluation).k == 3  # no k: the evaluation's largest
+    assert ws._save_evaluation(evaluation).k == 3  # no k: the evaluation's largest
     for bad in (0, 4, 2.0, True):
         with pytest.raises(UsageError, match="'k' parameter must be an integer between 1 and 3 "
                                              r"\(the depth this evaluation was scored to\)"):
-            ws.save_evaluation(evaluation, k=bad)
+            ws._save_evaluation(evaluation, k=bad)
     assert len(ws.evaluations()) == 1
 
 
 def test_a_restart_loses_nothing(tmp_path) -> None:
     ws = Workspace(tmp_path)
     evaluation = seed_evaluation()
-    upload = ws.put_file((SEED / "labels.json").read_bytes(), "labels.json")
-    saved = ws.save_evaluation(evaluation, k=1, labels_file=upload, label_set="support")
-    version = ws.add_cases("support", [Case("sso login loop", ("acct-sso",), query_text="sso keeps looping")])
-    ws.archive.set_note("acme-embed-v1", "reset my password", "customers say 'reset', docs say 'recover'")
+    upload = ws._put_file((SEED / "labels.json").read_bytes(), "labels.json")
+    saved = ws._save_evaluation(evaluation, k=1, labels_file=upload, label_set="support")
+    version = ws._add_cases("support", [Case("sso login loop", ("acct-sso",), query_text="sso keeps looping")])
+    ws.archive._set_note("acme-embed-v1", "reset my password", "customers say 'reset', docs say 'recover'")
+    seal_saved(ws)
     before = ws.counts()
     ws.close()
     del ws
@@ -155,7 +162,7 @@ def test_a_restart_loses_nothing(tmp_path) -> None:
 
 def test_runs_and_labels_saved_from_files_keep_their_bytes_and_metadata(tmp_path) -> None:
     ws = Workspace(tmp_path)
-    run = ws.save_run(ROOT / "sample_data" / "base.trec", line="prod-search")
+    run = ws._save_run(ROOT / "sample_data" / "base.trec", line="prod-search")
     assert run.model == "acme-embed-base-v2" and run.dims == 768 and run.price_per_mtok == 0.02
     assert run.index_bytes == 1545216 and run.line == "prod-search" and run.file_name == "base.trec"
     assert ws.read_file(run.file_sha256) == (ROOT / "sample_data" / "base.trec").read_bytes()
@@ -163,14 +170,14 @@ def test_runs_and_labels_saved_from_files_keep_their_bytes_and_metadata(tmp_path
     original = read_run(ROOT / "sample_data" / "base.trec")
     assert loaded.model == original.model and loaded.n_rows == original.n_rows
     assert loaded.ranking("q001") == original.ranking("q001")
-    assert not ws.save_run(ROOT / "sample_data" / "base.trec", line="prod-search").created
+    assert not ws._save_run(ROOT / "sample_data" / "base.trec", line="prod-search").created
 
-    version = ws.save_labels(ROOT / "sample_data" / "labels.tsv")
+    version = ws._save_labels(ROOT / "sample_data" / "labels.tsv")
     assert version.name == "labels" and version.source_name == "labels.tsv" and version.n_queries == 320
     labels = ws.load_labels("labels")
     assert labels.fingerprint == evalcore.read_labels(ROOT / "sample_data" / "labels.tsv").fingerprint
     assert labels.field("query_text").iloc[0] == "retention policies limit"
-    assert not ws.save_labels(ROOT / "sample_data" / "labels.tsv").created
+    assert not ws._save_labels(ROOT / "sample_data" / "labels.tsv").created
 
 
 # ----------------------------------------------------------------------------- label versions
@@ -178,9 +185,9 @@ def test_runs_and_labels_saved_from_files_keep_their_bytes_and_metadata(tmp_path
 
 def test_label_versions_are_frozen(tmp_path) -> None:
     ws = Workspace(tmp_path)
-    saved = ws.save_evaluation(seed_evaluation(), k=1, label_set="support")
+    saved = ws._save_evaluation(seed_evaluation(), k=1, label_set="support")
     v1 = ws.load_labels("support", 1)
-    v2 = ws.add_cases("support", [{"query": "sso login loop", "relevant": ["acct-sso"], "query_text": "loop"},
+    v2 = ws._add_cases("support", [{"query": "sso login loop", "relevant": ["acct-sso"], "query_text": "loop"},
                                   {"query": "reset my password", "relevant": ["acct-recovery", "faq-login"]}])
     assert v2.version == 2 and v2.parent_version == 1 and v2.created
     assert "added 1 query and 2 judgments" in v2.change
@@ -191,9 +198,9 @@ def test_label_versions_are_frozen(tmp_path) -> None:
     assert set(latest.queries) == set(SEED_LABELS) | {"sso login loop"}
     assert latest.field("query_text")["sso login loop"] == "loop"
 
-    same = ws.add_cases("support", [{"query": "sso login loop", "relevant": ["acct-sso"]}])
+    same = ws._add_cases("support", [{"query": "sso login loop", "relevant": ["acct-sso"]}])
     assert not same.created and same.version == 2
-    regraded = ws.add_cases("support", [Case("sso login loop", ("acct-sso",), grade=2)])
+    regraded = ws._add_cases("support", [Case("sso login loop", ("acct-sso",), grade=2)])
     assert regraded.version == 3 and "changed 1 grade" in regraded.change
 
     with pytest.raises(FrozenError, match="never change"):
@@ -208,9 +215,9 @@ def test_label_versions_are_frozen(tmp_path) -> None:
     with pytest.raises(NotInWorkspace, match="no version 9"):
         ws.load_labels("support", 9)
     with pytest.raises(NotInWorkspace, match="No label set named 'other'"):
-        ws.add_cases("other", [Case("q", ("d",))])
+        ws._add_cases("other", [Case("q", ("d",))])
     with pytest.raises(UsageError, match="relevant"):
-        ws.add_cases("support", [{"query": "q", "relevant": []}])
+        ws._add_cases("support", [{"query": "q", "relevant": []}])
 
 
 # ----------------------------------------------------------------------------- crashes
@@ -223,22 +230,23 @@ import evalcore.store.workspace as w
 from evalcore.readers.runs import read_run
 import evalcore
 
-real = f._store_chunks
-def crash(conn, digest, chunks):
-    real(conn, digest, chunks)      # rows written inside the open transaction ...
+real = f._store_blocks
+def crash(conn, digest, blocks):
+    real(conn, digest, blocks)      # rows written inside the open transaction ...
     os._exit(17)                    # ... and the process dies before COMMIT
-f._store_chunks = crash
+f._store_blocks = crash
 ws = w.Workspace(sys.argv[1])
 run = read_run({"q": ["d", "e"]}, name="crashed", model="never-saved")
 ev = evalcore.evaluate_runs([run], {"q": ["d"], "p": ["e"]}, k=1, n_resamples=200)
-ws.save_evaluation(ev)
+ws._save_evaluation(ev)
 print("not reached")
 """
 
 
 def test_a_process_dying_inside_a_write_leaves_the_workspace_as_it_was(tmp_path) -> None:
     ws = Workspace(tmp_path)
-    ws.save_evaluation(seed_evaluation(), k=1)
+    ws._save_evaluation(seed_evaluation(), k=1)
+    seal_saved(ws)
     before = ws.counts()
     listing = ws.evaluations()
     out = subprocess.run([sys.executable, "-c", CRASH_MID_TRANSACTION, str(tmp_path)], capture_output=True,
@@ -250,25 +258,25 @@ def test_a_process_dying_inside_a_write_leaves_the_workspace_as_it_was(tmp_path)
     assert reopened.counts() == before
     pd.testing.assert_frame_equal(reopened.evaluations(), listing)
     assert "never-saved" not in set(reopened.runs()["model"])
-    assert reopened.put_file(b"after the crash", "next.txt").created  # and it still takes writes
+    assert reopened._put_file(b"after the crash", "next.txt").created  # and it still takes writes
 
 
 KILLED_WHILE_STORING = """
 import os, sys
 import evalcore.store.files as f
 import evalcore.store.workspace as w
-f.CHUNK_BYTES = 256 * 1024
+f.BLOCK_BYTES = 256 * 1024
 ws = w.Workspace(sys.argv[1])
 data = os.urandom(96 * 1024 * 1024)
 print("writing", flush=True)
-ws.put_file(data, "huge.bin")
+ws._put_file(data, "huge.bin")
 print("committed", flush=True)
 """
 
 
 def test_sigkill_during_a_large_upload_leaves_no_trace_and_no_damage(tmp_path) -> None:
     ws = Workspace(tmp_path)
-    kept = ws.put_file(b"kept", "kept.txt")
+    kept = ws._put_file(b"kept", "kept.txt")
     before = ws.counts()
     ws.close()
     child = subprocess.Popen([sys.executable, "-c", KILLED_WHILE_STORING, str(tmp_path)], stdout=subprocess.PIPE,
@@ -293,8 +301,16 @@ def test_sigkill_during_a_large_upload_leaves_no_trace_and_no_damage(tmp_path) -
 def _writer(location: str, worker: int, n: int) -> None:
     ws = Workspace(location)
     for i in range(n):
-        ws.put_file(f"worker {worker} file {i}".encode(), f"w{worker}-{i}.txt")
-        ws.add_cases("shared", [Case(f"w{worker}-q{i}", (f"doc-{worker}-{i}",))])
+        ws._put_file(f"worker {worker} file {i}".encode(), f"w{worker}-{i}.txt")
+        ws._add_cases("shared", [Case(f"w{worker}-q{i}", (f"doc-{worker}-{i}",))])
+    seal_saved(ws, f"worker{worker}")
+
+
+def _saved_first(location: Path) -> None:
+    first = Workspace(location)
+    first._save_evaluation(seed_evaluation(), label_set="shared")
+    seal_saved(first)
+    first.close()
 
 
 def _check_nothing_lost(location: Path, workers: int, n: int) -> None:
@@ -309,13 +325,13 @@ def _check_nothing_lost(location: Path, workers: int, n: int) -> None:
 
 
 def test_threads_writing_at_once_lose_nothing(tmp_path) -> None:
-    Workspace(tmp_path).save_evaluation(seed_evaluation(), label_set="shared")
+    _saved_first(tmp_path)
     shared = Workspace(tmp_path)  # some threads share one instance, others open their own
 
     def shared_writer(worker: int) -> None:
         for i in range(4):
-            shared.put_file(f"worker {worker} file {i}".encode(), f"w{worker}-{i}.txt")
-            shared.add_cases("shared", [Case(f"w{worker}-q{i}", (f"doc-{worker}-{i}",))])
+            shared._put_file(f"worker {worker} file {i}".encode(), f"w{worker}-{i}.txt")
+            shared._add_cases("shared", [Case(f"w{worker}-q{i}", (f"doc-{worker}-{i}",))])
 
     threads = [threading.Thread(target=_writer, args=(str(tmp_path), w, 4)) for w in range(4)]
     threads += [threading.Thread(target=shared_writer, args=(w,)) for w in range(4, 6)]
@@ -323,11 +339,12 @@ def test_threads_writing_at_once_lose_nothing(tmp_path) -> None:
         t.start()
     for t in threads:
         t.join(timeout=120)
+    seal_saved(shared)
     _check_nothing_lost(tmp_path, 6, 4)
 
 
 def test_processes_writing_at_once_lose_nothing(tmp_path) -> None:
-    Workspace(tmp_path).save_evaluation(seed_evaluation(), label_set="shared")
+    _saved_first(tmp_path)
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
     context = multiprocessing.get_context(method)
     processes = [context.Process(target=_writer, args=(str(tmp_path), w, 5)) for w in range(4)]
@@ -344,14 +361,15 @@ def test_processes_writing_at_once_lose_nothing(tmp_path) -> None:
 
 def test_deleting_is_explicit_and_takes_what_depends_on_it(tmp_path) -> None:
     ws = Workspace(tmp_path)
-    upload = ws.put_file((SEED / "labels.json").read_bytes(), "labels.json")
-    saved = ws.save_evaluation(seed_evaluation(), k=1, labels_file=upload, label_set="support")
+    upload = ws._put_file((SEED / "labels.json").read_bytes(), "labels.json")
+    saved = ws._save_evaluation(seed_evaluation(), k=1, labels_file=upload, label_set="support")
+    seal_saved(ws)
     with pytest.raises(UsageError, match="still used by"):
-        ws.delete("file", upload.sha256)
-    plan = ws.delete("labels", "support", dry_run=True)
+        ws._delete("file", upload.sha256)
+    plan = ws._delete("labels", "support", dry_run=True)
     assert plan.counts == {"versions": 1, "evaluations": 1, "outcomes": 3, "ledger": 0}
     assert len(ws.evaluations()) == 1  # a plan deletes nothing
-    done = ws.delete("labels", "support")
+    done = ws._delete("labels", "support", who="ana")  # its event records what went
     assert done.description == plan.description
     assert ws.evaluations().empty and ws.label_sets().empty
     assert len(ws.runs()) == 1  # runs stay
@@ -360,7 +378,7 @@ def test_deleting_is_explicit_and_takes_what_depends_on_it(tmp_path) -> None:
     with pytest.raises(NotInWorkspace):
         ws.evaluation(saved.id)
     with pytest.raises(UsageError, match="kind"):
-        ws.delete("everything", "x")
+        ws._delete("everything", "x")
 
 
 def test_history_of_a_model_line_is_chart_ready(tmp_path) -> None:
@@ -369,7 +387,7 @@ def test_history_of_a_model_line_is_chart_ready(tmp_path) -> None:
     for step, misses in enumerate((6, 3, 1)):
         ranked = {f"q{i}": (["x", f"d{i}"] if i < misses else [f"d{i}"]) for i in range(12)}
         run = read_run(ranked, name=f"v{step}", model="acme-embed", dims=256)
-        ws.save_evaluation(evalcore.evaluate_runs([run], labels, k=(1, 2), n_resamples=200), k=1)
+        ws._save_evaluation(evalcore.evaluate_runs([run], labels, k=(1, 2), n_resamples=200), k=1)
     history = ws.history("acme-embed", ["recall@1", "mrr"])
     assert list(history["step"].unique()) == [1, 2, 3]
     recall = history[history["metric"] == "recall@1"]
@@ -449,8 +467,8 @@ def test_the_change_marker_moves_with_every_saved_or_deleted_evaluation(tmp_path
     ws = Workspace(tmp_path)
     empty = ws.change_marker()
     assert ws.change_marker() == empty  # reading changes nothing
-    first = ws.save_evaluation(seed_evaluation(), k=1, label_set="support")
+    first = ws._save_evaluation(seed_evaluation(), k=1, label_set="support")
     after_save = Workspace(tmp_path).change_marker()  # another process sees it too
     assert after_save != empty
-    ws.delete("evaluation", str(first.id))
+    ws._delete("evaluation", str(first.id))
     assert ws.change_marker() not in (after_save, empty)

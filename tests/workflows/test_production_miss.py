@@ -23,7 +23,7 @@ OWNER = Actor("ow@example.com", Role.OWNER, "signed in")
 @pytest.fixture
 def workspace(tmp_path) -> Workspace:
     ws = Workspace(tmp_path / "ws")
-    ws.save_labels(read_labels(SAMPLE / "labels.tsv"))
+    ws._save_labels(read_labels(SAMPLE / "labels.tsv"))
     return ws
 
 

@@ -22,10 +22,10 @@ VIEWER = Actor("vi@example.com", Role.VIEWER, "signed in")
 
 def test_documents_and_chunk_maps_are_recorded_once_each_beside_labels_and_runs(tmp_path) -> None:
     ws = Workspace(tmp_path / "ws")
-    labels_file = ws.put_file(S / "chunking" / "labels.tsv", "labels.tsv")
-    run_file = ws.put_file(S / "chunking" / "sent3.trec", "sent3.trec")
-    docs = ws.put_file(S / "docs.jsonl", "docs.jsonl")
-    chunks = ws.put_file(S / "chunking" / "sent3.chunks.csv", "sent3.chunks.csv")
+    labels_file = ws._put_file(S / "chunking" / "labels.tsv", "labels.tsv")
+    run_file = ws._put_file(S / "chunking" / "sent3.trec", "sent3.trec")
+    docs = ws._put_file(S / "docs.jsonl", "docs.jsonl")
+    chunks = ws._put_file(S / "chunking" / "sent3.chunks.csv", "sent3.chunks.csv")
     run = read_run(S / "chunking" / "sent3.trec")
     for _ in range(2):  # registering the same data set again (another upload beside it) records nothing new
         record_upload(ws, actor=EDITOR, labels=read_labels(S / "chunking" / "labels.tsv"), labels_file=labels_file,
@@ -40,14 +40,14 @@ def test_documents_and_chunk_maps_are_recorded_once_each_beside_labels_and_runs(
     assert chunks.sha256 in by_subject[chunk_map_subject("sent3", chunks)]
 
     # Another documents file (other bytes) is another upload.
-    other = ws.put_file(b'{"doc_id": "d1", "text": "x"}\n', "docs.jsonl")
+    other = ws._put_file(b'{"doc_id": "d1", "text": "x"}\n', "docs.jsonl")
     record_upload(ws, actor=EDITOR, documents=other)
     assert len(ws.events(action="upload")) == 5
 
 
 def test_a_viewer_records_no_documents_or_chunk_map(tmp_path) -> None:
     ws = Workspace(tmp_path / "ws")
-    docs = ws.put_file(S / "docs.jsonl", "docs.jsonl")
+    docs = ws._put_file(S / "docs.jsonl", "docs.jsonl")
     with pytest.raises(NotPermitted):
         record_upload(ws, actor=VIEWER, documents=docs, chunk_maps=[("sent3", docs)])
     assert ws.events().empty
