@@ -39,7 +39,7 @@ class Role(IntEnum):
 
 ROLE_WORDS = {
     Role.VIEWER: "read every page and download",
-    Role.EDITOR: "also upload files, save evaluations, edit the failure ledger and judge",
+    Role.EDITOR: "also upload files, save evaluations, edit the failure ledger, judge and build approximate indexes",
     Role.OWNER: "also reveal the holdout, delete and add label-set versions",
 }
 """Each role in one line, for the page that says what the signed-in person may do."""
@@ -49,11 +49,13 @@ ACTIONS: dict[str, tuple[Role, str]] = {
     "save_evaluation": (Role.EDITOR, "save evaluations"),
     "edit_ledger": (Role.EDITOR, "edit the failure ledger"),
     "judge": (Role.EDITOR, "judge blind and flag labels for re-judging"),
+    "build_index": (Role.EDITOR, "build approximate indexes on this server (each takes its memory)"),
     "reveal_holdout": (Role.OWNER, "reveal the holdout"),
     "delete": (Role.OWNER, "delete from the workspace"),
     "manage_label_versions": (Role.OWNER, "add label-set versions"),
 }
-"""Every action that changes the workspace: the least role that may take it, and the action in plain words."""
+"""Every action that changes the workspace or costs the server real memory (building an index): the least role that
+may take it, and the action in plain words."""
 
 
 @dataclass(frozen=True)

@@ -118,7 +118,7 @@ GLOSSARY: dict[str, str] = {
                       "status, tags and notes.",
     "regression": "A query the previous run of the line answered and the new run found nothing relevant for.",
     "role": "What a signed-in person may do on a team server: a viewer reads and downloads; an editor also uploads, "
-            "saves evaluations, edits the ledger and judges; an owner also reveals the holdout, deletes and manages "
+            "saves evaluations, edits the ledger, judges and builds approximate indexes; an owner also reveals the holdout, deletes and manages "
             "label-set versions.",
     "who did what": "The workspace's log of every change with the person who made it, from their sign-in (or the "
                     "command line's login name), never typed.",

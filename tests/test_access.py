@@ -28,7 +28,8 @@ owners = ["kim@search.example.org"]
 def test_each_role_may_what_the_issue_lists() -> None:
     viewer, editor, owner = (Actor("x", role) for role in Role)
     assert [a for a in ACTIONS if viewer.may(a)] == []
-    assert [a for a in ACTIONS if editor.may(a)] == ["upload", "save_evaluation", "edit_ledger", "judge"]
+    assert [a for a in ACTIONS if editor.may(a)] == ["upload", "save_evaluation", "edit_ledger", "judge",
+                                                     "build_index"]
     assert all(owner.may(a) for a in ACTIONS)
     assert viewer.summary() == "x (viewer): may read every page and download"
 

@@ -17,7 +17,8 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from ..analyses.index_size import IndexSizeReport
-from ..analyses.index_study import IndexSizeSettings, check_ks_within_depth, index_size_study, planned_names
+from ..analyses.index_study import (IndexSizeSettings, check_indexes, check_ks_within_depth, index_size_study,
+                                     planned_names)
 from ..errors import InputError, invalid_parameter
 from ..readers.labels import read_labels
 from ..readers.vectors import Vectors, check_dimensions, read_vectors
@@ -46,6 +47,7 @@ def run(args: argparse.Namespace, recording: Recording) -> int:
     docs = open_doc_vectors(args.doc_vectors, ids=args.doc_ids, format=args.vectors_format)
     queries = read_vectors(args.query_vectors, ids=args.query_ids, format=args.vectors_format)
     check_dimensions(queries, docs)
+    check_indexes(settings, docs.n, docs.dims)  # ranges and memory, before a reveal is recorded or anything built
     model = args.model or _stem(args.doc_vectors)
     planned = [SimpleNamespace(name=n, model=m) for n, m in planned_names(settings, docs.dims, model)]
     scoped = scope(args, labels, planned, recording)  # a --reveal is recorded before anything is searched
@@ -53,7 +55,7 @@ def run(args: argparse.Namespace, recording: Recording) -> int:
                              progress=_progress() if sys.stderr.isatty() else None)
     report = study.report
     split_notice(scoped, args.format)
-    warnings = study.warnings + report.evaluation.all_warnings
+    warnings = study.all_warnings  # each kind once: degenerate vectors tie in every variant at every k
     if args.format == "json":
         data = index_size_dict(report)
         data["warnings"] = [w.to_dict() for w in warnings]

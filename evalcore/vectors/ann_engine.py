@@ -18,13 +18,9 @@ from typing import Protocol
 
 import numpy as np
 
-from .index_spec import IndexSpec
+from .index_spec import IndexSpec, train_rows
 from .search import doc_rows, prepared_rows
 
-TRAIN_ROWS = 262_144
-TRAIN_BYTES = 128 << 20
-"""Most docs an index trains on (IVF's lists, PQ's and SQ8's codes), and at most `TRAIN_BYTES` of them: a seeded
-sample when there are more."""
 LATENCY_QUERIES = 1000
 """Most queries timed one at a time for the latency percentiles (evenly spread over the queries searched)."""
 BATCH_SECONDS = 0.2
@@ -59,9 +55,9 @@ class DocSource:
             yield self.rows(start, min(self.n, start + rows))
 
     def sample(self, most: int | None = None, seed: int = 0) -> np.ndarray:
-        """Every row when there are at most ``most`` (default `TRAIN_ROWS`, within `TRAIN_BYTES`), else ``most``
-        rows drawn with ``seed`` (in row order)."""
-        most = most or min(TRAIN_ROWS, max(1, TRAIN_BYTES // (4 * self.dims)))
+        """Every row when there are at most ``most`` (default: as many as an index trains on,
+        `evalcore.vectors.index_spec.train_rows`), else ``most`` rows drawn with ``seed`` (in row order)."""
+        most = most or train_rows(self.n, self.dims) or 1
         if self.n <= most:
             return self.rows(0, self.n)
         picked = np.sort(np.random.default_rng(seed).choice(self.n, most, replace=False))

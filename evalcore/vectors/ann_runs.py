@@ -52,9 +52,6 @@ class Searched:
     speed: Speed
 
 
-Step = Callable[[float], None]
-
-
 class BuildStore(Protocol):
     """Where built indexes are kept between studies of the same doc vectors (the caller keys it by their content):
     a sweep that adds an ef or nprobe searches the index already built."""

@@ -38,15 +38,21 @@ _COPY_BYTES = 2 << 20
 
 def max_vector_bytes() -> int:
     """The memory budget for doc vectors, in bytes: ``EVALCORE_MAX_VECTOR_MB`` or the default."""
-    raw = os.environ.get(MAX_VECTOR_ENV)
+    return megabytes_setting(MAX_VECTOR_ENV, DEFAULT_MAX_VECTOR_MB)
+
+
+def megabytes_setting(name: str, default_mb: int) -> int:
+    """A memory budget set in megabytes by the environment variable ``name`` (unset or blank: ``default_mb``), in
+    bytes; anything but a positive, finite number is one `UsageError` sentence naming the variable."""
+    raw = os.environ.get(name)
     if raw is None or not raw.strip():
-        return DEFAULT_MAX_VECTOR_MB * _MB
+        return default_mb * _MB
     try:
         value = float(raw)
     except ValueError:
         value = -1.0
-    if not value > 0 or value != value or value == float("inf"):
-        raise UsageError(f"{MAX_VECTOR_ENV} must be a positive number of megabytes. Got {raw!r}.")
+    if not 0 < value < float("inf"):
+        raise UsageError(f"{name} must be a positive number of megabytes. Got {raw[:40]!r}.")
     return int(value * _MB)
 
 

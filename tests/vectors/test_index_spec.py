@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from evalcore.errors import UsageError
-from evalcore.vectors.index_spec import parse_index_spec, parse_index_specs
+from evalcore.vectors.index_spec import KINDS, parse_index_spec, parse_index_specs
 
 
 def test_a_spec_reads_with_its_defaults_and_names_its_run_from_what_was_written() -> None:
@@ -39,11 +39,41 @@ def test_a_sweep_of_ef_shares_one_build_and_nprobe_is_only_a_search_setting() ->
     ("hnsw:ef=8:ef=16", "The index 'hnsw:ef=8:ef=16' gives 'ef' twice: give it once."),
     ("hnsw:m16", "The index 'hnsw:m16' has 'm16' where a parameter name=value belongs (for example hnsw:m=16:ef=32)."),
     ("ivfpq:nbits=12", "The index 'ivfpq:nbits=12' needs nbits of at most 8 (one byte per code), got 12."),
+    # hostile input, round three, item 5: faiss's OverflowError, or gigabytes before anything was said
+    ("hnsw:ef=99999999999999999999999", "The index 'hnsw:ef=99999999999999999999999' needs ef of at most 4,096 "
+                                        "(candidates per search; more is exact search done slowly), got a number of "
+                                        "23 digits."),
+    ("hnsw:ef=2000000000", "The index 'hnsw:ef=2000000000' needs ef of at most 4,096 (candidates per search; more "
+                           "is exact search done slowly), got 2,000,000,000."),
+    ("hnsw:m=400000", "The index 'hnsw:m=400000' needs m of at most 256 (links per doc; each takes 8 bytes of every "
+                      "doc's memory), got 400,000."),
+    ("hnsw-sq8:efc=5000", "The index 'hnsw-sq8:efc=5000' needs efc of at most 4,096 (candidates per search; more "
+                          "is exact search done slowly), got 5,000."),
+    ("ivf:nlist=70000", "The index 'ivf:nlist=70000' needs nlist of at most 65,536 (lists; each needs docs to fill "
+                        "it), got 70,000."),
+    ("ivf:nprobe=" + "9" * 5000, "needs nprobe of at most 65,536 (lists searched, of the nlist there are), got a "
+                                 "number of 5,000 digits."),
+    ("hnsw:dims=" + "9" * 30, "needs dims of at most the vectors' dimensions (the first D numbers of each vector), "
+                              "got a number of 30 digits."),
+    ("hnsw:ef=\u00b2", "The index 'hnsw:ef=\u00b2' needs a whole number of at least 1 for 'ef', got '\u00b2'."),
+    ("hnsw:m=0000000000000000000001", "needs a whole number of at least 2 for 'm', got '0000000000000000000001'."),
 ])
 def test_a_bad_spec_is_one_sentence(text: str, said: str) -> None:
     with pytest.raises(UsageError) as caught:
         parse_index_spec(text)
-    assert str(caught.value) == said
+    assert str(caught.value).endswith(said) and len(str(caught.value)) < 400 and "\n" not in str(caught.value)
+
+
+def test_each_parameters_range_is_declared_once_with_its_kind() -> None:
+    ranges = {kind: {name: info.bound(name).words for name in info.names} for kind, info in KINDS.items()}
+    assert ranges["hnsw"] == ranges["hnsw-sq8"] == {
+        "m": "from 2 to 256", "ef": "from 1 to 4,096", "efc": "from 1 to 4,096",
+        "dims": "from 1 to the vectors' dimensions"}
+    assert ranges["ivfpq"] == {"nlist": "from 1 to 65,536 (and at most the number of docs)",
+                               "nprobe": "from 1 to 65,536 (and at most nlist)", "m": "from 1 to the dimensions",
+                               "nbits": "from 1 to 8", "dims": "from 1 to the vectors' dimensions"}
+    top = parse_index_spec("hnsw:m=256:ef=4096:efc=4096")  # the ceilings themselves are taken
+    assert top.as_dict() == {"m": 256, "ef": 4096, "efc": 4096}
 
 
 def test_the_same_index_twice_in_other_words_is_refused() -> None:
