@@ -9,12 +9,11 @@ pasted into a slide still says what it measures. Runs keep one colour across eve
 
 from __future__ import annotations
 
-import warnings
 from typing import TYPE_CHECKING, Any, Sequence
 
 import pandas as pd
 
-from evalcore.report.amounts import format_amount
+from evalcore.report.amounts import format_amount, format_interval
 
 from dashboard.index_charts import index_frontier, index_speed  # noqa: F401 - the Index size page's charts
 from dashboard.index_charts import records as _records
@@ -34,13 +33,6 @@ def warm() -> None:
 
 PALETTE = ["#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2", "#ff9da6", "#9d755d", "#bab0ac",
            "#eeca3b"]
-
-
-def _run_legend() -> alt.Legend:
-    """One legend definition for every chart that colours by run, so stacked charts merge them into one."""
-    import altair as alt
-
-    return alt.Legend(title="run", orient="top", symbolType="stroke", symbolStrokeWidth=3, symbolOpacity=1)
 
 
 def run_colors(runs: Sequence[str]) -> alt.Scale:
@@ -79,7 +71,7 @@ def metric_intervals(summary: pd.DataFrame, runs: Sequence[str], *, title: str, 
     the data are the named dataset `INTERVALS_DATA`, so the spec is the same for every k.
     """
     frame = summary[["run", "model", "metric", "mean", "ci_low", "ci_high", "n"]].copy()
-    frame["interval"] = [f"{lo:.3f} to {hi:.3f}" for lo, hi in zip(frame["ci_low"], frame["ci_high"])]
+    frame["interval"] = [format_interval(lo, hi, join=" to ") for lo, hi in zip(frame["ci_low"], frame["ci_high"])]
     metrics = list(dict.fromkeys(frame["metric"]))
     frame["order"] = [metrics.index(m) for m in frame["metric"]]
     y = {"field": "run", "type": "nominal", "sort": list(runs), "title": None}
@@ -119,7 +111,7 @@ def tradeoff(points: pd.DataFrame, runs: Sequence[str], *, metric: str, title: s
     frame = points.copy()
     if "metric" not in frame:
         frame["metric"] = metric
-    frame["interval"] = [f"{lo:.3f} to {hi:.3f}" for lo, hi in zip(frame["ci_low"], frame["ci_high"])]
+    frame["interval"] = [format_interval(lo, hi, join=" to ") for lo, hi in zip(frame["ci_low"], frame["ci_high"])]
     tooltip = [{"field": "run", "type": "nominal"}, {"field": "model", "type": "nominal"},
                {"field": "metric", "type": "nominal"},
                {"field": "mean", "type": "quantitative", "title": "mean", "format": ".3f"},
@@ -175,8 +167,7 @@ def history_chart(frame: pd.DataFrame, line: str, subtitle: str = "") -> alt.Lay
     import altair as alt
 
     data = frame.assign(
-        interval=[f"{lo:.3f} – {hi:.3f}" if pd.notna(lo) and pd.notna(hi) else "–"
-                  for lo, hi in zip(frame["ci_low"], frame["ci_high"])],
+        interval=[format_interval(lo, hi) for lo, hi in zip(frame["ci_low"], frame["ci_high"])],
         point=[f"#{rid} {run}" for rid, run in zip(frame["run_id"], frame["run"])],
     )
     order = data.drop_duplicates("run_id").sort_values("step")["point"].tolist()
@@ -231,7 +222,7 @@ def gap_chart(frame: pd.DataFrame, gap_rows: pd.DataFrame, runs: Sequence[str], 
     panels = []
     for run in runs:
         mine = frame[frame["run"] == run].copy()
-        mine["interval"] = mine.apply(lambda r: f"{r.ci_low:.3f} to {r.ci_high:.3f}", axis=1)
+        mine["interval"] = [format_interval(lo, hi, join=" to ") for lo, hi in zip(mine["ci_low"], mine["ci_high"])]
         mine["status"] = mine.apply(lambda r: TOO_FEW if r.small else f"rank {int(r['rank'])}", axis=1)
         colour = colors.range[list(all_runs).index(run)]
         base = alt.Chart(mine).encode(
@@ -267,8 +258,9 @@ def gap_chart(frame: pd.DataFrame, gap_rows: pd.DataFrame, runs: Sequence[str], 
             if g.verdict == "too few":
                 first = f"too few queries to compare (n = {g.n_a:,} vs {g.n_b:,}; at least {min_n:,} each)"
             else:
-                first = (f"gap {format_amount(metric, g.gap)} (95% CI {format_amount(metric, g.ci_low, unit=False)} "
-                         f"to {format_amount(metric, g.ci_high, unit=False)}): {g.verdict}; n = {g.n_a:,} vs {g.n_b:,}")
+                first = (f"gap {format_amount(metric, g.gap)} (95% CI "
+                         f"{format_interval(g.ci_low, g.ci_high, metric=metric, join=' to ')}): {g.verdict}; "
+                         f"n = {g.n_a:,} vs {g.n_b:,}")
             sub = [first, f"dotted: {g.group_a} {g.mean_a:.3f} · dashed: {g.group_b} {g.mean_b:.3f}"]
         panels.append(alt.layer(*layers).properties(
             width=max(200, 70 * len(order)), height=280,

@@ -1,28 +1,30 @@
-"""Results several pages share, computed once per data set and kept for every visitor: the intervals and paired
-tests at every k (Overview), the k budget (Choose k, prepared by the Overview), where every relevant doc landed and
-what was missed at k (Failures, Present).
+"""Results several pages share, as plain functions of a data set: the intervals and paired tests at every k
+(Overview), the k budget (Choose k, prepared by the Overview), each run's checks at every k (Overview), where every
+relevant doc landed and what was missed at k (Failures, Present).
 
-The two long ones (seconds with many queries) run as background jobs (`dashboard.jobs`), keyed on the data set's
-content and their settings, so a page can show what it has while they finish. Every number comes from the core.
+No Streamlit here: `dashboard.caching` keeps these results across reruns and sessions, and the pages reach them
+through it. The two long ones (seconds with many queries) run as background jobs (`dashboard.jobs`), keyed on the data
+set's content and their settings, so a page can show what it has while they finish. Every number comes from the core.
 """
 
 from __future__ import annotations
 
+from concurrent.futures import Future
 from dataclasses import replace
 from typing import Any
 
 import pandas as pd
-import streamlit as st
 
 from evalcore.analyses import failures as core_failures
 from evalcore.analyses.budget import k_budget, needs_chunk_size
 from evalcore.analyses.compare import ComparisonReport
+from evalcore.analyses.coverage import number_caveats
 from evalcore.analyses.curves import interval_curves
 from evalcore.analyses.k_settings import BudgetSettings
-from evalcore.store.datasets import Dataset
+from evalcore.metrics.dataset import Dataset
 
 from dashboard import jobs, loading
-from dashboard.loading import DEPTH, HASH, Loaded
+from dashboard.loading import DEPTH, Loaded
 
 MORE_METRICS = ("recall", "hit", "precision", "ndcg", "judged")
 """Every cutoff metric: what the Overview shows with "every metric" on. Without it, recall@k and MRR."""
@@ -35,7 +37,7 @@ BUDGETS_KEPT = 16
 # ----------------------------------------------------------------------------- intervals at every k
 
 
-def _curves_job(dataset: Dataset, more: bool):
+def _curves_job(dataset: Dataset, more: bool) -> Future | None:
     loaded = loading.evaluation(dataset)
     if not loaded.ok:
         return None
@@ -66,24 +68,22 @@ def curves_if_ready(dataset: Dataset, more: bool = False) -> Loaded | None:
 
 def summary_at(deep: Any, k: int, more: bool = False) -> pd.DataFrame:
     """`Evaluation.summary` at ``--k 1,k`` from the deep evaluation (recall and MRR rows only unless ``more``)."""
-    frame = deep.at((1, int(k))).summary
+    frame = deep.at((1, k)).summary
     if not more:
         frame = frame[frame["metric"].map(lambda m: m.split("@")[0] in ("recall", "mrr"))].reset_index(drop=True)
     return frame
 
 
-@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=HASH)
 def summary(dataset: Dataset, k: int, more: bool = False) -> pd.DataFrame:
     """`Evaluation.summary` at ``--k 1,k``: looked up in `curves` once they are ready, until then computed for this
-    k alone (the same numbers: one bootstrap draw per seed, whatever the columns). Shared, never changed."""
+    k alone (the same numbers: one bootstrap draw per seed, whatever the columns)."""
     loaded = curves_if_ready(dataset, more)
     if loaded is not None:
-        return loaded.value.summary((1, int(k))) if loaded.ok else pd.DataFrame()
+        return loaded.value.summary((1, k)) if loaded.ok else pd.DataFrame()
     deep = loading.evaluation(dataset)
     return summary_at(deep.value, k, more) if deep.ok else pd.DataFrame()
 
 
-@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=HASH)
 def comparison(dataset: Dataset, k: int, baseline: str) -> ComparisonReport | None:
     """Every run against ``baseline`` on recall@1, recall@k and MRR (paired, Holm-corrected), from `curves` (this
     waits for them: they hold the resampled sums the tests need)."""
@@ -91,7 +91,20 @@ def comparison(dataset: Dataset, k: int, baseline: str) -> ComparisonReport | No
     if not deep.ok or len(deep.value.results) < 2:
         return None
     loaded = curves(dataset)
-    return loaded.value.comparison(int(k), baseline) if loaded.ok else None
+    return loaded.value.comparison(k, baseline) if loaded.ok else None
+
+
+def caveats_every_k(dataset: Dataset) -> dict[int, dict[str, dict]]:
+    """`evalcore.analyses.coverage.number_caveats` for every k 1..`DEPTH` at once (about the cost of one k):
+    k -> run -> its row (blind share, judged depth, bounds)."""
+    loaded = loading.evaluation(dataset)
+    if not loaded.ok:
+        return {}
+    every = number_caveats(loaded.value, range(1, min(r.depth for r in loaded.value.results) + 1))
+    out: dict[int, dict[str, dict]] = {}
+    for row in every.to_dict("records"):
+        out.setdefault(int(row["k"]), {})[row["run"]] = row
+    return out
 
 
 # ----------------------------------------------------------------------------- the k budget
@@ -102,7 +115,9 @@ def budget_settings(dataset: Dataset, settings: BudgetSettings) -> BudgetSetting
     return replace(settings, max_k=DEPTH)
 
 
-def _budget_job(dataset: Dataset, settings: BudgetSettings):
+def budget_job(dataset: Dataset, settings: BudgetSettings) -> Future:
+    """The job computing `evalcore.analyses.budget.k_budget` for every run, k = 1..`DEPTH` (k-independent: the k
+    control only reads it): started once per data set and settings, shared by every visitor."""
     settings = budget_settings(dataset, settings)
     key = (dataset.key, repr(settings))
     found = jobs.started("budget", key)
@@ -117,20 +132,10 @@ def _budget_job(dataset: Dataset, settings: BudgetSettings):
                                                                        settings=settings))
 
 
-def budget(dataset: Dataset, settings: BudgetSettings) -> Loaded:
-    """`evalcore.analyses.budget.k_budget` for every run, k = 1..`DEPTH` (k-independent: the k control only reads
-    it). Computed once per data set and settings, shared by every visitor."""
-    future = _budget_job(dataset, settings)
-    if not future.done():
-        with st.spinner("Counting prompt tokens and resampling the recall curves…"):
-            return future.result()
-    return future.result()
-
-
 def prepare_budget(dataset: Dataset) -> None:
     """Start the first visit's Choose k numbers in the background (the Overview calls this after its first chart),
     so that page opens on numbers already computed."""
-    _budget_job(dataset, BudgetSettings())
+    budget_job(dataset, BudgetSettings())
 
 
 def can_size_chunks(dataset: Dataset) -> bool:
@@ -145,21 +150,18 @@ def can_size_chunks(dataset: Dataset) -> bool:
 # ----------------------------------------------------------------------------- what was missed
 
 
-@st.cache_resource(max_entries=8, show_spinner="Finding where every relevant doc landed…", hash_funcs=HASH)
 def landed(dataset: Dataset) -> core_failures.Landed | None:
-    """Where each run put each relevant doc (k-independent; computed once per data set)."""
+    """Where each run put each relevant doc (k-independent)."""
     loaded = loading.evaluation(dataset)
     return core_failures.landed(loaded.value) if loaded.ok else None
 
 
-@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=HASH)
-def missed(dataset: Dataset, k: int, mode: str) -> core_failures.FailureList | None:
-    """The (run, query) pairs missed at k (`evalcore.analyses.failures.FailureList`; shared, never changed)."""
+def missed(dataset: Dataset, k: int, mode: str, where: core_failures.Landed | None) -> core_failures.FailureList | None:
+    """The (run, query) pairs missed at k (`evalcore.analyses.failures.FailureList`), from ``where`` (`landed`)."""
     loaded = loading.evaluation(dataset)
     if not loaded.ok:
         return None
-    return core_failures.failure_list(loaded.value, k, mode=mode, runs=runs_for(loaded.value, mode),
-                                      where=landed(dataset))
+    return core_failures.failure_list(loaded.value, k, mode=mode, runs=runs_for(loaded.value, mode), where=where)
 
 
 def runs_for(evaluation: Any, mode: str) -> list[str]:
@@ -168,8 +170,8 @@ def runs_for(evaluation: Any, mode: str) -> list[str]:
     return [r.name for r in evaluation.results if mode != "fragment" or r.scores.has_evidence]
 
 
-@st.cache_resource(max_entries=128, show_spinner=False, hash_funcs=HASH)
-def drill_down(dataset: Dataset, query: str, k: int, runs: tuple[str, ...]) -> Loaded:
+def drill_down(dataset: Dataset, query: str, k: int, runs: tuple[str, ...],
+               where: core_failures.Landed | None) -> Loaded:
     """One query up close: every run's ranking with the relevant docs marked and the text of each doc."""
     loaded = loading.evaluation(dataset)
     if not loaded.ok:
@@ -177,4 +179,4 @@ def drill_down(dataset: Dataset, query: str, k: int, runs: tuple[str, ...]) -> L
     docs = loading.documents(dataset.documents) if dataset.documents else None
     doc_value = docs.value if docs is not None and docs.ok else None
     return loading.load(core_failures.drill_down, loaded.value, query, k, documents=doc_value, runs=list(runs),
-                        where=landed(dataset))
+                        where=where)

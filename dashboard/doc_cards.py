@@ -24,11 +24,6 @@ EVIDENCE = ":orange-background[{}]"
 """How evidence inside a text is marked (the piece inside is escaped user text)."""
 
 
-def mark_words(mark: str) -> str:
-    """The mark as the page says it: ✔ relevant, ✘ not relevant, unjudged."""
-    return MARK_SYMBOL.get(mark, UNJUDGED)
-
-
 def marked(text: object, evidence: object = (), limit: int | None = FULL_TEXT_CHARS, grey: bool = False) -> str:
     """``text`` as inert Markdown with its ``evidence`` ranges highlighted: in full up to ``limit`` characters, else
     its start and how much is left."""

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from evalcore.report.amounts import format_interval
+
 SCHEMA = "https://vega.github.io/schema/vega-lite/v6.json"
 PROJECTOR = ["#1a56a8", "#c4470d", "#1b7a3a", "#7b2d9b", "#9a6a00", "#b0144f", "#00727d", "#5d4037"]
 """Model colours dark enough to read on a washed-out projector, and distinct for the common colour blindnesses."""
@@ -194,7 +196,7 @@ def index_frontier(points: pd.DataFrame, models: Sequence[str], *, metric: str, 
     on the page): run, variant, precision, index_mb, ratio, mean, ci_low, ci_high, n, model, verdict, frontier.
     """
     frame = points.copy()
-    frame["interval"] = [f"{lo:.3f} to {hi:.3f}" for lo, hi in zip(frame["ci_low"], frame["ci_high"])]
+    frame["interval"] = [format_interval(lo, hi, join=" to ") for lo, hi in zip(frame["ci_low"], frame["ci_high"])]
     frame["smaller"] = [f"{r:,.1f}x" for r in frame["ratio"]]
     x_axis, y_axis = log_axis(frame["index_mb"], width), quality_axis(frame["ci_low"], frame["ci_high"], height)
     reference = frame["variant"] == "float32-full"
@@ -250,7 +252,7 @@ def index_speed(points: pd.DataFrame, *, metric: str, against: str, title: str, 
     x_title = ("p50 latency per query (ms, one thread, log scale; faster is left)" if against == "latency" else
                "index size (MB, log scale; smaller is left)")
     frame = points.copy()
-    frame["interval"] = [f"{lo:.3f} to {hi:.3f}" for lo, hi in zip(frame["ci_low"], frame["ci_high"])]
+    frame["interval"] = [format_interval(lo, hi, join=" to ") for lo, hi in zip(frame["ci_low"], frame["ci_high"])]
     exact = frame[frame["exact"]]
     approximate = frame[~frame["exact"] & frame[x_field].notna()].sort_values(["sweep", x_field])
     x_axis = log_axis(list(approximate[x_field]) + list(exact[x_field].dropna()), width)

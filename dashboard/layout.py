@@ -18,7 +18,7 @@ from evalcore import glossary, timestamps
 from evalcore.errors import EvalcoreError
 from evalcore.metrics.measures import check_k
 from evalcore.safe_text import md_text
-from evalcore.store.datasets import Dataset
+from evalcore.metrics.dataset import Dataset
 from evalcore.warning_log import plural
 
 from dashboard import loading, state
@@ -106,16 +106,6 @@ def words(*terms: str) -> None:
         st.markdown(glossary.as_markdown(list(terms)))
 
 
-def explain(term: str) -> str:
-    """The plain sentence for ``term``, for a ``help=`` text."""
-    return glossary.explain(term)
-
-
-def safe(text: Any) -> str:
-    """User text made inert for Markdown (and for widget labels, which render Markdown)."""
-    return md_text(text)
-
-
 def error(message: str) -> None:
     """A message beside the action or upload it is about (user text in it made inert; the server's workspace path
     said as "the server's workspace", `dashboard.loading.unnamed`)."""
@@ -194,9 +184,9 @@ def header(title: str, v: View | None, what: str) -> None:
         st.stop()
     source = "sample data" if v.dataset.sample else "uploaded data"
     st.markdown(
-        f"**Labels** {safe(v.labels_ref)} · **n** = {plural(v.n, 'query', 'queries')} · **runs** "
-        + ", ".join(f"{safe(r)} ({safe(v.model(r))})" for r in v.runs)
-        + f" · {source}" + (f" · {safe(v.split)}" if v.split else "")
+        f"**Labels** {md_text(v.labels_ref)} · **n** = {plural(v.n, 'query', 'queries')} · **runs** "
+        + ", ".join(f"{md_text(r)} ({md_text(v.model(r))})" for r in v.runs)
+        + f" · {source}" + (f" · {md_text(v.split)}" if v.split else "")
     )
 
 

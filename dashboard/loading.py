@@ -33,18 +33,18 @@ from typing import Any, Callable
 import pandas as pd
 import streamlit as st
 
-import evalcore
-from evalcore import workflows
 from evalcore.analyses.curves import warnings_at
 from evalcore.errors import EvalcoreError, InputError
 from evalcore.metrics.split import scoring_labels
-from evalcore.readers.chunks import read_chunks
-from evalcore.readers.queries import with_query_text
 from evalcore.readers.runs import read_sidecar, sidecar_path
 from evalcore.readers.formats import FORMATS, file_stem, formats_for
 from evalcore.readers.sources import Source, open_source
-from evalcore.store.datasets import Dataset, FileRef, RunSpec
+from evalcore.metrics.dataset import Dataset, FileRef, RunSpec
+from evalcore.metrics.dataset_reading import labels_of as dataset_labels
+from evalcore.readers.labels import check_spans
+from evalcore.metrics.dataset_reading import read_chunk_map, read_documents_file, read_labels_file, read_run_file
 from evalcore.store.workspace import Workspace, default_location
+from evalcore.workflows.session import Session
 
 from dashboard import access_ui, jobs, state
 from dashboard.uploads import DEFAULT_MAX_BYTES, Uploads
@@ -143,6 +143,13 @@ def uploads() -> Uploads:
     return _uploads(str(workspace_location()))
 
 
+def session() -> Session | None:
+    """The door through which the person using this page changes the workspace (`evalcore.workflows.Session`: their
+    role checked, every change recorded under their name); None when there is no workspace."""
+    opened = workspace()
+    return Session(opened.value, access_ui.actor()) if opened.ok else None
+
+
 def _disk_path(ref: FileRef) -> Path | None:
     """Sample files can always be read again from disk."""
     path = SAMPLE_DIR / ref.name
@@ -161,7 +168,7 @@ def file_bytes(ref: FileRef) -> bytes | None:
 @st.cache_resource(show_spinner=False)
 def _sample_dataset(location: str) -> Dataset:
     def put(name: str) -> FileRef:
-        return _uploads(location).put_file(name, (SAMPLE_DIR / name).read_bytes(), keep=False)
+        return _uploads(location).put_file(name, (SAMPLE_DIR / name).read_bytes())
 
     runs = []
     for name in SAMPLE_FILES["runs"]:
@@ -186,7 +193,7 @@ def sample_dataset() -> Dataset:
 @st.cache_resource(show_spinner=False)
 def _chunking_sample(location: str) -> Dataset:
     def put(name: str) -> FileRef:
-        return _uploads(location).put_file(name, (SAMPLE_DIR / name).read_bytes(), keep=False)
+        return _uploads(location).put_file(name, (SAMPLE_DIR / name).read_bytes())
 
     runs = tuple(RunSpec(file=put(f"chunking/{name}.trec"), name=name, chunks=put(f"chunking/{name}.chunks.csv"))
                  for name in CHUNKING_SAMPLE["runs"])
@@ -237,7 +244,7 @@ def register(dataset: Dataset) -> str:
     """
     _wait_stored(dataset)
     try:
-        key = uploads().put_dataset(dataset)
+        key = uploads().put_dataset(dataset, session())
     except EvalcoreError as exc:
         state.remember(WORKSPACE_PROBLEM, f"Could not keep this data set in the workspace ({unnamed(str(exc))}); it "
                                           "is held in memory until the server restarts.")
@@ -264,7 +271,8 @@ def forget_recorded() -> None:
 def _record(dataset: Dataset) -> str | None:
     """Record the uploaded labels and runs of ``dataset`` (`evalcore.workflows.record_upload`: an editor's action,
     logged under the person's name); the sample files are never recorded."""
-    if dataset.sample or uploads().workspace is None or not access_ui.actor().may("upload"):
+    door = session()
+    if dataset.sample or uploads().workspace is None or door is None or not door.may("upload"):
         return None  # a viewer uploads nothing (the uploads are disabled); a version they switch to is saved already
     ws = uploads().workspace
     sample_files = {ref.sha256 for ref in sample_dataset().files}
@@ -274,23 +282,23 @@ def _record(dataset: Dataset) -> str | None:
         if dataset.labels.sha256 not in sample_files and dataset.labels.sha256 not in recorded:
             loaded = labels(dataset.labels)
             if loaded.ok:
-                labels_set, labels_file = loaded.value, uploads().stored_file(dataset.labels)
+                labels_set, labels_file = loaded.value, uploads().stored_file(dataset.labels, door)
         runs = []
         for spec in dataset.runs:
             if spec.file.sha256 in sample_files:
                 continue
             loaded = run(spec)
             if loaded.ok:
-                runs.append((loaded.value, uploads().stored_file(spec.file), spec.file.format))
+                runs.append((loaded.value, uploads().stored_file(spec.file, door), spec.file.format))
         samples = sample_files | {ref.sha256 for ref in chunking_sample().files}
-        documents = (uploads().stored_file(dataset.documents) if dataset.documents is not None
+        documents = (uploads().stored_file(dataset.documents, door) if dataset.documents is not None
                      and dataset.documents.sha256 not in samples else None)
-        maps = [(spec.name, uploads().stored_file(spec.chunks)) for spec in dataset.runs
+        maps = [(spec.name, uploads().stored_file(spec.chunks, door)) for spec in dataset.runs
                 if spec.chunks is not None and spec.chunks.sha256 not in samples]
         if labels_set is None and not runs and documents is None and not maps:
             return None
-        workflows.record_upload(ws, actor=access_ui.actor(), labels=labels_set, labels_file=labels_file, runs=runs,
-                                documents=documents, chunk_maps=maps)
+        door.record_upload(labels=labels_set, labels_file=labels_file, runs=runs, documents=documents,
+                           chunk_maps=maps)
         if labels_set is not None:
             recorded.add(dataset.labels.sha256)
     except EvalcoreError as exc:
@@ -307,9 +315,10 @@ def upload_ref(uploaded: Any, format: str | None = None) -> FileRef:
     ref = memo.get(key)
     if ref is None or not uploads().has(ref):
         data = uploaded.getvalue()
-        ref = uploads().put_file(uploaded.name, data, keep=False)  # hashed and held in memory: it can be parsed now
-        if uploads().workspace is not None:  # written to the workspace while it is parsed (~0.7 s for 100 MB)
-            jobs.run_once("store", ref.sha256, lambda: uploads().put_file(uploaded.name, data))
+        ref = uploads().put_file(uploaded.name, data)  # hashed and held in memory: it can be parsed now
+        door = session()
+        if door is not None and door.may("upload"):  # written to the workspace while it is parsed (~0.7 s for 100 MB)
+            jobs.run_once("store", ref.sha256, lambda: uploads().put_file(uploaded.name, data, session=door))
         memo[key] = ref
     return ref.as_read(format)
 
@@ -388,18 +397,17 @@ def _settle() -> None:
 
 @st.cache_resource(max_entries=16, show_spinner="Reading the labels file…", hash_funcs=HASH)
 def labels(ref: FileRef) -> Loaded:
-    return load(lambda: evalcore.read_labels(_source(ref), format=ref.format))
+    return load(read_labels_file, ref, _source)
 
 
 @st.cache_resource(max_entries=32, show_spinner="Reading a run file…", hash_funcs=HASH)
 def run(spec: RunSpec) -> Loaded:
-    meta = {k: v for k, v in spec.metadata().items() if v is not None}
-    return load(lambda: evalcore.read_run(_source(spec.file), format=spec.file.format, name=spec.name, **meta))
+    return load(read_run_file, spec, _source)
 
 
 @st.cache_resource(max_entries=8, show_spinner="Reading the documents file…", hash_funcs=HASH)
 def documents(ref: FileRef) -> Loaded:
-    return load(lambda: evalcore.read_documents(_source(ref), format=ref.format))
+    return load(read_documents_file, ref, _source)
 
 
 @st.cache_resource(max_entries=16, show_spinner="Reading a chunk map…", hash_funcs=HASH)
@@ -415,12 +423,11 @@ def chunks(ref: FileRef, documents_ref: FileRef | None = None, spec: RunSpec | N
         if docs is not None and not docs.ok:
             docs = None  # the documents' own problem is shown beside them
         ranked = run(spec) if spec is not None else None
-        keep = [ranked.value.doc_ids] if ranked is not None and ranked.ok else None
-        labeled = labels(labels_ref) if labels_ref is not None and keep is not None else None
-        if labeled is not None and labeled.ok:
-            keep.append(labeled.value.judgments["doc_id"].astype(str).unique())
-        return read_chunks(_source(ref), format=ref.format, name=file_stem(ref.name),
-                           documents=docs.value if docs is not None else None, keep=keep)
+        labeled = labels(labels_ref) if labels_ref is not None else None
+        return read_chunk_map(ref, _source, ranked=[ranked.value.doc_ids] if ranked is not None and ranked.ok else [],
+                              labels=labeled.value if labeled is not None and labeled.ok else None,
+                              documents=docs.value if docs is not None else None,
+                              keep_all=ranked is None or not ranked.ok)
     return load(read)
 
 
@@ -430,12 +437,8 @@ def labels_of(dataset: Dataset) -> Loaded:
     found = labels(dataset.labels)
     if not found.ok or dataset.queries is None:
         return found
-    return load(lambda: with_query_text(found.value, _source(dataset.queries), format=dataset.queries.format))
+    return load(dataset_labels, dataset, _source, found.value)
 
-
-def queries_problem(dataset: Dataset) -> str | None:
-    """Why the queries file cannot give the labels their text (None when it can, or there is none)."""
-    return None if dataset.queries is None else labels_of(dataset).error
 
 def sidecar(ref: FileRef) -> Loaded:
     """A ``<run>.meta.json`` uploaded beside runs (`evalcore.readers.runs.read_sidecar`: ``{"model": ...,
@@ -465,6 +468,10 @@ def _core_inputs(dataset: Dataset) -> tuple[Any, list[Any], dict[str, Any]]:
     loaded = runs_of(dataset)
     maps = {spec.name: chunks(spec.chunks, dataset.documents, spec, dataset.labels) for spec in dataset.runs
             if spec.chunks is not None}
+    docs = documents(dataset.documents) if maps and dataset.documents is not None else None
+    read = labels_of(dataset) if docs is not None and docs.ok else None
+    if read is not None and read.ok:
+        check_spans(read.value, docs.value)  # a span past its document is refused, as the command line refuses it
     bad = next((r for r in [*loaded, *maps.values()] if not r.ok), None)
     if bad is not None:
         raise EvalcoreError(bad.error)
@@ -485,7 +492,7 @@ def evaluation(dataset: Dataset) -> Loaded:
 def warnings_at_k(dataset: Dataset, k: int) -> tuple[Any, ...] | None:
     """The warnings ``evaluate --k 1,k`` prints, from the evaluation scored to `DEPTH` (no re-scoring)."""
     loaded = evaluation(dataset)
-    return warnings_at(loaded.value, (1, int(k))) if loaded.ok else None
+    return warnings_at(loaded.value, (1, k)) if loaded.ok else None
 
 
 @st.cache_data(max_entries=64, show_spinner=False, hash_funcs=HASH)

@@ -122,11 +122,6 @@ def memo(name: str) -> dict:
     return st.session_state.setdefault(name, {})
 
 
-def widget_value(page: str, name: str, default: Any = None) -> Any:
-    """The value of the widget `bind` (or a plain ``key=widget_key(page, name)``) keyed for ``page`` and ``name``."""
-    return st.session_state.get(widget_key(page, name), default)
-
-
 def show_in_widget(page: str, name: str, value: Any) -> None:
     """Make the widget bound to ``name`` show ``value`` on the next run, as if `bind` had been given it."""
     key = widget_key(page, name)

@@ -6,10 +6,8 @@ that before the virtual environment exists."""
 
 from __future__ import annotations
 
-import csv
-import io
 import re
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable
 
 if TYPE_CHECKING:  # type hints only: this module runs without pandas
     import pandas as pd
@@ -51,15 +49,6 @@ def safe_frame(frame: pd.DataFrame) -> pd.DataFrame:
 def to_csv(frame: pd.DataFrame) -> str:
     """CSV text with formula-safe cells and full-precision numbers."""
     return safe_frame(frame).to_csv(index=False, lineterminator="\n")
-
-
-def write_csv_rows(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow([safe_cell(h) for h in header])
-    for row in rows:
-        writer.writerow([safe_cell(v) for v in row])
-    return buffer.getvalue()
 
 
 def terminal_safe(text: str) -> str:

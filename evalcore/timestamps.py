@@ -7,7 +7,7 @@ moment reads the same on every page, the CLI and the report.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import timezone
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import pandas as pd
@@ -39,8 +39,3 @@ def minutes(values: pd.Series, tz: str | None = None) -> pd.Series:
     local = parsed.dt.tz_convert(zone(tz))
     text = local.dt.strftime("%Y-%m-%d %H:%M ") + local.dt.strftime("%Z")
     return text.where(parsed.notna(), UNKNOWN).astype(object)
-
-
-def now_minute(tz: str | None = None) -> str:
-    """The current time, as `minute` writes it."""
-    return minute(datetime.now(timezone.utc), tz)

@@ -44,6 +44,7 @@ GUIDES = {
     "judge": "[workspace.md](workspace.md#blind-judging): blind judging, step by step",
     "workspace": "[workspace.md](workspace.md): what the workspace keeps, with a worked session",
     "report": "[workspace.md](workspace.md#the-report): what the meeting report holds",
+    "answers": "[answers.md](answers.md): how answer grades are read, joined to the labeled queries and compared",
 }
 """Where each command is explained in words (the links are checked by tests/test_docs.py)."""
 

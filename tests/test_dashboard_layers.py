@@ -4,8 +4,9 @@
 Read from the imports (all of them, also those inside functions), so a wrong-way import fails on the commit that
 adds it: views import page models and the drawing helpers, never the loading underneath; page models import the core
 and the loading, never a view or the drawing helpers; nothing imports a view (Streamlit runs them by path); the
-infrastructure below the pages imports no page. Page state goes through one module, and the dashboard writes no
-files of its own (saved state lives in the workspace, through `evalcore.store`).
+infrastructure below the pages imports no page. Page models are plain functions: none imports Streamlit, and what is
+kept between reruns is kept by one module, `dashboard.caching`. Page state goes through one module, and the dashboard
+writes no files of its own (saved state lives in the workspace, through `evalcore.store`).
 """
 
 from __future__ import annotations
@@ -18,11 +19,15 @@ ROOT = Path(__file__).resolve().parents[1]
 DASHBOARD = ROOT / "dashboard"
 
 VIEW_MAY_IMPORT = {"dashboard.layout", "dashboard.state", "dashboard.charts", "dashboard.k_charts", "dashboard.saved",
-                   "dashboard.fragments", "dashboard.doc_cards", "dashboard.access_ui"}
-"""What a view may import besides its page model (and the core): drawing, page state, writes, sign-in."""
+                   "dashboard.fragments", "dashboard.doc_cards", "dashboard.access_ui", "dashboard.caching"}
+"""What a view may import besides its page model (and the core): drawing, page state, writes, sign-in, and the cache
+that keeps what its page model returns."""
 MODEL_MAY_IMPORT = {"dashboard.loading", "dashboard.computed", "dashboard.jobs", "dashboard.charts",
-                    "dashboard.k_charts", "dashboard.saved", "dashboard.uploads"}
-"""What a page model may import besides other page models (and the core): the files, shared results, the store."""
+                    "dashboard.k_charts", "dashboard.saved", "dashboard.uploads", "dashboard.caching"}
+"""What a page model may import besides other page models (and the core): the files, shared results (computed, and
+kept by the cache), the store."""
+CACHING = "dashboard.caching"
+"""The one dashboard module that keeps computed results in Streamlit's caches."""
 DEFERRED_OK = ("altair", "vl_convert", "streamlit.runtime", "evalcore.report.meeting")
 """Imports allowed inside a function: Altair and its PNG export and the meeting report (slow to import: a page that
 never draws them should not wait for them), Streamlit's run context."""
@@ -82,6 +87,32 @@ def test_page_models_import_the_core_and_the_loading_never_a_view_or_the_page_st
             if target not in MODEL_MAY_IMPORT and not target.startswith("dashboard.page_models"):
                 wrong.append(f"{path.relative_to(ROOT)}:{line} imports {target}")
     assert not wrong, "a page model computes from the core and the loaded files:\n" + "\n".join(sorted(wrong))
+
+
+def _plain_modules() -> list[Path]:
+    """The page models and the shared results they reach through the cache (`dashboard.computed`)."""
+    return [*(DASHBOARD / "page_models").glob("*.py"), DASHBOARD / "computed.py"]
+
+
+def test_page_models_are_plain_functions_that_never_import_streamlit():
+    wrong = [f"{p.relative_to(ROOT)}:{line} imports {name}" for p in _plain_modules()
+             for name, line, _ in _imports(p) if name.split(".")[0] == "streamlit"]
+    assert not wrong, ("a page model is plain Python: it is tested without a running app, and what is kept goes "
+                       f"through {CACHING}:\n" + "\n".join(sorted(wrong)))
+    cached = [f"{p.relative_to(ROOT)}:{n}" for p in _plain_modules()
+              for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+              if re.search(r"\bst\.|cache_(resource|data)\b", line)]
+    assert not cached, (f"page models keep nothing themselves (no st.*, no Streamlit cache), {CACHING} does:\n"
+                        + "\n".join(cached))
+
+
+def test_streamlit_caches_live_in_the_caching_module():
+    """Computed results are kept in one place; `dashboard.loading` keeps the files it reads (one read per content)."""
+    keepers = {"dashboard.caching", "dashboard.loading"}
+    found = [f"{p.relative_to(ROOT)}:{n}" for p in DASHBOARD.rglob("*.py") if _module(p) not in keepers
+             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+             if re.search(r"\bcache_(resource|data)\b", line)]
+    assert not found, f"Streamlit's caches are used by {CACHING} (and the files' reading) only:\n" + "\n".join(found)
 
 
 def test_nothing_imports_a_view_and_the_infrastructure_imports_no_page():

@@ -1,10 +1,11 @@
 """The Choose k page's model: the headline (each run's k from what the person said, `evalcore.report.choose_k`),
 recall@k with its band over what k chunks cost (the chart), the numbers at the chosen k, the recommendation, and the
 runs against prompt tokens at the person's token budget, from `evalcore.analyses.budget.k_budget` for every run and
-k (`dashboard.computed.budget`).
+k (`dashboard.caching.budget`).
 
 The settings are one `evalcore.analyses.k_settings.BudgetSettings`, read from the URL (`settings_from`); the chart's
-spec is built once per data set, settings, runs, k range and lower panel, and k only moves its rule.
+spec (`chart`) depends on the data set, settings, runs, k range and lower panel, not on k: k only moves its rule. Plain
+functions: the k budget comes through `dashboard.caching`, and the view keeps what these return there.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 import pandas as pd
-import streamlit as st
 
 from evalcore.analyses.budget_report import BudgetReport, RunBudget
 from evalcore.analyses.k_decision import BASIS_ELBOW, k_decision
@@ -21,11 +21,12 @@ from evalcore.analyses.k_settings import BudgetSettings
 from evalcore.analyses.token_budget import at_tokens
 from evalcore.report.budget import budget_summary, rule_words
 from evalcore.analyses.decision import chunking_choice, default_token_budget
+from evalcore.report.amounts import format_interval
 from evalcore.report.choose_k import at_tokens_sentence, choose_k_headline, chunking_headline
-from evalcore.store.datasets import Dataset
+from evalcore.metrics.dataset import Dataset
 
-from dashboard import computed, k_charts, loading
-from dashboard.loading import DEPTH, HASH, Loaded
+from dashboard import caching, computed, k_charts, loading
+from dashboard.loading import DEPTH, Loaded
 
 CHART_COLUMNS = ["run", "k", "recall", "recall_ci_low", "recall_ci_high", "tokens_mean", "tokens_p90",
                  "cost_per_1k_requests", "cost_per_month", "marginal_recall"]
@@ -56,7 +57,7 @@ def settings_from(read: Callable[[str], Any], can_size_chunks: bool) -> BudgetSe
 
 def budget(dataset: Dataset, settings: BudgetSettings) -> Loaded:
     """Every run's k budget for k = 1..`DEPTH` (a `BudgetReport`), or why there is none."""
-    return computed.budget(dataset, settings)
+    return caching.budget(dataset, settings)
 
 
 def can_size_chunks(dataset: Dataset) -> bool:
@@ -100,32 +101,30 @@ class Headline:
     k: int  # the first run shown's k to take: the page's k when the URL names none
 
 
-@st.cache_data(max_entries=32, show_spinner=False, hash_funcs={**HASH, BudgetSettings: repr})
-def headline(dataset: Dataset, settings: BudgetSettings, runs: tuple[str, ...], budget: float | None = None,
+def headline(dataset: Dataset, settings: BudgetSettings, runs: tuple[str, ...], budget_tokens: float | None = None,
              metric: str | None = None) -> Headline:
     """Each run's k to take (`choose_k_headline`); with runs of chunkings, the chunking and its k to take at the
-    person's prompt budget (``budget``, default the first run's k to take's tokens) on ``metric`` (default: evidence
-    held when the labels carry spans), with the comparison that backs it (`evalcore.analyses.decision`)."""
-    report = computed.budget(dataset, settings).value
+    person's prompt budget (``budget_tokens``, default the first run's k to take's tokens) on ``metric`` (default:
+    evidence held when the labels carry spans), with the comparison that backs it (`evalcore.analyses.decision`)."""
+    report = budget(dataset, settings).value
     first = report[runs[0]]
     evidence = all("evidence_recall" in report[name].table.columns for name in runs)
     metric = metric if metric == "recall" or (metric == "evidence_recall" and evidence) else None
-    found = chunking_choice(_subset(report, runs), loading.evaluation(dataset).value, budget, metric)
+    found = chunking_choice(_subset(report, runs), loading.evaluation(dataset).value, budget_tokens, metric)
     text = choose_k_headline(report, list(runs)) if found is None else chunking_headline(
-        found, None if budget else f"the prompt tokens of {runs[0]}'s k to take; set your own budget against prompt "
-                                   "tokens")
+        found, None if budget_tokens else f"the prompt tokens of {runs[0]}'s k to take; set your own budget against "
+                                          "prompt tokens")
     return Headline(text, k_decision(first).k)
 
 
 @dataclass(frozen=True)
 class AtK:
-    """What the page shows at the chosen k: a line per run, the table, the chart spec and its range."""
+    """What the page shows at the chosen k: a line per run, the table, and the chart's range (its spec: `chart`)."""
 
     k: int
     window: int
     k_max: int
-    chart: dict
-    lines: list[dict]  # per run: name, recall and its interval, tokens, cost text
+    lines: list[dict]  # per run: name, recall and its interval (and in words), tokens, cost text
     table: pd.DataFrame
     context: str
     models: str
@@ -142,10 +141,11 @@ def _marks(shown: list[RunBudget]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["run", "k", "recall", "kind", "what"])
 
 
-@st.cache_data(max_entries=32, show_spinner=False, hash_funcs={**HASH, BudgetSettings: repr})
-def _chart(dataset: Dataset, settings: BudgetSettings, runs: tuple[str, ...], context: str, spend: str,
-           k_max: int) -> dict:
-    report = computed.budget(dataset, settings).value
+def chart(dataset: Dataset, settings: BudgetSettings, runs: tuple[str, ...], context: str, spend: str,
+          k_max: int) -> dict:
+    """Recall@k with its band over what k chunks cost (the lower panel ``spend``), k = 1..``k_max``, each run's k to
+    take marked (a Vega-Lite spec; the k chosen is drawn on it by `dashboard.k_charts.set_k`)."""
+    report = budget(dataset, settings).value
     shown = [report[name] for name in runs]
     frame = pd.concat([r.table.assign(run=r.name) for r in shown], ignore_index=True)[CHART_COLUMNS]
     models = "models: " + "; ".join(f"{r.name} = {r.model}" for r in shown)
@@ -164,8 +164,8 @@ def spend_shown(spend: str | None, settings: BudgetSettings) -> str:
 def at_k(dataset: Dataset, settings: BudgetSettings, runs: tuple[str, ...], k: int, every: bool, n: int,
          labels_ref: str, spend: str = "tokens") -> AtK:
     """The numbers at ``k`` for the runs shown (``every``: the chart shows every k, not only its opening range;
-    ``spend``: the lower panel)."""
-    report = computed.budget(dataset, settings).value
+    ``spend``: the lower panel, which `chart` draws)."""
+    report = budget(dataset, settings).value
     shown = [report[name] for name in runs]
     money = settings.requests_per_month is not None
     context, _ = describe(report, settings, n, labels_ref, runs[0])
@@ -177,21 +177,23 @@ def at_k(dataset: Dataset, settings: BudgetSettings, runs: tuple[str, ...], k: i
         cost = (f"${at['cost_per_month']:,.0f} per month" if money
                 else f"${at['cost_per_1k_requests']:,.2f} per 1,000 requests")
         lines.append({"run": run.name, "recall": at["recall"], "low": at["recall_ci_low"],
-                      "high": at["recall_ci_high"], "tokens": at["tokens_mean"], "cost": cost,
+                      "high": at["recall_ci_high"],
+                      "interval": format_interval(at["recall_ci_low"], at["recall_ci_high"]),
+                      "tokens": at["tokens_mean"], "cost": cost,
                       "added": 100 * at["marginal_recall"],
                       "evidence": at["evidence_recall"] if "evidence_recall" in at.index else None})
         rows.append({
             "run": run.name, "model": run.model, f"recall@{k}": at["recall"],
-            f"recall@{k} 95% CI": f"{at['recall_ci_low']:.3f} – {at['recall_ci_high']:.3f}", f"hit@{k}": at["hit"],
-            f"hit@{k} 95% CI": f"{at['hit_ci_low']:.3f} – {at['hit_ci_high']:.3f}", "tokens (mean)": at["tokens_mean"],
+            f"recall@{k} 95% CI": format_interval(at["recall_ci_low"], at["recall_ci_high"]), f"hit@{k}": at["hit"],
+            f"hit@{k} 95% CI": format_interval(at["hit_ci_low"], at["hit_ci_high"]), "tokens (mean)": at["tokens_mean"],
             "tokens (p90)": at["tokens_p90"], "$ per 1,000 requests": at["cost_per_1k_requests"],
             **({"$ per month": at["cost_per_month"]} if money else {}),
             **({f"evidence recall@{k}": at["evidence_recall"]} if "evidence_recall" in at.index else {}),
             "k to take": run.recommended_k, "rule": run.basis,
             "n": run.n_queries,
         })
-    return AtK(k, window, k_max, _chart(dataset, settings, tuple(runs), context, spend, k_max), lines,
-               pd.DataFrame(rows), context, "models: " + "; ".join(f"{r.name} = {r.model}" for r in shown))
+    return AtK(k, window, k_max, lines, pd.DataFrame(rows), context,
+               "models: " + "; ".join(f"{r.name} = {r.model}" for r in shown))
 
 
 @dataclass(frozen=True)
@@ -208,27 +210,28 @@ class AgainstTokens:
 def default_budget(dataset: Dataset, settings: BudgetSettings, runs: tuple[str, ...]) -> float:
     """The token budget the tokens view opens on (`evalcore.analyses.decision.default_token_budget`: the prompt
     tokens of the first run's k to take, to the nearest 100)."""
-    return default_token_budget(_subset(computed.budget(dataset, settings).value, runs))
+    return default_token_budget(_subset(budget(dataset, settings).value, runs))
 
 
-@st.cache_data(max_entries=32, show_spinner=False, hash_funcs={**HASH, BudgetSettings: repr})
-def against_tokens(dataset: Dataset, settings: BudgetSettings, runs: tuple[str, ...], budget: float, metric: str,
-                   n: int, labels_ref: str) -> AgainstTokens:
-    report = computed.budget(dataset, settings).value
+def against_tokens(dataset: Dataset, settings: BudgetSettings, runs: tuple[str, ...], budget_tokens: float,
+                   metric: str | None, n: int, labels_ref: str) -> AgainstTokens:
+    """The runs shown over the mean prompt tokens of their top k chunks, and the sentence at ``budget_tokens`` on
+    ``metric`` (evidence held first when the labels carry spans)."""
+    report = budget(dataset, settings).value
     shown = [report[name] for name in runs]
     metrics = ("evidence_recall", "recall") if all("evidence_recall" in r.table.columns for r in shown) \
         else ("recall",)
     metric = metric if metric in metrics else metrics[0]  # evidence held first, when the labels carry spans
     columns = ["run", "k", metric, f"{metric}_ci_low", f"{metric}_ci_high", "tokens_mean"]
     frame = pd.concat([r.table.assign(run=r.name) for r in shown], ignore_index=True)[columns]
-    reach = max(2.5 * float(budget), float(frame.loc[frame["k"] <= k_window(shown), "tokens_mean"].max()))
+    reach = max(2.5 * float(budget_tokens), float(frame.loc[frame["k"] <= k_window(shown), "tokens_mean"].max()))
     frame = frame[frame["tokens_mean"] <= reach]  # where the choice is: up to 2.5 times the budget, or the k window
     context, _ = describe(report, settings, n, labels_ref, runs[0])
     models = "models: " + "; ".join(f"{r.name} = {r.model}" for r in shown)
-    chart = k_charts.against_tokens(frame, list(dataset.run_names), metric=metric, budget=budget, context=context,
-                                    models=models).to_dict()
-    found = at_tokens(_subset(report, runs), loading.evaluation(dataset).value, budget, metric)
-    return AgainstTokens(chart, at_tokens_sentence(found), float(budget), metric, metrics)
+    spec = k_charts.against_tokens(frame, list(dataset.run_names), metric=metric, budget=budget_tokens,
+                                   context=context, models=models).to_dict()
+    found = at_tokens(_subset(report, runs), loading.evaluation(dataset).value, budget_tokens, metric)
+    return AgainstTokens(spec, at_tokens_sentence(found), float(budget_tokens), metric, metrics)
 
 
 def _subset(report: BudgetReport, runs: tuple[str, ...]) -> BudgetReport:
@@ -251,7 +254,7 @@ def recommendation(dataset: Dataset, settings: BudgetSettings, runs: tuple[str, 
                    labels_ref: str) -> Recommendation:
     """How the k to take is chosen (the one rule in force, `evalcore.report.budget.rule_words`) and each run's k in a
     sentence, the same as the headline's and ``evalcore budget``'s."""
-    report = computed.budget(dataset, settings).value
+    report = budget(dataset, settings).value
     shown = [report[name] for name in runs]
     rules = list(dict.fromkeys(rule_words(r) for r in shown))
     text = ("Rule: " + "; ".join(rules) + ". Stability: the same rule on bootstrap resamples of the queries."

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from evalcore.analyses.checklist import FileEntry, file_checklist, reader_notes
-from evalcore.store.datasets import Dataset, FileRef, RunSpec, unique_name
+from evalcore.metrics.dataset import Dataset, FileRef, RunSpec, unique_name
 
 from dashboard import loading
 from dashboard.loading import (
@@ -37,8 +37,9 @@ from dashboard.loading import (
     upload_ref,
 )
 
-__all__ = ["CHUNK_FORMAT_CHOICES", "DOCUMENT_FORMAT_CHOICES", "QUERY_FORMAT_CHOICES", "FORMAT_CHOICES", "WORKSPACE_PROBLEM", "DataFiles",
-           "chunk_map_of", "chunking_sample", "chunks", "documents", "documents_for", "files", "labels", "labels_of", "queries_text", "read_format",
+__all__ = ["CHUNK_FORMAT_CHOICES", "DOCUMENT_FORMAT_CHOICES", "QUERY_FORMAT_CHOICES", "FORMAT_CHOICES",
+           "WORKSPACE_PROBLEM", "DataFiles", "chunk_map_of", "chunking_sample", "chunks", "counts_shown", "documents",
+           "documents_for", "edited_dataset", "files", "labels", "labels_of", "queries_text", "read_format",
            "register", "run", "sample_dataset", "sidecar", "unique_name", "upload_ref", "with_metadata",
            "workspace_opened"]
 
@@ -75,6 +76,7 @@ class DataFiles:
     """What the page shows about the files loaded."""
 
     checklist: pd.DataFrame  # one row per file: what it holds and what is odd about it
+    checklist_shown: pd.DataFrame  # the same without its notes, each count written out ("1,204"; "–": not counted)
     problem: str | None  # why these files cannot be scored, if they cannot
     notes: list[str]  # the readers' repairs and oddities, one line each
     warnings: pd.DataFrame  # the evaluation's warnings at k
@@ -99,7 +101,17 @@ def files(dataset: Dataset, k: int) -> DataFiles:
     deep = loading.evaluation(dataset)
     checklist = file_checklist(label_entry, runs, docs, deep.value if deep.ok else None, k)
     notes = reader_notes([label_entry, *runs, *([docs] if docs is not None else [])])
-    return DataFiles(checklist, deep.error, notes, loading.warnings_frame(dataset, k), run_metadata(dataset))
+    return DataFiles(checklist, counts_shown(checklist), deep.error, notes, loading.warnings_frame(dataset, k),
+                     run_metadata(dataset))
+
+
+def counts_shown(checklist: pd.DataFrame) -> pd.DataFrame:
+    """The checklist as the page's table: its notes left for the lines below it, every count written with its
+    thousands separator, a count that does not apply to the file as "–"."""
+    shown = checklist.astype(object)
+    for column in [c for c in checklist.columns if c not in ("file", "role", "notes")]:
+        shown[column] = [("–" if pd.isna(x) else f"{int(x):,}") for x in checklist[column]]
+    return shown.drop(columns=["notes"])
 
 
 def run_metadata(dataset: Dataset) -> pd.DataFrame:
@@ -130,6 +142,14 @@ def with_metadata(dataset: Dataset, edited: pd.DataFrame) -> Dataset:
         specs.append(replace(spec, model=_cell(row.get("model"), str), price_per_mtok=_cell(row.get("price_per_mtok"), float),
                              dims=_cell(row.get("dims"), int), index_bytes=_cell(row.get("index_bytes"), int)))
     return replace(dataset, runs=tuple(specs), sample=dataset.sample and tuple(specs) == dataset.runs)
+
+
+def edited_dataset(dataset: Dataset, edited: pd.DataFrame) -> Dataset:
+    """``dataset`` as the edited metadata table says: each run with its row's metadata, a run whose row was deleted
+    dropped."""
+    kept = set(edited["run"])
+    changed = with_metadata(dataset, edited)
+    return changed.with_runs(tuple(r for r in changed.runs if r.name in kept))
 
 
 def _cell(value: Any, kind: type) -> Any:

@@ -1,6 +1,8 @@
 """The Failures page's model: what was missed at k (the list, its counts in one sentence per run), runs compared,
 and one query up close (the drill-down), from `evalcore.analyses.failures` over the all-k evaluation. One definition
-of "missed at k" (`evalcore.metrics.failure`) for the page, the presenter view, the report and the ledger.
+of "missed at k" (`evalcore.metrics.failure`) for the page, the presenter view, the report and the ledger. Plain
+functions: what was missed and where each relevant doc landed come through `dashboard.caching`, and the view keeps
+what these return there.
 """
 
 from __future__ import annotations
@@ -9,18 +11,17 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-import streamlit as st
 
 from evalcore.analyses import failures as core_failures
 from evalcore.analyses.headline import best_run, failure_counts
 from evalcore.analyses.landed import not_returned
 from evalcore.metrics.failure import MISS_MODES, MISS_NAMES
 from evalcore.report.headlines import failures_headline
-from evalcore.store.datasets import Dataset
+from evalcore.metrics.dataset import Dataset
 from evalcore.warning_log import plural
 
-from dashboard import computed, loading
-from dashboard.loading import HASH, Loaded
+from dashboard import caching, computed, loading
+from dashboard.loading import Loaded
 
 MAX_ROWS = 200
 """Rows sent to the browser per table (worst first; filters narrow it); the CSV has them all."""
@@ -41,7 +42,6 @@ class MissedAtK:
     more: str | None  # how many rows are left out of the table, when some are
 
 
-@st.cache_data(max_entries=16, show_spinner=False, hash_funcs=HASH)
 def source_values(dataset: Dataset) -> list[str]:
     """The ``source`` values of the labeled queries (``(not set)`` where a query has none)."""
     loaded = loading.labels(dataset.labels)
@@ -53,7 +53,6 @@ def source_values(dataset: Dataset) -> list[str]:
     return sorted({str(x) if x is not None and not pd.isna(x) else "(not set)" for x in values.tolist()})
 
 
-@st.cache_data(max_entries=16, show_spinner=False, hash_funcs=HASH)
 def has_evidence(dataset: Dataset) -> bool:
     """Whether a run here can be scored on evidence (labels with spans, chunks placed in their documents): then a
     query can fail as a fragment too."""
@@ -61,7 +60,6 @@ def has_evidence(dataset: Dataset) -> bool:
     return loaded.ok and any(r.scores.has_evidence for r in loaded.value.results)
 
 
-@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=HASH)
 def headline(dataset: Dataset, k: int, mode: str, runs: tuple[str, ...]) -> str | None:
     """The page's headline (`evalcore.report.headlines.failures_headline`) for the runs shown, before any filter:
     the run failing the fewest queries at k, the others beside it, and what a larger k would rescue."""
@@ -72,7 +70,7 @@ def headline(dataset: Dataset, k: int, mode: str, runs: tuple[str, ...]) -> str 
     chosen = [r for r in runs if r in applies] or applies
     if not chosen:
         return None
-    return failures_headline(failure_counts(loaded.value, k, mode=mode, runs=chosen, where=computed.landed(dataset)))
+    return failures_headline(failure_counts(loaded.value, k, mode=mode, runs=chosen, where=caching.landed(dataset)))
 
 
 def evaluated_queries(dataset: Dataset) -> list[str]:
@@ -94,11 +92,10 @@ def rows_shown(table: core_failures.FailureList, limit: int, columns: list[str])
     )[columns]
 
 
-@st.cache_resource(max_entries=128, show_spinner=False, hash_funcs=HASH)
 def missed_at_k(dataset: Dataset, k: int, mode: str, runs: tuple[str, ...], sources: tuple[str, ...], text: str,
                 order: str) -> MissedAtK | None:
     """The page's list (None when the files cannot be scored: the header says why)."""
-    rows = computed.missed(dataset, k, mode)
+    rows = caching.missed(dataset, k, mode)
     if rows is None:
         return None
     evaluation = loading.evaluation(dataset).value
@@ -137,12 +134,12 @@ class RunsCompared:
     more: str | None
 
 
-@st.cache_data(max_entries=64, show_spinner=False, hash_funcs=HASH)
 def runs_compared(dataset: Dataset, k: int, a: str, b: str, mode: str, sources: tuple[str, ...],
                   text: str) -> RunsCompared:
+    """The queries ``a`` gets and ``b`` misses at k and the other way round, filtered, biggest gap first."""
     loaded = loading.evaluation(dataset)
     evaluation = loaded.value
-    table = core_failures.disagreements(evaluation, k, a, b, mode=mode, where=computed.landed(dataset))
+    table = core_failures.disagreements(evaluation, k, a, b, mode=mode, where=caching.landed(dataset))
     diffs = core_failures.filter_failures(table, sources=list(sources), text=text)
     n = evaluation.results[0].n_queries
     labels = evaluation.labels
@@ -159,7 +156,7 @@ def runs_compared(dataset: Dataset, k: int, a: str, b: str, mode: str, sources: 
 
 def drill_down(dataset: Dataset, query: str, k: int, runs: tuple[str, ...]) -> Loaded:
     """One query up close (`evalcore.analyses.failures.drill_down`), or why not."""
-    return computed.drill_down(dataset, query, k, runs)
+    return caching.drill_down(dataset, query, k, runs)
 
 
 def scores_shown(drill: core_failures.DrillDown) -> pd.DataFrame:
@@ -177,7 +174,6 @@ def register(dataset: Dataset) -> str:
     return loading.register(dataset)
 
 
-@st.cache_resource(max_entries=32, show_spinner=False, hash_funcs=HASH)
 def ranked_runs(dataset: Dataset, runs: tuple[str, ...]) -> tuple[str, ...]:
     """The runs shown, best first (the Overview's order: hit@1, then the closest to the best): "Runs compared" opens
     on the best against the next best."""

@@ -10,7 +10,8 @@ from typing import Any, Callable
 
 import pandas as pd
 
-from evalcore.store.datasets import Dataset
+from evalcore.report.amounts import format_interval
+from evalcore.metrics.dataset import Dataset
 from evalcore.warning_log import plural
 
 from dashboard import loading, saved
@@ -28,13 +29,19 @@ class LineHistory:
     metrics_main: list[str]
 
 
+def metric_choices(history: pd.DataFrame) -> tuple[list[str], list[str]]:
+    """Every metric a line's saved history holds, in order, and those shown until the person picks: recall@k and MRR
+    (every metric when it holds neither)."""
+    known = list(dict.fromkeys(history["metric"]))
+    return known, [m for m in known if m.startswith("recall@") or m == "mrr"] or known
+
+
 def line_history(history: pd.DataFrame, line: str, metrics: list[str] | None) -> LineHistory:
     """The rows of ``metrics`` (default recall@k and MRR) of a line's saved history, with every label version and
     fingerprint they were measured on said."""
     label_set = str(history["labels"].iloc[-1])
     versions = sorted(set(int(v) for v in history["labels_version"]))
-    known = list(dict.fromkeys(history["metric"]))
-    main = [m for m in known if m.startswith("recall@") or m == "mrr"] or known
+    known, main = metric_choices(history)
     fingerprint = dict(zip(history["labels_version"].astype(int), history["fingerprint"].astype(str)))
     shown = history[history["metric"].isin(metrics or main)]
     context = (f"line {line} · {plural(shown['run_id'].nunique(), 'run')} · labels {label_set} "
@@ -44,9 +51,34 @@ def line_history(history: pd.DataFrame, line: str, metrics: list[str] | None) ->
                + ", ".join(f"v{v} {label_set}#{fingerprint[v]}" for v in versions))
     if len(versions) > 1:
         context += " · the label set changed between runs: compare across versions with care"
-    table = shown.assign(interval=[f"{lo:.3f} – {hi:.3f}" if pd.notna(lo) and pd.notna(hi) else "–"
-                                   for lo, hi in zip(shown["ci_low"], shown["ci_high"])])
+    table = shown.assign(interval=[format_interval(lo, hi) for lo, hi in zip(shown["ci_low"], shown["ci_high"])])
     return LineHistory(table, context, label_set, known, main)
+
+
+@dataclass(frozen=True)
+class Ledger:
+    """A line's failure ledger as the page shows it: every query that failed at some point, and what it says."""
+
+    table: pd.DataFrame
+    caption: str
+    n_open: int
+    k: int | None  # the k the ledger's failures are counted at (None: nothing failed yet)
+
+
+def ledger(frame: pd.DataFrame, label_set: str) -> Ledger:
+    """The ledger ``frame`` (`dashboard.saved.ledger`) with its caption: how many queries failed, how many are open,
+    at which k, on which label set."""
+    n_open = int(frame["open"].sum()) if len(frame) else 0
+    k = int(frame["k"].iloc[0]) if len(frame) else None
+    caption = (f"{plural(len(frame), 'query', 'queries')} failed at some point, {n_open:,} open · regressions first · "
+               f"a query fails when no relevant doc is in the top k (k = {k}) · labels {label_set} · edit status, "
+               "cause tags and notes on the Failures page (open the query)")
+    return Ledger(frame, caption, n_open, k)
+
+
+def evaluation_ids(evaluations: pd.DataFrame) -> list[int]:
+    """The saved evaluations of a line, newest first (what the report's choice offers)."""
+    return evaluations["id"].astype(int).tolist()[::-1]
 
 
 def documents_for(data_key: str | None, evaluation_id: int):

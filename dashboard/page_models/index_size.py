@@ -3,12 +3,15 @@
 variant's run added to the loaded runs, and the approximate index: a sweep of one index type's search setting
 (ef or nprobe) as SPECs, the same study with them, and a lost query opened in Failures beside exact search.
 
-A study is kept per content (the labels file's hash, the vector files' hashes, the settings) as a finished job
-(`dashboard.jobs`): it is computed in the page's thread so the page can show a progress bar, then shared by every
-session. Built approximate indexes are kept too, by the vector files' hashes and the SPEC's build (`_Builds`): a
-sweep that gains a value searches the index already built. Uploaded models are kept as a manifest in the workspace's database (``?vectors=KEY``). A variant added to
-the runs becomes a TREC file in the workspace, exactly like an uploaded run: Overview, Choose k and Failures show
-it, the URL names the new data set, and a reload or a copied link keeps it.
+Plain functions: vector files read and the sample's models are kept in `dashboard.caching`. A study is kept per
+content (the labels file's hash, the vector files' hashes, the settings) as a finished job (`dashboard.jobs`): it is
+computed in the page's thread so the page can show a progress bar, then shared by every session. Built approximate
+indexes are kept too, by the vector files' hashes and the SPEC's build (`_Builds`, in a bounded store): a sweep that
+gains a value searches the index already built. A sweep is checked before it is built (`check_sweep`: the ranges
+``evalcore vectors`` takes and the memory budget), and built only for a person who may (``refused``). Uploaded
+models are kept as a manifest in the workspace's database (``?vectors=KEY``). A variant added to the runs becomes a
+TREC file in the workspace, exactly like an uploaded run: Overview, Choose k and Failures show it, the URL names the
+new data set, and a reload or a copied link keeps it.
 """
 
 from __future__ import annotations
@@ -18,22 +21,21 @@ import json
 from collections.abc import Callable, Sequence
 
 import pandas as pd
-import streamlit as st
 
 from evalcore.analyses.index_size import IndexSizeReport
-from evalcore.analyses.index_study import IndexSizeSettings, IndexSizeStudy, index_size_study
+from evalcore.analyses.index_study import IndexSizeSettings, IndexSizeStudy, check_indexes, index_size_study
 from evalcore.errors import EvalcoreError, WorkspaceError
 from evalcore.readers.runs import read_sidecar
 from evalcore.readers.vectors import check_dimensions, read_vectors
 from evalcore.report.index_size import index_size_points
-from evalcore.store.datasets import Dataset, FileRef, RunSpec, VectorModel, content_key, models_manifest, unique_name
-from evalcore.vectors.index_spec import KINDS
+from evalcore.metrics.dataset import Dataset, FileRef, RunSpec, VectorModel, content_key, models_manifest, unique_name
+from evalcore.vectors.index_spec import KINDS, MOST_DIGITS
 from evalcore.vectors.runs import trec_text
 from evalcore.vectors.variants import PRECISIONS
 from evalcore.warning_log import plural
 
-from dashboard import jobs, loading
-from dashboard.loading import DEPTH, HASH, Loaded
+from dashboard import caching, jobs, loading
+from dashboard.loading import DEPTH, Loaded
 
 SAMPLE_MODELS = ("base", "tuned", "tuned-256d")
 """The sample runs whose vectors ship in ``sample_data/vectors/`` (NAME.queries.npy, NAME.docs.npy, with ids)."""
@@ -44,22 +46,21 @@ KEEP = 12
 """Finished studies kept in memory (each holds the runs of its variants)."""
 
 
-@st.cache_resource(show_spinner=False)
 def _sample_models(location: str) -> tuple[VectorModel, ...]:
+    """The sample's three models, their files held for the workspace at ``location`` (kept once per workspace)."""
     store = loading.uploads()
     out = []
     for name in SAMPLE_MODELS:
         refs = {}
         for part in ("queries.npy", "queries.ids.txt", "docs.npy", "docs.ids.txt"):
             path = f"vectors/{name}.{part}"
-            refs[part] = store.put_file(path, (loading.SAMPLE_DIR / path).read_bytes(), keep=False)
+            refs[part] = store.put_file(path, (loading.SAMPLE_DIR / path).read_bytes())
         meta = read_sidecar(loading.SAMPLE_DIR / f"{name}.meta.json")
         out.append(VectorModel(name, meta["model"], refs["queries.npy"], refs["docs.npy"], refs["queries.ids.txt"],
                                refs["docs.ids.txt"], sample=True))
     return tuple(out)
 
 
-@st.cache_data(show_spinner=False)
 def _sample_real_dims() -> dict[str, int]:
     return {name: int(json.loads((loading.SAMPLE_DIR / f"{name}.meta.json").read_text(encoding="utf-8"))["dims"])
             for name in SAMPLE_MODELS}
@@ -89,12 +90,17 @@ def sample_models(dataset: Dataset) -> tuple[VectorModel, ...]:
     """The sample's three models, when the data set's labels are the sample's (their queries are theirs)."""
     if dataset.labels.sha256 != loading.sample_dataset().labels.sha256:
         return ()
-    return _sample_models(str(loading.workspace_location()))
+    return caching.kept(_sample_models, entries=None)(str(loading.workspace_location()))
 
 
-@st.cache_resource(max_entries=16, show_spinner="Reading the vectors…", hash_funcs=HASH)
 def vectors(ref: FileRef, ids: FileRef | None = None) -> Loaded:
-    """One vectors file read (float32), or the one-line message naming the file and row."""
+    """One vectors file read (float32), or the one-line message naming the file and row; read once per content
+    (`dashboard.caching`)."""
+    return caching.kept(read_vectors_file, entries=16, spinner="Reading the vectors…")(ref, ids)
+
+
+def read_vectors_file(ref: FileRef, ids: FileRef | None = None) -> Loaded:
+    """One vectors file read (float32) with its ids file, or the one-line message naming the file and row."""
     def read():
         raw = loading.file_bytes(ref)
         if raw is None:
@@ -124,7 +130,7 @@ def settings_for(dims: Sequence[str], precisions: Sequence[str], similarity: str
     recall@k (with recall@1 and MRR beside it)."""
     return IndexSizeSettings(dims=tuple(dims) or ("full",), precisions=tuple(precisions) or ("float32",),
                              similarity=similarity, depth=DEPTH, rescore=int(rescore),
-                             k=(1, int(k)) if int(k) > 1 else (1,), metric=f"recall@{int(k)}")
+                             k=(1, k) if k > 1 else (1,), metric=f"recall@{k}")
 
 
 def _study_key(dataset: Dataset, model: VectorModel, settings: IndexSizeSettings) -> tuple:
@@ -139,30 +145,33 @@ def cached_study(dataset: Dataset, model: VectorModel, settings: IndexSizeSettin
 
 
 def study(dataset: Dataset, model: VectorModel, settings: IndexSizeSettings,
-          progress: Callable[[float, str], None] | None = None) -> Loaded:
+          progress: Callable[[float, str], None] | None = None, *, refused: str | None = None) -> Loaded:
     """One model's variants searched for every scored query and reported against its full vectors: an
-    `IndexSizeStudy`, or the problem. Computed here (the page shows ``progress``), then kept for every session."""
+    `IndexSizeStudy`, or the problem. Computed here (the page shows ``progress``), then kept for every session.
+    ``refused``: why this person may not build approximate indexes (`evalcore.access.ACTIONS` ``build_index``): a
+    study that would build one is then not computed, and that sentence is the problem (one already kept is shown)."""
     found = cached_study(dataset, model, settings)
     if found is not None:
         return found
+    if refused and settings.indexes:
+        return Loaded(error=refused)
     loaded = loading.attempt(_compute, dataset, model, settings, progress)
     jobs.put("index_study", _study_key(dataset, model, settings), KEEP, loaded)
     return loaded
 
 
 class _Builds:
-    """Built indexes of one model's doc vectors, kept as finished jobs (`dashboard.jobs`, the last `KEEP_BUILDS`)
-    by the files' hashes and the build's key (`evalcore.vectors.ann_runs.BuildStore`)."""
+    """Built indexes of one model's doc vectors, kept by the files' hashes and the build's key in the server's one
+    bounded store (`dashboard.caching.built_indexes`: the last few, within the index memory budget)."""
 
     def __init__(self, model: VectorModel) -> None:
         self.model = model.key
 
     def get(self, key: tuple) -> tuple | None:
-        found = jobs.started("index_build", (self.model, key))
-        return found.result() if found is not None and found.done() else None
+        return caching.built_indexes().get((self.model, key))
 
     def __setitem__(self, key: tuple, value: tuple) -> None:
-        jobs.put("index_build", (self.model, key), KEEP_BUILDS, value)
+        caching.built_indexes()[(self.model, key)] = value
 
 
 def _compute(dataset: Dataset, model: VectorModel, settings: IndexSizeSettings, progress) -> IndexSizeStudy:
@@ -182,19 +191,44 @@ def points(reports: dict[str, IndexSizeReport]) -> pd.DataFrame:
                      ignore_index=True)
 
 
+VARIANT_COLUMNS = {"name": "model name", "variant": "variant", "dims": "dims", "precision": "precision",
+                   "index_mb": "index MB", "ratio": "x smaller", "metric": "metric", "mean": "mean", "ci_low": "ci_low",
+                   "ci_high": "ci_high", "n": "n", "model": "model", "frontier": "frontier"}
+"""The variants table's columns (from `points`) and what the page calls them."""
+
+
+def variants_table(frame: pd.DataFrame, labels_ref: str) -> pd.DataFrame:
+    """Every variant of every model shown (``frame``: `points`) as the page's table, the labels beside n."""
+    table = frame[list(VARIANT_COLUMNS)].rename(columns=VARIANT_COLUMNS)
+    table.insert(table.columns.get_loc("n") + 1, "labels", labels_ref)
+    return table
+
+
+def full_vectors(model: VectorModel, report: IndexSizeReport, k: int) -> str:
+    """What a model's full vectors are and score, the reference of its variants: ``full vectors 64 dims (the
+    sample's stand-in for 1,024), recall@10 0.612``."""
+    dims, real, metric = report.reference.variant.dims, real_dims(model), f"recall@{k}"
+    stand_in = f" (the sample's stand-in for {real:,})" if real and real != dims else ""
+    return f"full vectors {dims} dims{stand_in}, {metric} {report.metrics(report.reference)[metric]['mean']:.3f}"
+
+
+def owner_of(frame: pd.DataFrame, run_name: str) -> str:
+    """The model (its name on the page) whose variant the run ``run_name`` of ``frame`` (`points`) is."""
+    return str(frame.loc[frame["run"] == run_name, "name"].iloc[0])
+
+
 def variant_dataset(dataset: Dataset, report: IndexSizeReport, run_name: str) -> Dataset:
     """The data set with one variant's run added to its runs, as an uploaded TREC file (stored like an upload)."""
     item = next(v for v in report.variants if v.name == run_name)
     name = unique_name(item.name, dataset.run_names)
-    ref = loading.uploads().put_file(f"{name}.trec", trec_text(item.run).encode("utf-8"))
+    ref = loading.uploads().put_file(f"{name}.trec", trec_text(item.run).encode("utf-8"), session=loading.session())
     spec = RunSpec(file=ref, name=name, model=item.run.model, dims=item.variant.dims, index_bytes=item.index_bytes)
     return dataset.with_runs(tuple(dataset.runs) + (spec,))
 
 
-@st.cache_resource(show_spinner=False)
-def _remembered(location: str) -> dict:
+def _remembered() -> dict:
     """Uploaded models by key, per workspace: a team's keys never name another team's models."""
-    return {}
+    return caching.held("index_size.models")
 
 
 def remember_models(models: Sequence[VectorModel]) -> str:
@@ -203,11 +237,11 @@ def remember_models(models: Sequence[VectorModel]) -> str:
     files it names); held in memory when the workspace cannot take it."""
     manifest = models_manifest(models)
     key = content_key(manifest)
-    _remembered(str(loading.workspace_location()))[key] = tuple(m for m in models if not m.sample)
-    workspace = loading.uploads().workspace
-    if workspace is not None and not workspace.read_only:
+    _remembered()[key] = tuple(m for m in models if not m.sample)
+    door = loading.session()
+    if door is not None and door.may("upload"):
         try:
-            workspace.put_manifest("vector_models", key, manifest)
+            door.store_view("vector_models", key, manifest)
         except WorkspaceError:
             pass  # held in memory: the page works until the server restarts
     return key
@@ -217,7 +251,7 @@ def remembered_models(key: str | None) -> tuple[VectorModel, ...]:
     """The uploaded models a ``vectors`` key names (none for an unknown key)."""
     if not key or not all(c in "0123456789abcdef" for c in str(key)):
         return ()
-    found = _remembered(str(loading.workspace_location())).get(key)
+    found = _remembered().get(key)
     if found is not None:
         return found
     workspace = loading.uploads().workspace
@@ -227,7 +261,7 @@ def remembered_models(key: str | None) -> tuple[VectorModel, ...]:
         models = tuple(VectorModel.from_manifest(m) for m in workspace.manifest("vector_models", key) or ())
     except (WorkspaceError, KeyError, TypeError):
         return ()
-    _remembered(str(loading.workspace_location()))[key] = models
+    _remembered()[key] = models
     return models
 
 
@@ -253,7 +287,6 @@ DEFAULT_BUILD = {"nlist": 32}
 BUILD_THREADS = 1
 """Indexes are built on one thread: the same vectors and SPEC give the same index every time (and the same as the
 one kept), whoever opens the page."""
-KEEP_BUILDS = 8
 AGAINST = ("latency", "memory")
 BUILD_HELP = {"m": "HNSW: links per doc in the graph (more: better recall, a larger index). IVF-PQ: parts each "
                    "vector is cut into, one byte each; must divide the dimensions.",
@@ -261,6 +294,46 @@ BUILD_HELP = {"m": "HNSW: links per doc in the graph (more: better recall, a lar
               "nlist": "Lists the docs are split into (about the square root of the docs is usual).",
               "nbits": "Bits per code of each PQ part (8: 256 codes)."}
 """What each build parameter does, for its input's help."""
+
+
+def bounds(kind: str, name: str) -> tuple[int, int | None]:
+    """The least and the most a build parameter's input takes (`evalcore.vectors.index_spec.Bound`: the same ranges
+    as ``evalcore vectors --index``; None where only the vectors bound it, checked by `check_sweep`)."""
+    bound = KINDS[kind].bound(name)
+    return bound.least, bound.most
+
+
+def from_link(kind: str, name: str, asked: str, default: int) -> tuple[int, str | None]:
+    """The value of a build parameter the URL asks for (``asked``; ``default`` when it says none), within its range,
+    and the sentence saying it was brought into range (None when it was in range)."""
+    least, most = bounds(kind, name)
+    text = str(asked).strip()
+    if not text:
+        return default, None
+    digits = text.lstrip("0") or "0"
+    if not (text.isascii() and text.isdigit()):
+        return default, f"The link's {name} = {text[:40]!r} is not a whole number: {default:,} is used."
+    shown = f"{int(digits):,}" if len(digits) <= MOST_DIGITS else f"a number of {len(digits):,} digits"
+    if most is None and len(digits) > MOST_DIGITS:
+        return default, f"The link's {name} = {shown} is more than any vectors' dimensions: {default:,} is used."
+    if most is not None and (len(digits) > MOST_DIGITS or int(digits) > most):
+        return most, (f"The link's {name} = {shown} is over the most this page builds, {most:,} "
+                      f"({KINDS[kind].bound(name).why}): {most:,} is used.")
+    if int(digits) < least:
+        return least, f"The link's {name} = {int(digits):,} is under the least, {least:,}: {least:,} is used."
+    return int(digits), None
+
+
+def check_sweep(model: VectorModel, specs: Sequence[str]) -> str | None:
+    """Why the sweep's indexes cannot be built on ``model``'s doc vectors (a SPEC out of range for them, or an index
+    over the memory budget, `evalcore.vectors.index_spec.IndexSpec.check`), in one sentence; None when they can. Read
+    before anything is built."""
+    docs = vectors(model.docs, model.doc_ids)
+    if not docs.ok:
+        return docs.error
+    settings = sweep_settings(specs, "cosine", 1)
+    checked = loading.attempt(check_indexes, settings, docs.value.n, docs.value.dims)
+    return checked.error
 
 
 def index_title(kind: str) -> str:
@@ -296,7 +369,7 @@ def sweep_settings(specs: Sequence[str], similarity: str, k: int) -> IndexSizeSe
     SPEC, built on `BUILD_THREADS`, reported at recall@k."""
     return IndexSizeSettings(dims=("full",), precisions=("float32",), indexes=tuple(specs),
                              build_threads=BUILD_THREADS, similarity=similarity, depth=DEPTH,
-                             k=(1, int(k)) if int(k) > 1 else (1,), metric=f"recall@{int(k)}")
+                             k=(1, k) if k > 1 else (1,), metric=f"recall@{k}")
 
 
 def sweep_points(report: IndexSizeReport) -> pd.DataFrame:
@@ -313,6 +386,22 @@ def sweep_points(report: IndexSizeReport) -> pd.DataFrame:
                          f"{by_name[r].variant.index.value(by_name[r].variant.index.info.search_param)}")
                         for r in frame["run"]]
     return frame
+
+
+SETTING_COLUMNS = ["run", "setting", "metric", "mean", "ci_low", "ci_high", "neighbor_recall", "neighbor_recall_p5",
+                   "lost", "queries_per_second", "latency_p50_ms", "latency_p99_ms", "build_seconds", "index_mb", "n",
+                   "model"]
+
+
+def settings_table(sweep: pd.DataFrame, k: int, labels_ref: str) -> pd.DataFrame:
+    """Every setting of a sweep (``sweep``: `sweep_points`) as the page's table: recall@k, neighbour recall, lost
+    queries, speed and size, the labels beside n."""
+    table = sweep[SETTING_COLUMNS].rename(columns={
+        "mean": f"recall@{k}", "neighbor_recall": f"neighbour recall@{k}",
+        "neighbor_recall_p5": "5th percentile", "lost": "lost queries", "queries_per_second": "queries/s (1 thread)",
+        "latency_p50_ms": "p50 ms", "latency_p99_ms": "p99 ms", "build_seconds": "build s", "index_mb": "index MB"})
+    table.insert(table.columns.get_loc("n") + 1, "labels", labels_ref)
+    return table
 
 
 def lost_queries(dataset: Dataset, report: IndexSizeReport) -> pd.DataFrame:
@@ -345,7 +434,7 @@ def beside_exact(dataset: Dataset, report: IndexSizeReport, run_name: str) -> tu
         same = next((r for r in dataset.runs if r.file.sha256 == digest), None)
         if same is None:
             name = unique_name(added.name, dataset.run_names)
-            ref = loading.uploads().put_file(f"{name}.trec", text)
+            ref = loading.uploads().put_file(f"{name}.trec", text, session=loading.session())
             same = RunSpec(file=ref, name=name, model=added.run.model, dims=added.variant.dims,
                            index_bytes=added.index_bytes)
             dataset = dataset.with_runs(tuple(dataset.runs) + (same,))

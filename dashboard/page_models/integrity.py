@@ -1,47 +1,42 @@
 """The Integrity page's model: the audit, the source gaps beside it, the numbers a recorded reveal unseals.
 
-Keyed on content hashes as `dashboard.loading` is, over its all-k evaluation; every number comes from
-`evalcore.analyses.audit` and `evalcore.metrics.split`. Recording a reveal and flagging queries are writes:
-`dashboard.saved`.
+Plain functions over the all-k evaluation every page scores (the view keeps what they return in `dashboard.caching`);
+every number comes from `evalcore.analyses.audit` and `evalcore.metrics.split`. Recording a reveal and flagging
+queries are writes: `dashboard.saved`.
 """
 
 from __future__ import annotations
-
-import streamlit as st
 
 from evalcore.analyses.audit import audit
 from evalcore.analyses.coverage import number_caveats
 from evalcore.metrics.split import Reveal, SplitRule, scoring_labels
 from evalcore.report.checks import check_sentence
-
-from evalcore.store.datasets import Dataset
+from evalcore.report.segments import gap_sentence
+from evalcore.metrics.dataset import Dataset
 
 from dashboard import loading
-from dashboard.loading import HASH, Loaded
+from dashboard.loading import Loaded
 from dashboard.page_models import sources
 
 POOL_DEPTH = 10
 """The depth the audit's pooling table looks at (each run's top 10)."""
 
 
-@st.cache_resource(max_entries=32, show_spinner="Auditing the labels…", hash_funcs=HASH)
 def audit_at(dataset: Dataset, k: int) -> Loaded:
     """`evalcore.analyses.audit.audit` of the scored labels at ``--k 1,k``, suspects at k (shared, never changed)."""
     loaded = loading.evaluation(dataset)
     if not loaded.ok:
         return loaded
-    return loading.load(audit, loaded.value.at(sorted({1, int(k)})), pool_depth=POOL_DEPTH, suspect_k=int(k))
+    return loading.load(audit, loaded.value.at(sorted({1, k})), pool_depth=POOL_DEPTH, suspect_k=k)
 
 
-@st.cache_resource(max_entries=16, show_spinner="Scoring the revealed queries…",
-                   hash_funcs={**HASH, Reveal: lambda r: r.id})
 def revealed_at(dataset: Dataset, split: str, reveal: Reveal, k: int) -> Loaded:
     """The numbers on the holdout (or all queries) at ``--k 1,k``, against a reveal recorded in the workspace."""
     full = loading.labels(dataset.labels)
     if not full.ok:
         return full
     runs = [r.value for r in loading.runs_of(dataset)]
-    return loading.load(lambda: scoring_labels(full.value, SplitRule(), reveal, split).evaluate(runs, sorted({1, int(k)})))
+    return loading.load(lambda: scoring_labels(full.value, SplitRule(), reveal, split).evaluate(runs, sorted({1, k})))
 
 
 def labels_as_read(dataset: Dataset):
@@ -49,17 +44,24 @@ def labels_as_read(dataset: Dataset):
     return loading.labels(dataset.labels).value
 
 
-def source_gaps(dataset: Dataset, k: int) -> Loaded | None:
-    """The customers-versus-team gap of the Sources page, when the labels carry a source (else None)."""
-    return sources.source_gaps(dataset, k) if sources.has_source(dataset) else None
+def source_gaps(dataset: Dataset, k: int, runs: tuple[str, ...]) -> Loaded | None:
+    """The customers-versus-team gap of the Sources page on recall@k, one sentence per run shown
+    (`evalcore.report.segments.gap_sentence`), or why the queries cannot be split; None without a source field."""
+    if not sources.has_source(dataset):
+        return None
+    found = sources.source_gaps(dataset, k)
+    if not found.ok:
+        return found
+    gaps = found.value.gaps
+    shown = gaps[gaps["run"].isin(runs) & (gaps["metric"] == f"recall@{k}")]
+    return Loaded([gap_sentence(row, found.value.min_n) for row in shown.itertuples()])
 
 
-@st.cache_data(max_entries=32, show_spinner=False, hash_funcs=HASH)
 def check_sentences(dataset: Dataset, k: int, runs: tuple[str, ...]) -> list[str]:
     """The Overview's checks (blind share, judged depth, bounds) at ``k`` as one plain sentence per run shown
     (`evalcore.report.checks.check_sentence`)."""
     loaded = loading.evaluation(dataset)
     if not loaded.ok:
         return []
-    rows = number_caveats(loaded.value, int(k))
+    rows = number_caveats(loaded.value, k)
     return [check_sentence(row) for row in rows.to_dict("records") if row["run"] in runs]

@@ -2,18 +2,17 @@
 each doc's name (its title, else its first line) and text, the queries to judge, and the labels the judgments
 extend.
 
-From `evalcore.analyses.judging`; saving a round and switching to a version are writes: `dashboard.saved`.
+From `evalcore.analyses.judging`, as plain functions (the view keeps the pool in `dashboard.caching`); saving a round
+and switching to a version are writes: `dashboard.saved`.
 """
 
 from __future__ import annotations
 
-import streamlit as st
-
 from evalcore.analyses.judging import JudgingPool, judging_pool
-from evalcore.store.datasets import Dataset
+from evalcore.metrics.dataset import Dataset
 
 from dashboard import loading
-from dashboard.loading import DEPTH, HASH, Loaded
+from dashboard.loading import DEPTH, Loaded
 
 __all__ = ["DEPTH", "evaluated_queries", "first_line", "labels_as_read", "pool", "pool_names", "pool_texts",
            "register"]
@@ -33,7 +32,6 @@ def register(dataset: Dataset) -> str:
     return loading.register(dataset)
 
 
-@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=HASH)
 def pool(dataset: Dataset, query: str, depth: int) -> Loaded:
     """The blind judging pool of ``query``: every run's top ``depth`` docs, deduplicated and shuffled (seed 0, as
     ``evalcore judge pool``), against the labels as read (the whole set: a round extends every query's split)."""

@@ -3,7 +3,8 @@ the paired comparison in words, and the quality-against-cost points.
 
 The table and its chart are built for the one k shown (`overview`), fast, from the deep evaluation or the all-k
 curves once they are ready; the paired comparison (`comparison`) waits for those curves (they hold the resampled
-sums the tests need), so the page draws it below its first chart.
+sums the tests need), so the page draws it below its first chart. Plain functions: the shared results come through
+`dashboard.caching`, and the view keeps what these return there.
 """
 
 from __future__ import annotations
@@ -11,17 +12,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pandas as pd
-import streamlit as st
 
-from evalcore.analyses.coverage import number_caveats
 from evalcore.analyses.headline import HEADLINE_METRIC, best_run, headline_means
 from evalcore.metrics.measures import DESCRIPTIONS
+from evalcore.report.amounts import format_interval
 from evalcore.report.compare import comparison_verdict, plan_summary
 from evalcore.report.headlines import best_run_line, overview_evidence
-from evalcore.store.datasets import Dataset
+from evalcore.metrics.dataset import Dataset
 
-from dashboard import charts, computed, loading
-from dashboard.loading import HASH
+from dashboard import caching, charts, computed, loading
 
 CAVEAT_HELP = {
     "blind share": "Share of this row's n queries whose labels were judged blind (without seeing any system's "
@@ -59,7 +58,6 @@ class Headline:
     caption: str  # what the numbers are: metric, n, labels, method
 
 
-@st.cache_resource(max_entries=32, show_spinner=False, hash_funcs=HASH)
 def headline(dataset: Dataset, runs: tuple[str, ...]) -> Headline | None:
     """The page's headline for the runs shown (None when the files cannot be scored). k-independent and fast (one
     metric, one paired test per other run): drawn before the table."""
@@ -113,20 +111,6 @@ def _with_headline_metric(summary: pd.DataFrame, evaluation, runs: tuple[str, ..
     return pd.concat([rows, summary[summary["metric"] != HEADLINE_METRIC]], ignore_index=True)
 
 
-@st.cache_resource(max_entries=8, show_spinner=False, hash_funcs=HASH)
-def _caveats_every_k(dataset: Dataset) -> dict[int, dict[str, dict]]:
-    """`evalcore.analyses.coverage.number_caveats` for every k 1..`DEPTH` at once (about the cost of one k):
-    k -> run -> its row."""
-    loaded = loading.evaluation(dataset)
-    if not loaded.ok:
-        return {}
-    every = number_caveats(loaded.value, range(1, min(r.depth for r in loaded.value.results) + 1))
-    out: dict[int, dict[str, dict]] = {}
-    for row in every.to_dict("records"):
-        out.setdefault(int(row["k"]), {})[row["run"]] = row
-    return out
-
-
 def caveat_cells(row: dict | None, k: int) -> dict:
     """The cells for one run's caveats at k: blind share, judged depth at k, bounds when k goes deeper than judged."""
     if row is None:
@@ -141,15 +125,14 @@ def caveat_cells(row: dict | None, k: int) -> dict:
         depth = f"within judged depth ({reach})"
     return {"blind share": float(row["blind_share"]) if row["blind_known"] else None,
             f"recall@{k} judged depth": depth,
-            f"recall@{k} bounds": f"{row['low']:.3f} – {row['high']:.3f}" if row["flagged"] else None}
+            f"recall@{k} bounds": format_interval(row["low"], row["high"]) if row["flagged"] else None}
 
 
-@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=HASH)
 def overview(dataset: Dataset, k: int, runs: tuple[str, ...], more: bool, checks: bool = False) -> Overview:
     """The Overview at ``k`` for the runs shown (``more``: every cutoff metric, not only recall and MRR; ``checks``:
     the blind share, judged depth and bounds columns, whose plain sentences the Integrity page says)."""
     evaluation = loading.evaluation(dataset).value
-    summary = computed.summary(dataset, k, more)
+    summary = caching.summary(dataset, k, more)
     summary = _with_headline_metric(summary[summary["run"].isin(runs)], evaluation, runs)
     metrics = metrics_shown(k, more)
     runs_meta = {r.name: r.run.metadata() for r in evaluation.results}
@@ -158,7 +141,7 @@ def overview(dataset: Dataset, k: int, runs: tuple[str, ...], more: bool, checks
     n = evaluation.results[0].n_queries
     cells = {(run, m): (mean, low, high, count) for run, m, mean, low, high, count in zip(
         *(summary[c].tolist() for c in ("run", "metric", "mean", "ci_low", "ci_high", "n")))}
-    caveats = _caveats_every_k(dataset).get(int(k), {}) if checks else {}
+    caveats = caching.caveats_every_k(dataset).get(k, {}) if checks else {}
     rows = []
     for run in runs:
         meta = runs_meta[run]
@@ -167,7 +150,7 @@ def overview(dataset: Dataset, k: int, runs: tuple[str, ...], more: bool, checks
             if (run, m) in cells:
                 mean, low, high, _ = cells[run, m]
                 row[m] = mean
-                row[f"{m} 95% CI"] = f"{low:.3f} – {high:.3f}"
+                row[f"{m} 95% CI"] = format_interval(low, high)
         row.update(caveat_cells(caveats.get(run), k))
         row.update({"n": int(cells[run, "mrr"][3]), "k": k, "price $/M tokens": meta["price_per_mtok"],
                     "dims": meta["dims"], "index MB": (meta["index_bytes"] / 1e6 if meta["index_bytes"] else None),
@@ -209,13 +192,12 @@ def curves_pending(dataset: Dataset, more: bool) -> bool:
     return pending
 
 
-@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=HASH)
 def comparison(dataset: Dataset, k: int, baseline: str, runs: tuple[str, ...]) -> Comparison | None:
     """The runs shown against ``baseline`` at ``k``; None with fewer than two runs loaded."""
     evaluation = loading.evaluation(dataset).value
     if evaluation is None or len(evaluation.results) < 2:
         return None
-    report = computed.comparison(dataset, k, baseline)
+    report = caching.comparison(dataset, k, baseline)
     shown = [c for c in report.comparisons if c.run in runs] if report else []
     model = {r.name: r.model for r in evaluation.results}
     labels = evaluation.labels
@@ -229,7 +211,8 @@ def comparison(dataset: Dataset, k: int, baseline: str, runs: tuple[str, ...]) -
                 for c in shown]
     counts = pd.DataFrame([{
         "run": c.run, "baseline": c.baseline, "metric": c.metric, "difference": c.diff,
-        "95% CI": f"{c.ci_low:+.3f} to {c.ci_high:+.3f}", "wins": c.wins, "ties": c.ties, "losses": c.losses,
+        "95% CI": format_interval(c.ci_low, c.ci_high, join=" to ", number=lambda v: f"{v:+.3f}"),
+        "wins": c.wins, "ties": c.ties, "losses": c.losses,
         "p (Holm)": c.p_adjusted, "n": c.n, "k": k,
         "models": f"{c.run} = {model[c.run]}; {c.baseline} = {model[c.baseline]}",
     } for c in shown])

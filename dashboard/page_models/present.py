@@ -1,17 +1,16 @@
 """The presenter view's model: the Failures page's list, in its order, and one failure told in plain words
-(`evalcore.analyses.failure_story`) for a shared screen."""
+(`evalcore.analyses.failure_story`) for a shared screen. Plain functions: the list is the one the Failures page keeps
+(`dashboard.caching`), and the view keeps the story there."""
 
 from __future__ import annotations
 
 from typing import NamedTuple
 
-import streamlit as st
-
 from evalcore.analyses.failure_story import excerpt, failure_story
-from evalcore.store.datasets import Dataset
+from evalcore.metrics.dataset import Dataset
 
-from dashboard import computed, loading
-from dashboard.loading import HASH, Loaded
+from dashboard import caching, loading
+from dashboard.loading import Loaded
 from dashboard.page_models import failures
 
 INSTEAD = 2
@@ -49,9 +48,11 @@ def shown_query(text: str) -> ShownQuery:
 
 def sequence(dataset: Dataset, k: int, mode: str, runs: tuple[str, ...], sources: tuple[str, ...], text: str,
              order: str) -> list[str]:
-    """The queries the Failures page lists with these selections, in its order (what the arrow keys walk)."""
+    """The queries the Failures page lists with these selections, in its order (what the arrow keys walk): the list
+    that page keeps, so a link from it opens on a list already computed."""
     known = set(failures.source_values(dataset))
-    missed = failures.missed_at_k(dataset, k, mode, runs, tuple(s for s in sources if s in known), text, order)
+    missed = caching.kept(failures.missed_at_k, entries=128)(dataset, k, mode, runs,
+                                                            tuple(s for s in sources if s in known), text, order)
     return missed.sequence if missed is not None else []
 
 
@@ -59,10 +60,9 @@ def is_evaluated(dataset: Dataset, query: str) -> bool:
     return query in set(loading.evaluated_queries(dataset))
 
 
-@st.cache_resource(max_entries=128, show_spinner=False, hash_funcs=HASH)
 def story(dataset: Dataset, query: str, k: int, runs: tuple[str, ...], mode: str) -> Loaded:
     """One failure for the presenter view: the drill-down, told in plain words."""
-    loaded = computed.drill_down(dataset, query, k, runs)
+    loaded = caching.drill_down(dataset, query, k, runs)
     if not loaded.ok:
         return loaded
     return loading.attempt(failure_story, loaded.value, mode=mode, instead=INSTEAD, chars=RELEVANT_CHARS,

@@ -13,8 +13,9 @@ import streamlit as st
 
 from evalcore.analyses.k_settings import DEFAULT_CHUNK_TOKENS, DEFAULT_LAMBDA, DEFAULT_PRICE_PER_MTOK
 from evalcore.safe_text import md_text
+from evalcore.glossary import explain
 
-from dashboard import charts, fragments, k_charts, layout, state
+from dashboard import caching, charts, fragments, k_charts, layout, state
 from dashboard.page_models import choose_k
 
 PAGE = "choose_k"
@@ -45,7 +46,8 @@ def settings_now():
 settings = settings_now()
 if layout.failed(choose_k.budget(v.dataset, settings)):
     st.stop()
-said = choose_k.headline(v.dataset, settings, tuple(v.runs), number("budget"), state.get("metric"))
+said = caching.kept(choose_k.headline, entries=32, copies=True)(v.dataset, settings, tuple(v.runs), number("budget"),
+                                                               state.get("metric"))
 # The page's k is the k to take, as the headline says, until the person picks another: when no k was asked for, or
 # the k is the one this page set and the k to take moved (a price, a recall point's worth), k follows it.
 asked_k, set_here = state.get("k"), state.remembered("choose_k.k_set_here")
@@ -102,10 +104,12 @@ def at_k(v: layout.View, spend: str) -> None:
     k = shown_v.k
     model = choose_k.at_k(v.dataset, settings, tuple(shown_v.runs), k, bool(state.get("every")), shown_v.n,
                           shown_v.labels_ref, spend)
+    chart = caching.kept(choose_k.chart, entries=32, copies=True)(v.dataset, settings, tuple(shown_v.runs),
+                                                                  model.context, spend, model.k_max)
     # One key per k: the chart's selection starts empty at each k, so a click on a k picked before (and left since,
     # with the k control) is a new selection again.
     key = f"{CHART_KEY}.{k}"
-    st.vega_lite_chart(k_charts.set_k(model.chart, k), width="content", on_select=lambda: on_pick(key),
+    st.vega_lite_chart(k_charts.set_k(chart, k), width="content", on_select=lambda: on_pick(key),
                        selection_mode=[k_charts.PICK], key=key)
     if k > model.window and not state.get("every"):
         st.caption(f"k = {k} is beyond the range the chart opens on (1 to {model.window}): it shows every k.")
@@ -113,15 +117,15 @@ def at_k(v: layout.View, spend: str) -> None:
               "largest k to take of the runs shown, where the choice is made.",
               **state.bind(PAGE, "every", bool(state.get("every")), lambda on: "1" if on else None))
     st.markdown(f"**At k = {k}**: " + "  \n".join(
-        f"**{md_text(line['run'])}** recall {line['recall']:.3f} (95% CI {line['low']:.3f} – {line['high']:.3f}) · "
+        f"**{md_text(line['run'])}** recall {line['recall']:.3f} (95% CI {line['interval']}) · "
         + (f"evidence held {line['evidence']:.3f} · " if line["evidence"] is not None else "")
         + f"{line['tokens']:,.0f} prompt tokens · {line['cost']} · the {k}th chunk added {line['added']:+.1f} points"
         for line in model.lines))
     st.caption(md_text(f"k = {k} · {model.context} · {model.models} · recall@k with its 95% interval"))
     with st.expander("Every number for this k, in one table"):
         layout.table(model.table, hide_index=True, width="stretch", column_config={
-            f"recall@{k}": st.column_config.NumberColumn(format="%.3f", help=layout.explain("recall@k")),
-            f"hit@{k}": st.column_config.NumberColumn(format="%.3f", help=layout.explain("hit@k")),
+            f"recall@{k}": st.column_config.NumberColumn(format="%.3f", help=explain("recall@k")),
+            f"hit@{k}": st.column_config.NumberColumn(format="%.3f", help=explain("hit@k")),
             "tokens (mean)": st.column_config.NumberColumn(format="%.0f", help="Prompt tokens of the first k chunks."),
             "tokens (p90)": st.column_config.NumberColumn(format="%.0f", help="9 in 10 requests stay under this."),
             "$ per 1,000 requests": st.column_config.NumberColumn(format="$%.4f"),
@@ -129,7 +133,7 @@ def at_k(v: layout.View, spend: str) -> None:
         })
         st.caption(md_text(f"k = {k} · {model.context} · {model.models}"))
     st.download_button("Download the chart (PNG)",
-                       data=lambda: charts.to_png(k_charts.set_k(model.chart, k)), file_name=f"choose_k_k{k}.png",
+                       data=lambda: charts.to_png(k_charts.set_k(chart, k)), file_name=f"choose_k_k{k}.png",
                        mime="image/png", on_click="ignore", icon=":material/image:", key="choose_k.png")
 
 
@@ -139,16 +143,16 @@ def against_tokens(v: layout.View) -> None:
     cols = st.columns([2, 3])
     with cols[0]:
         budget = st.number_input("Prompt-token budget (mean per request)", min_value=1.0, step=100.0, format="%.0f",
-                                 help=layout.explain("prompt-token budget"),
+                                 help=explain("prompt-token budget"),
                                  **state.bind(PAGE, "budget", float(asked)))
     with cols[1]:
         shown_v = layout.controls(PAGE, v, k=False)
     fragments.rerun_page_if(shown_v.runs != v.runs)
-    model = choose_k.against_tokens(v.dataset, settings, tuple(shown_v.runs), float(budget),
-                                    state.get("metric"), shown_v.n, shown_v.labels_ref)
+    model = caching.kept(choose_k.against_tokens, entries=32, copies=True)(
+        v.dataset, settings, tuple(shown_v.runs), float(budget), state.get("metric"), shown_v.n, shown_v.labels_ref)
     if len(model.metrics) > 1:
         st.radio("Compare on", options=list(model.metrics), format_func=METRIC_LABELS.get, horizontal=True,
-                 help=layout.explain("evidence recall@k"), **state.bind(PAGE, "metric", model.metric))
+                 help=explain("evidence recall@k"), **state.bind(PAGE, "metric", model.metric))
     with st.container(key="choose_k-at-tokens"):  # the answer at the budget, then the curves behind it
         st.markdown(f"**{md_text(model.sentence)}**")
     st.vega_lite_chart(model.chart, width="content")

@@ -1,6 +1,5 @@
 """Data: upload labels, runs and documents; check each file before any metric; edit run metadata."""
 
-import pandas as pd
 import streamlit as st
 
 from evalcore.safe_text import md_text
@@ -214,7 +213,7 @@ with st.expander(chunk_title, expanded=bool(mapped_runs)):
     for run_spec in candidate.runs:
         name = run_spec.name
         candidate, right = one_file(
-            candidate, f"chunks.{name}", f"Chunks file of {layout.safe(name)}", f"data.chunks.{nonce}.{name}",
+            candidate, f"chunks.{name}", f"Chunks file of {md_text(name)}", f"data.chunks.{nonce}.{name}",
             CHUNK_FORMATS, "Chunk map", page.CHUNK_FORMAT_CHOICES,
             lambda ref, spec=run_spec: page.chunk_map_of(spec, ref, candidate.documents, candidate.labels),
             lambda ref: candidate.with_chunks(name, ref), clear=lambda: candidate.with_chunks(name, None))
@@ -254,11 +253,7 @@ st.caption(md_text(f"Per file, before any metric (k = {v.k}; set k on any page).
                    "is explained in the warnings below and in docs/metrics.md (edge cases)."))
 found = page.files(dataset, v.k)
 checks = found.checklist
-counts = [c for c in checks.columns if c not in ("file", "role", "notes")]
-shown_checks = checks.astype(object)
-for column in counts:
-    shown_checks[column] = [("–" if pd.isna(x) else f"{int(x):,}") for x in checks[column]]
-layout.table(shown_checks.drop(columns=["notes"]), hide_index=True, width="stretch", column_config={
+layout.table(found.checklist_shown, hide_index=True, width="stretch", column_config={
     "docs": st.column_config.TextColumn(help="Labels: judged (query, doc) pairs. Runs: ranked docs over all queries. "
                                              "Documents: docs in the file."),
     "labeled queries missing from run": st.column_config.TextColumn(
@@ -299,9 +294,7 @@ edited = st.data_editor(
 if len(edited) == 0:
     layout.error("Keep at least one run: every page needs one. Upload another run before removing this one.")
 elif not barred and not edited.reset_index(drop=True).equals(meta):
-    kept = set(edited["run"])
-    changed = page.with_metadata(dataset, edited)
-    changed = changed.with_runs(tuple(r for r in changed.runs if r.name in kept))
+    changed = page.edited_dataset(dataset, edited)
     broken = [page.run(spec) for spec in changed.runs]
     bad = next((b for b in broken if not b.ok), None)
     if bad is not None:

@@ -15,7 +15,7 @@ from evalcore.analyses.failures import SORT_ORDERS, neighbours
 from evalcore.metrics.failure import FAILURE_MODE, MISS_MODES, MISS_NAMES
 from evalcore.warning_log import plural
 
-from dashboard import access_ui, doc_cards, layout, saved, state
+from dashboard import access_ui, caching, doc_cards, layout, saved, state
 from dashboard.page_models import failures
 from dashboard.page_models.failures import COMPARE_COLUMNS, LIST_COLUMNS
 
@@ -46,10 +46,11 @@ v = layout.controls(PAGE, v)
 k = v.k
 
 # ---------------------------------------------------------------- filters
-sources_known = failures.source_values(v.dataset)
+sources_known = caching.kept(failures.source_values, entries=16, copies=True)(v.dataset)
 cols = st.columns([2, 2, 2, 2])
 with cols[0]:
-    if failures.has_evidence(v.dataset):  # a third kind of failure: relevant, but too little of the evidence
+    # A third kind of failure with evidence spans: relevant, but too little of the evidence.
+    if caching.kept(failures.has_evidence, entries=16)(v.dataset):
         asked = state.get("miss", FAILURE_MODE)
         mode = st.selectbox("A query failed when it", options=list(MISS_MODES), format_func=MISS_NAMES.get,
                             help="; ".join(f"{MISS_NAMES[m]}: {MISS_MODES[m].split(' (', 1)[1].rstrip(')')}"
@@ -79,10 +80,11 @@ with cols[3]:
                          help="Next and previous walk through the list in this order.",
                          **state.bind(PAGE, "sort", order))
 
-said = failures.headline(v.dataset, k, mode, tuple(v.runs))
+said = caching.kept(failures.headline)(v.dataset, k, mode, tuple(v.runs))
 layout.headline(said, v, k)
 
-missed = failures.missed_at_k(v.dataset, k, mode, tuple(v.runs), tuple(sources), search or "", order)
+missed = caching.kept(failures.missed_at_k, entries=128)(v.dataset, k, mode, tuple(v.runs), tuple(sources),
+                                                         search or "", order)
 if missed is None:  # the header has said why the files cannot be scored
     st.stop()
 table, sequence = missed.table, missed.sequence
@@ -150,7 +152,8 @@ with compare_tab:
         pass
     else:
         pair = st.columns(2)
-        ranked = failures.ranked_runs(v.dataset, tuple(v.all_runs))  # best first: the best against the next best
+        # Best first: the best against the next best.
+        ranked = caching.kept(failures.ranked_runs, entries=32)(v.dataset, tuple(v.all_runs))
         with pair[0]:
             a = st.selectbox("Run", options=v.all_runs, **state.bind(
                 PAGE, "baseline", v.baseline if state.get("baseline") in v.all_runs else ranked[0]))
@@ -159,8 +162,8 @@ with compare_tab:
         vs = vs if vs in others else next(r for r in ranked if r != a)
         with pair[1]:
             b = st.selectbox("against", options=others, **state.bind(PAGE, "vs", vs))
-        compared = failures.runs_compared(v.dataset, k, a, b, FAILURE_MODE if mode == "fragment" else mode, tuple(sources),
-                                          search or "")
+        compared = caching.kept(failures.runs_compared, copies=True)(
+            v.dataset, k, a, b, FAILURE_MODE if mode == "fragment" else mode, tuple(sources), search or "")
         diffs, diffs_shown = compared.frame, compared.shown
         st.caption(md_text(compared.caption))
         if compared.more:
@@ -318,7 +321,7 @@ def one_query() -> None:
             if len(entry.log):
                 with st.expander(f"Edit log ({len(entry.log)})"):
                     layout.table(entry.log, hide_index=True, width="stretch")
-            st.page_link("views/history.py", label=f"Line {layout.safe(entry.line)} over time, and its whole ledger",
+            st.page_link("views/history.py", label=f"Line {md_text(entry.line)} over time, and its whole ledger",
                          icon=":material/history:", query_params={"line": entry.line})
 
     with docs_slot:
@@ -378,7 +381,7 @@ def archive() -> None:
                     default_line = known[run_name].line if run_name in known else v.model(run_name)
                     with line_columns[i % len(line_columns)]:
                         line_inputs[run_name] = st.text_input(
-                            f"Model line of {layout.safe(run_name)}", value=default_line,
+                            f"Model line of {md_text(run_name)}", value=default_line,
                             key=f"failures.line.{v.dataset.key}.{i}", max_chars=200)
                 save_clicked = st.form_submit_button("Save this evaluation to the workspace", icon=":material/save:",
                                                      disabled=bool(access_ui.refusal("save_evaluation")),

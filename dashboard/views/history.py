@@ -24,7 +24,7 @@ here = page.in_view(state.get("data"))
 if here.evaluation_id is None:
     refused = access_ui.refusal("save_evaluation")
     k_now = layout.selections(())[2]
-    st.info(f"The data on screen ({layout.safe(here.name)}) has no saved evaluation yet; the meeting report is made "
+    st.info(f"The data on screen ({md_text(here.name)}) has no saved evaluation yet; the meeting report is made "
             "from one.")
     if st.button("Save it and prepare its report", icon=":material/description:", key="history.save_in_view",
                  disabled=bool(refused), help=refused or f"Saves its evaluation at k = {k_now} (recorded under your "
@@ -55,7 +55,7 @@ line = st.selectbox("Model line", options=names, help="Runs that share a model s
 
 # ---------------------------------------------------------------- metrics over time
 if saved.evaluations(line).empty:
-    st.info(f"The model line {layout.safe(line)} has runs in the workspace but no saved evaluation yet. Save one on "
+    st.info(f"The model line {md_text(line)} has runs in the workspace but no saved evaluation yet. Save one on "
             "the Failures page (\"Save this evaluation to the workspace\") to start its history.")
     st.stop()
 found = saved.history(line)
@@ -66,8 +66,7 @@ if history.empty:
     st.info("This line has no saved evaluation yet.")
     st.stop()
 st.subheader("Metrics over the line's runs")
-metrics_known = list(dict.fromkeys(history["metric"]))
-metrics_main = [m for m in metrics_known if m.startswith("recall@") or m == "mrr"] or metrics_known
+metrics_known, metrics_main = page.metric_choices(history)
 metrics = st.multiselect("Metrics", options=metrics_known, default=metrics_main, key=f"history.metrics.{line}")
 shown = page.line_history(history, line, metrics)
 label_set = shown.label_set
@@ -94,15 +93,11 @@ if not layout.failed(changed):
 
 # ---------------------------------------------------------------- the ledger
 st.subheader("Failure ledger")
-ledger = saved.ledger(line, label_set)
-if not layout.failed(ledger):
-    frame = ledger.value
-    n_open = int(frame["open"].sum()) if len(frame) else 0
-    k = int(frame["k"].iloc[0]) if len(frame) else None
-    st.caption(md_text(f"{plural(len(frame), 'query', 'queries')} failed at some point, {n_open:,} open · "
-                       "regressions first · "
-                       f"a query fails when no relevant doc is in the top k (k = {k}) · labels {label_set} · "
-                       "edit status, cause tags and notes on the Failures page (open the query)"))
+found_ledger = saved.ledger(line, label_set)
+if not layout.failed(found_ledger):
+    ledger = page.ledger(found_ledger.value, label_set)
+    frame = ledger.table
+    st.caption(md_text(ledger.caption))
     layout.table(frame, hide_index=True, width="stretch", height=min(35 * len(frame) + 40, 400),
                  column_order=["query", "query_text", "status_label", "status_by", "first_rank", "first_failed_run",
                                "first_failed_at", "fixed_run", "regressed_run", "n_failed", "n_runs", "tags", "note"],
@@ -118,7 +113,7 @@ evaluations = saved.evaluations(line)
 if evaluations.empty:
     st.info("No saved evaluation of this line.")
     st.stop()
-ids = evaluations["id"].astype(int).tolist()[::-1]
+ids = page.evaluation_ids(evaluations)
 described = {int(r.id): f"evaluation {r.id} · {layout.when(r.created_at)} · labels {r.labels} v{r.labels_version} · k = {r.k} · "
                         f"runs {r.runs}" for r in evaluations.itertuples()}
 if here.evaluation_id in ids and state.remembered("history.evaluation") not in ids:

@@ -11,6 +11,7 @@ import streamlit as st
 from evalcore.report.index_size import index_verdict, variant_verdict
 from evalcore.safe_text import md_text
 from evalcore.warning_log import plural
+from evalcore.glossary import explain
 
 from dashboard import access_ui, charts, layout, state
 from dashboard.page_models import index_size as page
@@ -30,6 +31,7 @@ part = st.segmented_control("Question", PARTS, required=True, label_visibility="
 answer = st.container()  # the chart and its sentence: first on the screen, filled once the settings below are read
 settings_area = st.container()
 barred = access_ui.refusal("upload")  # viewers read the sample's variants: uploads and new runs need an editor
+build_barred = access_ui.refusal("build_index")  # building an index takes the server's memory: editors and owners
 
 with settings_area:
     st.subheader("What is searched")
@@ -41,7 +43,7 @@ with settings_area:
     if models:
         columns = st.columns([3, 2, 2, 1] if part == PARTS[0] else [2, 2, 2, 3, 1])
         with columns[-1]:
-            similarity = st.radio("Similarity", ["cosine", "dot"], help=layout.explain("similarity"),
+            similarity = st.radio("Similarity", ["cosine", "dot"], help=explain("similarity"),
                                   **state.bind(PAGE, "similarity", state.get("similarity", "cosine")
                                                if state.get("similarity") in ("cosine", "dot") else "cosine"))
 
@@ -54,19 +56,19 @@ if part == PARTS[0] and models:
                                     **state.bind(PAGE, "models", [n for n in names if n in wanted_models] or names,
                                                  lambda picked: ",".join(picked))) or names
         with columns[1]:
-            dims = st.multiselect("Dimensions kept", page.DIMS_CHOICES, help=layout.explain("dimensions kept"),
+            dims = st.multiselect("Dimensions kept", page.DIMS_CHOICES, help=explain("dimensions kept"),
                                   **state.bind(PAGE, "dims", [d for d in state.get("dims", "").split(",") if d in
                                                               page.DIMS_CHOICES] or list(page.DEFAULT_DIMS),
                                                lambda chosen_dims: ",".join(chosen_dims)))
         with columns[2]:
-            precisions = st.multiselect("Precisions", list(page.PRECISIONS), help=layout.explain("precision (storage)"),
+            precisions = st.multiselect("Precisions", list(page.PRECISIONS), help=explain("precision (storage)"),
                                         **state.bind(PAGE, "precision", [p for p in state.get("precision", "").split(",")
                                                                          if p in page.PRECISIONS] or
                                                      list(page.DEFAULT_PRECISIONS), lambda chosen_p: ",".join(chosen_p)))
         rescore = 0
         if "binary" in (precisions or []):
             rescore_on = st.toggle(f"Also rescore binary with the float vectors (top {page.RESCORE_CANDIDATES} "
-                                   "candidates)", help=layout.explain("rescoring"),
+                                   "candidates)", help=explain("rescoring"),
                                    **state.bind(PAGE, "rescore", state.get("rescore") == "1",
                                                 lambda on: "1" if on else None))
             rescore = page.RESCORE_CANDIDATES if rescore_on else 0
@@ -77,10 +79,10 @@ if part == PARTS[0] and models:
         for model in [m for m in models if m.name in chosen]:
             loaded = page.cached_study(v.dataset, model, settings)
             if loaded is None:
-                bar = st.progress(0.0, text=f"Searching the vectors of {layout.safe(model.name)}…")
+                bar = st.progress(0.0, text=f"Searching the vectors of {md_text(model.name)}…")
                 loaded = page.study(v.dataset, model, settings, progress=lambda share, what, bar=bar, model=model:
                                     bar.progress(min(1.0, share), text=f"Searching the vectors of "
-                                                 f"{layout.safe(model.name)}: {layout.safe(what)}…"))
+                                                 f"{md_text(model.name)}: {md_text(what)}…"))
                 bar.empty()
             if layout.failed(loaded):
                 continue
@@ -103,21 +105,14 @@ if part == PARTS[0] and models:
         note = page.stand_ins(models, {name: r.reference.variant.dims for name, r in reports.items()})
         if note:
             st.info(md_text(note), icon=":material/straighten:")
-        st.subheader("What each smaller index costs", help=layout.explain("index size"))
+        st.subheader("What each smaller index costs", help=explain("index size"))
         for name, report in reports.items():
-            real = page.real_dims(by_name[name])
-            stand_in = f" (the sample's stand-in for {real:,})" if real and real != report.reference.variant.dims else ""
-            st.markdown(f"**{layout.safe(name)}** ({layout.safe(by_name[name].model)}): full vectors "
-                        f"{layout.safe(report.reference.variant.dims)} dims{stand_in}, {metric} "
-                        f"{report.metrics(report.reference)[metric]['mean']:.3f}, n = {n:,}, labels "
-                        f"{layout.safe(v.labels_ref)}")
+            st.markdown(f"**{md_text(name)}** ({md_text(by_name[name].model)}): "
+                        f"{md_text(page.full_vectors(by_name[name], report, v.k))}, n = {n:,}, labels "
+                        f"{md_text(v.labels_ref)}")
             for item in report.variants[1:]:
                 st.text(variant_verdict(report, item))
-        table = points[["name", "variant", "dims", "precision", "index_mb", "ratio", "metric", "mean", "ci_low",
-                        "ci_high", "n", "model", "frontier"]].rename(columns={"name": "model name",
-                                                                              "index_mb": "index MB",
-                                                                              "ratio": "x smaller"})
-        table.insert(table.columns.get_loc("n") + 1, "labels", v.labels_ref)
+        table = page.variants_table(points, v.labels_ref)
         # What every row shares (metric, n, labels) is said in the caption under the table: the rest fits 1400 px.
         layout.table(table, hide_index=True, width="stretch",
                      column_order=[c for c in table.columns if c not in ("metric", "n", "labels")],
@@ -139,8 +134,7 @@ if part == PARTS[0] and models:
         picked = st.selectbox("Variant", choices, key="index_size.pick", help="The variant whose run is added.")
         if st.button("Add to the loaded runs", icon=":material/playlist_add:", key="index_size.add",
                      disabled=bool(barred), help=barred) and not barred:
-            owner = next(name for name in reports if picked in set(points.loc[points["name"] == name, "run"]))
-            candidate = page.variant_dataset(v.dataset, reports[owner], picked)
+            candidate = page.variant_dataset(v.dataset, reports[page.owner_of(points, picked)], picked)
             state.set("data", page.register(candidate))
             state.remember("index_size.added", candidate.run_names[-1])
             st.rerun()
@@ -154,35 +148,39 @@ if part == PARTS[1] and models:
                                                    if state.get("ann_model") in names else names[0]))
         with columns[1]:
             kind = st.selectbox("Index", page.INDEX_KINDS, format_func=page.index_title,
-                                help=layout.explain("approximate index"),
+                                help=explain("approximate index"),
                                 **state.bind(PAGE, "ann_kind", state.get("ann_kind") if state.get("ann_kind") in
                                              page.INDEX_KINDS else page.INDEX_KINDS[0]))
         knob = page.search_param(kind)
         with columns[2]:
             wanted = [int(x) for x in str(state.get("ann_sweep", "")).split(",") if x.isdigit()]
-            values = st.multiselect(f"Sweep of {knob}", page.SWEEP_CHOICES, help=layout.explain(knob),
+            values = st.multiselect(f"Sweep of {knob}", page.SWEEP_CHOICES, help=explain(knob),
                                     **state.bind(PAGE, "ann_sweep", [x for x in wanted if x in page.SWEEP_CHOICES]
                                                  or list(page.DEFAULT_SWEEP[knob]),
                                                  lambda chosen_values: ",".join(map(str, sorted(chosen_values)))))
         with columns[3]:
             build_columns = st.columns(len(page.build_params(kind)) + 1)
-            build = {}
+            build, brought = {}, []
             for (name, default), column in zip(page.build_params(kind), build_columns):
-                asked = str(state.get(f"ann_{name}", ""))
-                least = 2 if name == "m" and kind.startswith("hnsw") else 1
+                least, most = page.bounds(kind, name)
+                value, note = page.from_link(kind, name, str(state.get(f"ann_{name}", "")), default)
+                if note:  # said once, and the link now holds the value used
+                    brought.append(note)
+                    state.set(f"ann_{name}", value)
                 with column:
                     build[name] = int(st.number_input(
-                        name, min_value=least, step=1, help=page.BUILD_HELP[name],
-                        **state.bind(PAGE, f"ann_{name}", max(least, int(asked)) if asked.isdigit() else default,
-                                     int)))
+                        name, min_value=least, max_value=most, step=1, help=page.BUILD_HELP[name],
+                        **state.bind(PAGE, f"ann_{name}", value, int)))
             with build_columns[-1]:
-                dims_choice = st.selectbox("Dims", page.DIMS_CHOICES, help=layout.explain("dimensions kept"),
+                dims_choice = st.selectbox("Dims", page.DIMS_CHOICES, help=explain("dimensions kept"),
                                            **state.bind(PAGE, "ann_dims", state.get("ann_dims") if
                                                         state.get("ann_dims") in page.DIMS_CHOICES else "full"))
         against = st.segmented_control("Draw against", page.AGAINST, required=True,
                                        format_func=lambda a: "latency" if a == "latency" else "memory (index size)",
                                        **state.bind(PAGE, "ann_x", "memory" if state.get("ann_x") == "memory"
                                                     else "latency", lambda a: "memory" if a == "memory" else None))
+        for note in brought:  # a link's value out of range, said beside the inputs it was brought into range in
+            st.warning(md_text(note), icon=":material/tune:")
         specs = page.sweep_specs(kind, build, values or list(page.DEFAULT_SWEEP[knob]), dims_choice)
         st.caption("Built on one thread (the same index every time), every search timed on one thread; the same as "
                    "this command:")
@@ -190,14 +188,26 @@ if part == PARTS[1] and models:
                 f" --build-threads {page.BUILD_THREADS}", language="bash", wrap_lines=True)
     model = next(m for m in models if m.name == model_name)
     settings = page.sweep_settings(specs, similarity, v.k)
-    with answer:
-        loaded = page.cached_study(v.dataset, model, settings)
-        if loaded is None:
-            bar = st.progress(0.0, text=f"Building the indexes of {layout.safe(model.name)}…")
-            loaded = page.study(v.dataset, model, settings, progress=lambda share, what: bar.progress(
-                min(1.0, share), text=f"Building and searching {layout.safe(what)}…"))
-            bar.empty()
-        failed = layout.failed(loaded)
+    loaded, problem = page.cached_study(v.dataset, model, settings), None  # what was built: every role sees it
+    if loaded is None:
+        with settings_area:
+            problem = page.check_sweep(model, specs)  # out of range for these vectors, or over the memory budget
+            if build_barred:
+                st.button("Build and search these indexes", icon=":material/build:", key="index_size.build",
+                          disabled=True, help=build_barred)
+                problem = problem or f"Nothing was built: {build_barred}"
+            if problem is not None:
+                layout.error(problem)
+    failed = True
+    if loaded is not None or problem is None:
+        with answer:
+            if loaded is None:
+                bar = st.progress(0.0, text=f"Building the indexes of {md_text(model.name)}…")
+                loaded = page.study(v.dataset, model, settings, refused=build_barred,
+                                    progress=lambda share, what: bar.progress(
+                                        min(1.0, share), text=f"Building and searching {md_text(what)}…"))
+                bar.empty()
+            failed = layout.failed(loaded)
     if not failed:
         report = loaded.value.report
         sweep = page.sweep_points(report)
@@ -221,7 +231,7 @@ if part == PARTS[1] and models:
         if note:
             st.info(md_text(note), icon=":material/straighten:")
 
-        st.subheader("The queries an index loses", help=layout.explain("lost queries"))
+        st.subheader("The queries an index loses", help=explain("lost queries"))
         lost = page.lost_queries(v.dataset, report)
         if lost.empty:
             st.success(md_text(f"No setting of this sweep loses an answer exact search found in its top {v.k}."),
@@ -246,15 +256,7 @@ if part == PARTS[1] and models:
                                                                                   width="large")})
 
         st.subheader("Every setting")
-        table = sweep[["run", "setting", "metric", "mean", "ci_low", "ci_high", "neighbor_recall", "neighbor_recall_p5",
-                       "lost",
-                       "queries_per_second", "latency_p50_ms", "latency_p99_ms", "build_seconds", "index_mb", "n",
-                       "model"]].rename(columns={"mean": metric, "neighbor_recall": f"neighbour recall@{v.k}",
-                                                 "neighbor_recall_p5": "5th percentile", "lost": "lost queries",
-                                                 "queries_per_second": "queries/s (1 thread)",
-                                                 "latency_p50_ms": "p50 ms", "latency_p99_ms": "p99 ms",
-                                                 "build_seconds": "build s", "index_mb": "index MB"})
-        table.insert(table.columns.get_loc("n") + 1, "labels", v.labels_ref)
+        table = page.settings_table(sweep, v.k, v.labels_ref)
         # What every row shares (metric, n, labels, model) is said in the caption under the table: the rest fits.
         layout.table(table, hide_index=True, width="stretch",
                      column_order=[c for c in table.columns if c not in ("metric", "n", "labels", "model")],

@@ -10,10 +10,9 @@ a link with ``split=holdout`` opens on the sealed notice and the button, so ever
 
 import streamlit as st
 
-from evalcore.report.segments import gap_sentence
 from evalcore.safe_text import md_text, to_csv
 
-from dashboard import access_ui, layout, saved, state
+from dashboard import access_ui, caching, layout, saved, state
 from dashboard.page_models import integrity as page
 
 PAGE = "integrity"
@@ -28,7 +27,7 @@ layout.words("blind labels", "judged@k", "judged depth", "tune / holdout split",
              "95% interval")
 v = layout.controls(PAGE, v)
 k = v.k
-audited = page.audit_at(v.dataset, k)
+audited = caching.kept(page.audit_at, entries=32, spinner="Auditing the labels…")(v.dataset, k)
 if layout.failed(audited) or layout.failed(saved.workspace_opened()):  # the one shared workspace records reveals and flags
     st.stop()
 found = audited.value
@@ -42,7 +41,7 @@ for w in found.warnings:
 
 # ---------------------------------------------------------------- the Overview's checks, in a sentence per run
 st.subheader("Can each run's numbers be trusted?", anchor=False)
-for sentence in page.check_sentences(v.dataset, k, tuple(v.runs)):
+for sentence in caching.kept(page.check_sentences, entries=32, copies=True)(v.dataset, k, tuple(v.runs)):
     st.markdown(md_text(sentence))
 layout.context(v, k=k, extra="the Overview's \"Show every check\" columns, in words")
 
@@ -50,15 +49,13 @@ gap_tab, blind_tab, depth_tab, split_tab, check_tab = st.tabs(
     ["Whose words", "Blind labels", "Judged depth", "Tune and holdout", "Check the label"])
 
 with gap_tab:
-    gaps = page.source_gaps(v.dataset, k)
+    gaps = caching.kept(page.source_gaps, copies=True)(v.dataset, k, tuple(v.runs))
     if gaps is None or not gaps.ok:
         st.info("The labels need a source column (team_written, support_ticket, search_log, ...) to compare "
                 "whose words the queries are in." + (f" {md_text(gaps.error)}" if gaps is not None else ""))
     else:
-        shown = gaps.value.gaps
-        shown = shown[shown["run"].isin(v.runs) & (shown["metric"] == f"recall@{k}")]
-        for row in shown.itertuples():
-            st.text(gap_sentence(row, gaps.value.min_n))
+        for sentence in gaps.value:
+            st.text(sentence)
         layout.context(v, k=k, extra="gap between two groups of different queries: Newcombe interval for 0/1 "
                                      "scores, else Welch")
         st.page_link("views/sources.py", label="Every metric by source, with the chart", icon=":material/arrow_forward:")
@@ -126,7 +123,8 @@ with split_tab:
             chosen = st.radio("Numbers on", options=list(SPLITS), format_func=SPLITS.get, horizontal=True,
                               **state.bind(PAGE, "split", asked))
             if chosen != "tune":
-                unsealed = page.revealed_at(v.dataset, chosen, reveal, k)
+                unsealed = caching.kept(page.revealed_at, entries=16, spinner="Scoring the revealed queries…")(
+                    v.dataset, chosen, reveal, k)
                 if not layout.failed(unsealed):
                     held = unsealed.value
                     table = held.summary[held.summary["run"].isin(v.runs)].assign(split=chosen)

@@ -11,7 +11,7 @@ import streamlit as st
 from evalcore.safe_text import md_text
 from evalcore.warning_log import plural
 
-from dashboard import access_ui, layout, saved, state
+from dashboard import access_ui, caching, layout, saved, state
 from dashboard.page_models import judge as page
 
 PAGE = "judge"
@@ -53,7 +53,7 @@ with cols[1]:
                             help="Raise it to judge deeper before quoting a larger k.",
                             **state.bind(PAGE, "depth", depth, int))
 
-pooled = page.pool(v.dataset, query, int(depth))
+pooled = caching.kept(page.pool)(v.dataset, query, int(depth))
 if layout.failed(pooled):
     st.stop()
 pool = pooled.value

@@ -8,8 +8,9 @@ reruns the page, as the header names them. The numbers come from `dashboard.page
 import streamlit as st
 
 from evalcore.safe_text import md_text, to_csv
+from evalcore.glossary import explain
 
-from dashboard import fragments, layout, state
+from dashboard import caching, fragments, layout, state
 from dashboard.page_models import overview
 
 PAGE = "overview"
@@ -27,7 +28,7 @@ layout.words("recall@k", "MRR", "n", "k", "95% interval", "Wilson interval", "BC
 
 def answer(v: layout.View) -> None:
     """The headline: the best run in one line, the sentence that backs it, and the paired tests one click away."""
-    said = overview.headline(v.dataset, tuple(v.runs))
+    said = caching.kept(overview.headline, entries=32)(v.dataset, tuple(v.runs))
     if said is None:
         return
     with st.container(key="headline"):
@@ -60,7 +61,7 @@ def body(v: layout.View) -> None:
 
 def _body(v: layout.View, more: bool, checks: bool) -> None:
     k = v.k
-    model = overview.overview(v.dataset, k, tuple(v.runs), more, checks)
+    model = caching.kept(overview.overview)(v.dataset, k, tuple(v.runs), more, checks)
     config = {m: st.column_config.NumberColumn(m, format="%.3f", help=model.help[m]) for m in model.metrics}
     if checks:
         config.update({
@@ -68,8 +69,8 @@ def _body(v: layout.View, more: bool, checks: bool) -> None:
             f"recall@{k} judged depth": st.column_config.TextColumn(help=model.help[f"recall@{k} judged depth"]),
             f"recall@{k} bounds": st.column_config.TextColumn(help=model.help[f"recall@{k} bounds"])})
     config.update({"index MB": st.column_config.NumberColumn(format="%.2f"),
-                   "n": st.column_config.NumberColumn(help=layout.explain("n")),
-                   "labels": st.column_config.TextColumn(help=layout.explain("fingerprint")),
+                   "n": st.column_config.NumberColumn(help=explain("n")),
+                   "labels": st.column_config.TextColumn(help=explain("fingerprint")),
                    "price $/M tokens": st.column_config.NumberColumn(format="$%.3f")})
     st.vega_lite_chart(spec=model.chart, width="content")
     layout.table(model.table, hide_index=True, column_config=config, width="stretch")
@@ -83,17 +84,17 @@ def _body(v: layout.View, more: bool, checks: bool) -> None:
     if len(v.all_runs) < 2:
         st.info("Load a second run to compare runs on the same queries.")
     else:
-        compared = overview.comparison(v.dataset, k, v.baseline, tuple(v.runs))
+        compared = caching.kept(overview.comparison)(v.dataset, k, v.baseline, tuple(v.runs))
         st.caption(md_text(compared.caption))
         for verdict in compared.verdicts:
             st.markdown(f"{BADGES[verdict.kind]} {md_text(verdict.text)}")
         if not compared.counts.empty:
             layout.table(compared.counts, hide_index=True, width="stretch", column_config={
                 "difference": st.column_config.NumberColumn(format="%+.3f", help="run minus baseline"),
-                "p (Holm)": st.column_config.NumberColumn(format="%.4f", help=layout.explain("p-value") + " "
-                                                          + layout.explain("Holm correction")),
-                "95% CI": st.column_config.TextColumn(help=layout.explain("95% interval")),
-                "n": st.column_config.NumberColumn(help=layout.explain("n")),
+                "p (Holm)": st.column_config.NumberColumn(format="%.4f", help=explain("p-value") + " "
+                                                          + explain("Holm correction")),
+                "95% CI": st.column_config.TextColumn(help=explain("95% interval")),
+                "n": st.column_config.NumberColumn(help=explain("n")),
                 "wins": st.column_config.NumberColumn(help="queries where the run scores higher than the baseline"),
                 "losses": st.column_config.NumberColumn(help="queries where the run scores lower than the baseline"),
             })

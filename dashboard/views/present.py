@@ -18,7 +18,7 @@ from evalcore.analyses.failures import SORT_ORDERS, neighbours
 from evalcore.metrics.failure import FAILURE_MODE, MISS_MODES
 from evalcore.safe_text import md_text
 
-from dashboard import doc_cards, layout, state
+from dashboard import caching, doc_cards, layout, state
 from dashboard.page_models import present
 
 PAGE = "present"
@@ -153,7 +153,7 @@ with st.container(key="present"):
         st.info(md_text(f"No query fails at k = {k} with these settings: nothing to present (Back to Failures, "
                         "above, leads out)."))
         st.stop()
-    loaded = present.story(v.dataset, query, k, tuple(v.runs), mode)
+    loaded = caching.kept(present.story, entries=128)(v.dataset, query, k, tuple(v.runs), mode)
     if layout.failed(loaded):
         st.stop()
     story = loaded.value

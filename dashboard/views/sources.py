@@ -7,15 +7,12 @@ import streamlit as st
 
 from evalcore.safe_text import md_text, to_csv
 from evalcore.metrics.measures import DESCRIPTIONS
-from evalcore.analyses.slices import DEFAULT_MIN_SLICE_N, MISSING_VALUE
-from evalcore.report.headlines import sources_headline
-from evalcore.report.segments import gap_sentence
+from evalcore.analyses.slices import DEFAULT_MIN_SLICE_N
 
-from dashboard import charts, layout, state
+from dashboard import caching, charts, layout, state
 from dashboard.page_models import sources as page
 
 PAGE = "sources"
-TOO_FEW, GREY = charts.TOO_FEW, charts.GREY
 MAX_MIN_N = 100_000
 
 v = layout.view(PAGE, own=("metric", "minn"))
@@ -25,7 +22,7 @@ layout.words("source", "recall@k", "hit@k", "MRR", "95% interval", "n")
 v = layout.controls(PAGE, v)
 k = v.k
 
-if not page.has_source(v.dataset):
+if not caching.kept(page.has_source, entries=16, copies=True)(v.dataset):
     st.info(md_text(f"The labels file {v.dataset.labels.name} has no source field, so the queries cannot be split by "
                     "whose words they are in. Add a source column (or JSONL key) saying where each query came from, e.g. "
                     "support_ticket, search_log, failed_search or team_written, and load the labels again."),
@@ -54,43 +51,32 @@ with right:
                                 help="Sources with fewer queries are shown grey and marked too few to rank; "
                                      "no gap verdict is drawn from them.",
                                 **state.bind(PAGE, "minn", _min_n(), int)))
-metric = page.at_k(family, k)
-
-loaded = page.source_gaps(v.dataset, k, min_n)
+loaded = caching.kept(page.by_source, copies=True)(v.dataset, k, family, min_n, tuple(v.runs))
 if layout.failed(loaded):
     st.stop()
-report = loaded.value
-segments = report.segments[report.segments["run"].isin(v.runs)]
-gaps = report.gaps[report.gaps["run"].isin(v.runs)]
-pair = report.pair
+model = loaded.value
+metric, pair = model.metric, model.pair
 
 # ---------------------------------------------------------------- the answer, then the gap run by run
-said = sources_headline(gaps, metric, v.runs, report.min_n) if pair is not None else None
-layout.headline(said, v, k)
+layout.headline(model.headline, v, k)
 st.subheader(f"The gap on {metric}, run by run")
 if pair is None:
-    st.info(md_text(report.note), icon=":material/info:")
+    st.info(md_text(model.note), icon=":material/info:")
 else:
-    st.caption(md_text(f"{pair.name_a} = {', '.join(pair.a)} · {pair.name_b} = {', '.join(pair.b)} "
-                       f"({pair.rule}; queries without a source are in neither)"))
-    for row in gaps[gaps["metric"] == metric].itertuples():
+    st.caption(md_text(model.groups))
+    for line in model.gaps:
         badge = {"lower": ":red-badge[lower]", "higher": ":green-badge[higher]",
-                 "too few": ":gray-badge[too few to compare]"}.get(row.verdict, ":gray-badge[no clear difference]")
-        st.markdown(f"{badge} {md_text(gap_sentence(row, report.min_n))}")
-METHODS = {"newcombe": "Newcombe (two Wilson intervals; every score 0 or 1)", "welch": "Welch (unequal spreads)",
-           "constant": "none (every score the same)", "undefined": "none (under 2 queries on a side)"}
-methods = sorted(set(gaps[gaps["metric"] == metric]["method"]))
-layout.context(v, k=k, extra=f"95% interval of the gap: {', '.join(METHODS[m] for m in methods) or 'none'} · "
+                 "too few": ":gray-badge[too few to compare]"}.get(line.verdict, ":gray-badge[no clear difference]")
+        st.markdown(f"{badge} {md_text(line.sentence)}")
+layout.context(v, k=k, extra=f"95% interval of the gap: {model.methods} · "
                              f"sources under {min_n:,} queries are too few to rank or compare")
 
 
 # ---------------------------------------------------------------- the chart
-shown = segments[segments["metric"] == metric]
-if not shown.empty:
-    order = charts.source_order(shown, [list(pair.b), list(pair.a)] if pair is not None else [], MISSING_VALUE)
+if not model.segments.empty:
     chart = charts.gap_chart(
-        shown, gaps[gaps["metric"] == metric], v.runs, v.all_runs, metric=metric,
-        models={r: v.model(r) for r in v.runs}, order=order, min_n=min_n,
+        model.segments, model.gap_rows, v.runs, v.all_runs, metric=metric,
+        models={r: v.model(r) for r in v.runs}, order=model.order, min_n=min_n,
         title=f"{metric} by source, with 95% intervals",
         subtitle=[f"k = {k} · n = {v.n:,} queries · labels {v.labels_ref}",
                   "models: " + "; ".join(f"{r} = {v.model(r)}" for r in v.runs),
@@ -100,28 +86,11 @@ if not shown.empty:
 
 # ---------------------------------------------------------------- every metric, split by source
 st.subheader("Every metric, split by source")
-names = page.metrics_at(k)
-chosen = segments[segments["metric"] == metric]
-rows = []
-for run in v.runs:
-    mine_run = chosen[chosen["run"] == run]
-    n_ranked = int((~mine_run["small"]).sum())
-    listed = mine_run.assign(_order=mine_run["rank"].astype("Float64").fillna(float("inf")))
-    for seg in listed.sort_values(["_order", "n", "value"], ascending=[True, False, True]).itertuples():
-        by_metric = segments[(segments["run"] == run) & (segments["value"] == seg.value)].set_index("metric")
-        row = {"run": run, "model": v.model(run), "source": seg.value, "n": int(seg.n),
-               "status": TOO_FEW if seg.small else f"rank {int(seg.rank)} of {n_ranked} on {metric}"}
-        for m in names:
-            if m in by_metric.index:
-                row[m] = by_metric.at[m, "mean"]
-                row[f"{m} 95% CI"] = f"{by_metric.at[m, 'ci_low']:.3f} – {by_metric.at[m, 'ci_high']:.3f}"
-        row.update({"k": k, "labels": v.labels_ref})
-        rows.append(row)
-table = pd.DataFrame(rows)
+table, names = model.table, model.metrics
 
 
 def _grey(row: pd.Series) -> list[str]:
-    return [f"color: {GREY}" if row["status"] == TOO_FEW else ""] * len(row)
+    return [f"color: {charts.GREY}" if row["status"] == page.TOO_FEW else ""] * len(row)
 
 
 styled = table.style.apply(_grey, axis=1).format({m: "{:.3f}" for m in names if m in table.columns})
@@ -132,16 +101,12 @@ layout.table(styled, hide_index=True, column_config=config, width="stretch")
 layout.context(v, k=k, extra="n per row: that source's queries · 95% intervals per source: Wilson for 0/1 scores, "
                              "else BCa bootstrap (seed 0)")
 
-export = segments[["run", "model", "field", "value", "metric", "mean", "ci_low", "ci_high", "n", "small", "rank",
-                   "labels", "fingerprint"]].assign(k=k, min_n=min_n)
-st.download_button("Download this table (CSV)", data=lambda: to_csv(export), file_name=f"sources_k{k}.csv",
+st.download_button("Download this table (CSV)", data=lambda: to_csv(model.export), file_name=f"sources_k{k}.csv",
                    mime="text/csv", on_click="ignore", icon=":material/download:")
 
 if pair is not None:
     st.subheader("The gap on every metric")
-    gap_table = gaps[["run", "model", "metric", "group_a", "group_b", "mean_a", "mean_b", "gap", "ci_low", "ci_high",
-                      "n_a", "n_b", "verdict", "method"]].assign(k=k, labels=v.labels_ref)
-    layout.table(gap_table, hide_index=True, width="stretch", column_config={
+    layout.table(model.gap_table, hide_index=True, width="stretch", column_config={
         "gap": st.column_config.NumberColumn(format="%+.3f", help="group a minus group b"),
         "ci_low": st.column_config.NumberColumn("95% CI low", format="%+.3f"),
         "ci_high": st.column_config.NumberColumn("95% CI high", format="%+.3f"),
@@ -150,6 +115,6 @@ if pair is not None:
                                                    "welch: difference of two independent means, unequal spreads"),
     })
     layout.context(v, k=k, extra=f"group a = {', '.join(pair.a)}; group b = {', '.join(pair.b)}")
-    st.download_button("Download the gaps (CSV)", data=lambda: to_csv(gaps.assign(k=k, min_n=min_n)),
+    st.download_button("Download the gaps (CSV)", data=lambda: to_csv(model.gaps_export),
                        file_name=f"source_gaps_k{k}.csv", mime="text/csv", on_click="ignore",
                        icon=":material/download:")

@@ -63,8 +63,6 @@ from .slices import DEFAULT_MIN_SLICE_N, MISSING_VALUE, slice_metrics, slice_val
 TEAM_WRITTEN = "team_written"
 """The source value (ignoring case and separators) that marks queries the team wrote itself."""
 
-VERDICTS = ("lower", "higher", "no clear difference", "too few")
-
 GAP_COLUMNS = ["run", "model", "field", "metric", "group_a", "group_b", "values_a", "values_b", "mean_a", "mean_b",
                "n_a", "n_b", "gap", "ci_low", "ci_high", "method", "level", "verdict", "labels", "fingerprint"]
 

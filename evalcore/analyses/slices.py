@@ -16,7 +16,6 @@ from ..metrics.evaluation import Evaluation
 from ..metrics.measures import Measure
 from ..stats.intervals import mean_intervals
 
-SLICE_FIELDS = ("source", "split", "blind")
 DEFAULT_MIN_SLICE_N = 30
 MISSING_VALUE = "(not set)"
 

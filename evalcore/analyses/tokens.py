@@ -152,7 +152,6 @@ SOURCE_TOKENIZER = "tokenizer"
 SOURCE_CHUNK = "chunk_tokens"
 SOURCE_APPROX = APPROXIMATE
 SOURCE_MISSING = "not in documents"
-TOKEN_SOURCES = (SOURCE_COLUMN, SOURCE_TOKENIZER, SOURCE_CHUNK, SOURCE_APPROX, SOURCE_MISSING)
 
 
 @dataclass(frozen=True)
@@ -165,7 +164,7 @@ class DocTokens:
 
     doc_ids: np.ndarray
     counts: np.ndarray
-    source: np.ndarray  # one of TOKEN_SOURCES per doc
+    source: np.ndarray  # one of the SOURCE_* values above per doc
     tokenizer: Tokenizer | None
     note: str | None = None
 

@@ -23,11 +23,15 @@ from ..analyses.headline import best_run
 from ..errors import UsageError
 from ..metrics.evaluation import Evaluation
 from ..metrics.split import SplitRule, query_splits, scoring_labels
-from ..readers.chunks import ChunkMap, read_chunks
-from ..readers.documents import read_documents
-from ..readers.labels import read_labels
-from ..readers.queries import with_query_text
-from ..readers.runs import read_run
+from ..metrics.dataset import Dataset
+from ..metrics.dataset_reading import (
+    by_path,
+    chunk_maps_of,
+    from_arguments,
+    labels_of,
+    read_documents_file,
+    read_run_file,
+)
 from ..report.headlines import overview_headline
 from ..report.render import titled_table
 from ..safe_text import md_text, terminal_safe
@@ -39,46 +43,27 @@ Recording = Callable[[], ModuleType]
 # ----------------------------------------------------------------------------- inputs
 
 
+def dataset_of(args: argparse.Namespace) -> Dataset:
+    """The data set the arguments name (`evalcore.metrics.dataset_reading.from_arguments`): --labels, --queries,
+    --run, --chunks, --docs and their format options."""
+    return from_arguments(args.labels, [run_argument(value) for value in args.run],
+                          chunks=[run_argument(value) for value in getattr(args, "chunks", None) or []],
+                          documents=getattr(args, "docs", None), queries=getattr(args, "queries", None),
+                          labels_format=args.labels_format, run_format=args.run_format,
+                          documents_format=getattr(args, "docs_format", None))
+
+
 def load(args: argparse.Namespace):
-    """The labels, runs and chunk maps named by --labels, --queries, --run and --chunks (and their format options):
-    labels (with the queries file's text), runs, and each chunk run's map by run name (a --docs file, when the
-    command takes one, checks the maps against the documents and places chunks given by their text)."""
-    labels = read_labels(args.labels, format=args.labels_format)
-    if getattr(args, "queries", None):
-        labels = with_query_text(labels, args.queries)
-    runs = [read_run(path, format=args.run_format, name=name) for name, path in map(run_argument, args.run)]
-    return labels, runs, chunk_maps(args, runs, labels)
-
-
-def chunk_maps(args: argparse.Namespace, runs: list, labels) -> dict[str, ChunkMap]:
-    """Each run's chunk map from --chunks FILE (every run) and --chunks NAME=FILE (run NAME); a name that is not a
-    run's is a usage error, and each file is read once, keeping only the chunks its runs and the labels name
-    (`read_chunks` with ``keep``: every row is still checked)."""
-    names = [r.name for r in runs]
-    given = getattr(args, "chunks", None) or []
-    documents = getattr(args, "docs", None)
-    docs = read_documents(documents, format=getattr(args, "docs_format", None)) if documents and given else None
-    shared, named = None, {}
-    for value in given:
-        name, path = run_argument(value)
-        if name is None:
-            if shared is not None:
-                raise UsageError("--chunks FILE (for every run) is given twice; name the run of each: --chunks "
-                                 "NAME=FILE.")
-            shared = path
-        elif name not in names:
-            raise UsageError(f"--chunks {name}=...: there is no run named {name!r}; runs are: {', '.join(names)}.")
-        else:
-            named[name] = path
-    path_of = {name: named.get(name, shared) for name in names if named.get(name, shared) is not None}
-    if not path_of:
-        return {}
-    labeled = labels.judgments["doc_id"].astype(str).unique()
-    read: dict[str, ChunkMap] = {}
-    for path in dict.fromkeys(path_of.values()):
-        using = [run.doc_ids for run in runs if path_of.get(run.name) == path]
-        read[path] = read_chunks(path, documents=docs, keep=using + [labeled])
-    return {name: read[path] for name, path in path_of.items()}
+    """The labels, runs and chunk maps the arguments name, read as the dashboard reads an upload
+    (`evalcore.metrics.dataset_reading`): labels with the queries file's text, runs, and each chunk run's map by
+    run name (each file read once, keeping only the chunks its runs and the labels name; the --docs file, when the
+    command takes one, checks the maps and places chunks given by their text)."""
+    dataset = dataset_of(args)
+    labels = labels_of(dataset, by_path)
+    runs = [read_run_file(spec, by_path) for spec in dataset.runs]
+    mapped = any(spec.chunks is not None for spec in dataset.runs)
+    docs = read_documents_file(dataset.documents, by_path) if dataset.documents is not None and mapped else None
+    return labels, runs, chunk_maps_of(dataset, runs, labels, by_path, docs)
 
 
 def run_argument(value: str) -> tuple[str | None, str]:

@@ -11,9 +11,11 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..analyses.answer_join import DEFAULT_GOOD, DEFAULT_K
 from ..analyses.k_settings import DEFAULT_CHUNK_TOKENS, DEFAULT_MAX_K, DEFAULT_PRICE_PER_MTOK
 from ..metrics.measures import DESCRIPTIONS
 from ..readers.formats import formats_for
+from ..readers.grade_parsers import GRADE_FORMATS
 
 EXIT_OK, EXIT_FAILURE, EXIT_BAD_INPUT = 0, 1, 2
 """Exit status: 0 success, 2 bad input or usage, 1 anything else (docs/formats.md)."""
@@ -129,6 +131,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_interval_options(cmp_, seeded="the bootstrap and sign flips")
     _add_split_options(cmp_, workspace=True)
     cmp_.set_defaults(handler="compare:run")
+    _add_answers_command(sub)
 
     bud = sub.add_parser("budget", help="pick k: recall@k next to the prompt-token cost of k chunks",
                          description="Recall and hit rate at k = 1..max-k next to the prompt tokens and money the k "
@@ -208,6 +211,36 @@ def build_parser() -> argparse.ArgumentParser:
     _add_split_options(rep)
     rep.set_defaults(handler="report:run")
     return parser
+
+
+def _add_answers_command(sub) -> None:
+    ans = sub.add_parser("answers", help="answer grades (ragas, DeepEval, RAGChecker, promptfoo, a table) joined to "
+                                         "retrieval: each run's answers, and where retrieval and the answer disagree",
+                         description="Reads per-query answer grades as the evaluation tools write them, joins each "
+                                     "graded answer to its labeled query (by id, else by text) and reports each run's "
+                                     "mean grade with its interval, paired comparisons between runs, retrieval at k "
+                                     "against the answer, the queries where retrieval got better but the answer "
+                                     "worse, the rank correlation of recall@k and the grade, and whether two judges "
+                                     "of the same answers agree (docs/answers.md).")
+    ans.add_argument("--grades", action="append", required=True, metavar="NAME=FILE",
+                     help="a grade file of run NAME (FILE alone: named after the file's stem); repeat for several "
+                          "runs, or twice for one run to compare two judges of the same answers")
+    ans.add_argument("--grades-format", choices=GRADE_FORMATS, default=None,
+                     help="override detection of the tool that wrote the grade files")
+    ans.add_argument("--query-var", default=None, metavar="NAME",
+                     help="promptfoo: the var holding the query's text (default: the first of query, question, "
+                          "input, user_input, prompt)")
+    _add_inputs(ans, required=False)
+    ans.add_argument("--k", type=int, default=DEFAULT_K, help=f"the k of recall@k (default {DEFAULT_K})")
+    ans.add_argument("--metric", action="append", default=None, metavar="GRADE",
+                     help="a grade to report, as the file names it; repeatable (default: every grade read)")
+    ans.add_argument("--good", type=float, default=DEFAULT_GOOD,
+                     help=f"an answer is good when its grade is at least this (default {DEFAULT_GOOD:g})")
+    ans.add_argument("--format", choices=("table", "json", "csv"), default="table",
+                     help="output format (default table)")
+    _add_interval_options(ans)
+    _add_split_options(ans, workspace=True)
+    ans.set_defaults(handler="answers:run")
 
 
 def _add_vectors_command(sub) -> None:
@@ -317,6 +350,10 @@ def _add_workspace_commands(sub) -> None:
                        help="only remove unused files stored more than MINUTES ago: a save running now may be about "
                             "to use a newer one (default 60)")
     check.add_argument("--dry-run", action="store_true", help="list the unused files without removing them")
+    check.add_argument("--expect", default=None, metavar="HASH",
+                       help="the anchor an earlier verify printed (kept outside the workspace, e.g. in release notes "
+                            "or a CI log): exit 1 unless the record still holds that event unchanged, which tells "
+                            "its newest events removed or the whole record rewritten")
     common(check, formats=False)
     check.set_defaults(handler="workspace:verify")
 

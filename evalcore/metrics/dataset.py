@@ -1,17 +1,21 @@
-"""Data sets and vector models: which stored files a view is computed from, as values with a content key.
+"""The inputs of an evaluation as one value: a `Dataset` (labels, runs with their metadata and chunk maps,
+documents, queries), and the `VectorModel` an index-size study starts from.
 
-A `Dataset` names a labels file, runs (each with the metadata it is read with) and optionally a documents file; a
-`VectorModel` names one model's query and doc vectors. Their key is a short hash of their manifest (the plain JSON
-value `manifest()` returns), so equal contents have equal keys: the key is what a link carries (``?data=KEY``) and
-what `manifests.ManifestStore` keeps them under. Files are named by content (`FileRef`: name, SHA-256, size, and the
-format chosen to read it with), never by path.
+Both front ends build one: the command line from its arguments (`evalcore.metrics.dataset_reading.from_arguments`:
+files by path), the dashboard from uploads (files by content). Both read it the same way
+(`evalcore.metrics.dataset_reading`). A data set's key is a short hash of its manifest (the plain JSON value
+`manifest()` returns), so equal contents have equal keys: the key is what a link carries (``?data=KEY``) and what
+the workspace keeps its manifest under. Uploaded files are named by content (`FileRef`: name, SHA-256, size, and the
+format chosen to read it with); a file given by path on the command line carries its ``path`` too, which no
+manifest or key includes.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass, field, replace
+import os
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Sequence
 
@@ -31,10 +35,21 @@ class FileRef:
     sha256: str
     size: int
     format: str | None = None
+    path: str | None = field(default=None, compare=False, repr=False)
+
+    @classmethod
+    def at(cls, path: str | os.PathLike, format: str | None = None) -> "FileRef":
+        """A file given by path (the command line): read from there, never hashed here, never in a manifest."""
+        return cls(name=str(path), sha256="", size=0, format=format, path=str(path))
 
     def as_read(self, format: str | None) -> "FileRef":
         """This file read with ``format`` (None: detect)."""
         return replace(self, format=format)
+
+    def manifest(self) -> dict:
+        """The file as a manifest names it (its content, never a path)."""
+        found = {"name": self.name, "sha256": self.sha256, "size": self.size}
+        return found if self.format is None else {**found, "format": self.format}
 
 
 @dataclass(frozen=True)
@@ -74,18 +89,19 @@ class Dataset:
     def manifest(self) -> dict:
         """The data set as plain JSON values (what its key hashes and what is written to disk). A file read with
         the detected format has no ``format`` entry, so data sets made before the format choice keep their keys."""
-        manifest = asdict(self)
-        manifest.pop("notes")
-        if manifest["queries"] is None:  # data sets made before queries files keep their keys
-            manifest.pop("queries")
-        for run in manifest["runs"]:
-            if run["chunks"] is None:  # and runs without a chunk map theirs
-                run.pop("chunks")
-        refs = [manifest["labels"], manifest["documents"], manifest.get("queries"),
-                *(r["file"] for r in manifest["runs"]), *(r.get("chunks") for r in manifest["runs"])]
-        for ref in refs:
-            if ref is not None and ref.get("format") is None:
-                ref.pop("format", None)
+        def named(ref: FileRef | None) -> dict | None:
+            return None if ref is None else ref.manifest()
+
+        runs = []
+        for spec in self.runs:
+            run = {"file": spec.file.manifest(), "name": spec.name, **spec.metadata()}
+            if spec.chunks is not None:  # runs without a chunk map keep the keys they had before maps
+                run["chunks"] = spec.chunks.manifest()
+            runs.append(run)
+        manifest = {"labels": self.labels.manifest(), "runs": runs, "documents": named(self.documents),
+                    "sample": self.sample}
+        if self.queries is not None:  # data sets made before queries files keep their keys
+            manifest["queries"] = self.queries.manifest()
         return manifest
 
     @classmethod
@@ -200,7 +216,7 @@ class VectorModel:
 
     def manifest(self) -> dict:
         return {"name": self.name, "model": self.model,
-                **{part: None if ref is None else asdict(ref) for part, ref in zip(self.PARTS, self.files_or_none)}}
+                **{part: None if ref is None else _as_before(ref) for part, ref in zip(self.PARTS, self.files_or_none)}}
 
     @classmethod
     def from_manifest(cls, manifest: dict) -> "VectorModel":
@@ -212,3 +228,8 @@ class VectorModel:
 def models_manifest(models: Sequence[VectorModel]) -> list[dict]:
     """The uploaded models of ``models`` as one manifest (the sample's are left out: they are always at hand)."""
     return [m.manifest() for m in models if not m.sample]
+
+
+def _as_before(ref: FileRef) -> dict:
+    """A vector file as model manifests have always named it (the format entry kept, even when None)."""
+    return {**ref.manifest(), "format": ref.format}

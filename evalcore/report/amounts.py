@@ -6,12 +6,15 @@
 * **p-values**: ``p < 0.001``, ``p = 0.004``, ``p = 0.21``.
 * **Money**: whole dollars from $100, cents from $1, else three significant digits (a per-request cost of $0.0004
   does not print as $0.00).
+* **Intervals**: `format_interval`, the one way an interval is written, in a table cell (``0.480 – 0.580``), a CLI
+  table (``0.480-0.580``), beside its mean (``0.5300 (0.4800 to 0.5800)``) or in a sentence (``3.7 to 12.4``).
 """
 
 from __future__ import annotations
 
 import math
 import re
+from typing import Callable
 
 _SHARE_METRICS = {"recall", "r", "hit", "hits", "success", "precision", "p", "judged", "accuracy"}
 _METRIC_BASE = re.compile(r"^\s*([a-z]+)", re.IGNORECASE)
@@ -31,6 +34,29 @@ def format_amount(metric: str, value: float, *, unit: bool = True) -> str:
         return f"{text} points" if unit else text
     text = f"{value:.3f}"
     return "0.000" if text == "-0.000" else text
+
+
+def format_interval(low: float | None, high: float | None, *, digits: int = 3, join: str = " – ",
+                    metric: str | None = None, number: Callable[[float], str] | None = None,
+                    mean: float | None = None, missing: str = "–") -> str:
+    """An interval as people read it: ``0.480 – 0.580`` (each end to ``digits`` decimals, joined by ``join``).
+
+    ``metric`` writes each end as `format_amount` does without its unit (``3.7 to 12.4`` for a share in points);
+    ``number`` writes each end (and the mean) any other way (``+0.012``, ``5.1%``). With ``mean`` the interval follows
+    it in brackets: ``0.5300 (0.4800 to 0.5800)``. A missing end (None or NaN) reads ``missing``."""
+    if number is None:
+        number = (lambda value: format_amount(metric, value, unit=False)) if metric else (
+            lambda value: f"{value:.{digits}f}")
+    gone = low is None or high is None or _is_nan(low) or _is_nan(high)
+    text = missing if gone else f"{number(low)}{join}{number(high)}"
+    return text if mean is None else f"{number(mean)} ({text})"
+
+
+def _is_nan(value: float) -> bool:
+    try:
+        return math.isnan(value)
+    except TypeError:  # pandas' NA
+        return True
 
 
 def format_p(p: float) -> str:

@@ -12,7 +12,7 @@ from ..analyses.budget_report import BudgetReport, RunBudget
 from ..analyses.k_choice import BASIS_ELBOW, BASIS_TRADE_OFF, FIT_BELOW_QUERIES
 from ..safe_text import text_table
 from ..stats.intervals import MIN_RELIABLE_QUERIES
-from .amounts import money
+from .amounts import format_interval, money
 
 
 def rule_words(run: RunBudget) -> str:
@@ -39,8 +39,9 @@ def budget_summary(run: RunBudget) -> str:
         text += (". That is the largest k the decision looks at: recall is still gaining more than lambda points per "
                  "1,000 tokens there, so a larger lambda may move the pick")
     elif stop["k"] < stop["reference_k"]:
+        lost = format_interval(stop["ci_low"], stop["ci_high"], join=" to ", number=lambda v: f"{100 * v:.1f}")
         text += (f". Stopping at {stop['k']} instead of {stop['reference_k']} loses {100 * stop['recall_lost']:.1f} "
-                 f"recall points ({stop['level']:.0%} CI {100 * stop['ci_low']:.1f} to {100 * stop['ci_high']:.1f}) and saves "
+                 f"recall points ({stop['level']:.0%} CI {lost}) and saves "
                  f"{stop['tokens_saved_mean']:,.0f} prompt tokens per request")
     else:
         text += f". That is at or past k = {stop['reference_k']}, the cutoff stopping early is measured against"
@@ -85,8 +86,10 @@ def budget_text(report: BudgetReport) -> str:
         body = []
         for row in run.table.itertuples(index=False):
             body.append([
-                str(row.k), f"{row.recall:.3f}", f"{row.recall_ci_low:.3f}-{row.recall_ci_high:.3f}",
-                f"{row.hit:.3f}", f"{row.hit_ci_low:.3f}-{row.hit_ci_high:.3f}", f"{row.tokens_mean:,.0f}",
+                str(row.k), f"{row.recall:.3f}",
+                format_interval(row.recall_ci_low, row.recall_ci_high, join="-", missing="-"),
+                f"{row.hit:.3f}", format_interval(row.hit_ci_low, row.hit_ci_high, join="-", missing="-"),
+                f"{row.tokens_mean:,.0f}",
                 f"{row.tokens_p90:,.0f}", money(row.cost_per_1k_requests), money(row.cost_per_month),
                 f"{100 * row.marginal_recall:+.1f}",
                 "-" if not math.isfinite(row.marginal_recall_per_1k_tokens)

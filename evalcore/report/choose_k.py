@@ -8,7 +8,7 @@ from ..analyses.budget_report import BudgetReport
 from ..analyses.k_decision import BASIS_ELBOW, KDecision, k_decision
 from ..analyses.token_budget import AtTokens
 from ..safe_text import md_table, text_table
-from .amounts import format_p, money
+from .amounts import format_interval, format_p, money
 
 MAX_RUNS_IN_HEADLINE = 3
 
@@ -126,7 +126,7 @@ def at_tokens_text(found: AtTokens, markdown: bool = False) -> str:
         body.append([r.name, "-" if r.k is None else str(r.k),
                      "-" if r.tokens_mean is None else f"{r.tokens_mean:,.0f}",
                      "-" if r.value is None else f"{r.value:.3f}",
-                     "-" if r.ci_low is None else f"{r.ci_low:.3f}-{r.ci_high:.3f}",
+                     format_interval(r.ci_low, r.ci_high, join="-", missing="-"),
                      "best" if r is found.best else ("-" if vs is None else f"{vs.diff:+.3f}"),
                      "-" if vs is None else format_p(vs.p_adjusted).removeprefix("p ").removeprefix("= "),
                      r.model])

@@ -14,7 +14,7 @@ from ..analyses.compare import ComparisonReport
 from ..safe_text import md_text
 from ..stats.paired import Comparison
 from ..stats.planner import Plan
-from .amounts import format_amount, format_p
+from .amounts import format_amount, format_interval, format_p
 
 
 def comparison_verdict(c: Comparison) -> str:
@@ -36,8 +36,7 @@ def comparison_verdict(c: Comparison) -> str:
                               ("is worse than", -c.diff, -c.ci_high, -c.ci_low))
         sentence = (
             f"{c.run} {verb} {c.baseline} on {metric} by {format_amount(metric, size)} "
-            f"({level_text} {format_amount(metric, lo, unit=False)} to "
-            f"{format_amount(metric, hi, unit=False)}; {p_text}; {counts}; n = {c.n})"
+            f"({level_text} {format_interval(lo, hi, metric=metric, join=' to ')}; {p_text}; {counts}; n = {c.n})"
         )
         if lo <= 0:
             sentence += ". The interval still reaches zero, so the gap is borderline"
@@ -45,8 +44,9 @@ def comparison_verdict(c: Comparison) -> str:
         verb = "leads" if c.diff > 0 else "trails"
         sentence = (
             f"{c.run} {verb} {c.baseline} on {metric} by {format_amount(metric, abs(c.diff))} "
-            f"({c.run} minus {c.baseline}, {level_text} {format_amount(metric, c.ci_low, unit=False)} to "
-            f"{format_amount(metric, c.ci_high, unit=False)}; {p_text}; {counts}; n = {c.n}), but that could be "
+            f"({c.run} minus {c.baseline}, {level_text} "
+            f"{format_interval(c.ci_low, c.ci_high, metric=metric, join=' to ')}; {p_text}; {counts}; n = {c.n}), "
+            "but that could be "
             "luck: the interval excludes zero, yet "
             + (f"the gap does not survive correcting for {c.n_comparisons} comparisons" if c.p_value < c.alpha else
                f"only {c.wins + c.losses} of the {c.n} queries differ, too few for the test to rule out chance")
@@ -55,8 +55,7 @@ def comparison_verdict(c: Comparison) -> str:
         sentence = (
             f"{c.baseline} and {c.run} are indistinguishable on {metric} with {c.n} queries "
             f"({c.run} minus {c.baseline}: {format_amount(metric, c.diff)}, {level_text} "
-            f"{format_amount(metric, c.ci_low, unit=False)} to {format_amount(metric, c.ci_high, unit=False)}; "
-            f"{p_text}; {counts})"
+            f"{format_interval(c.ci_low, c.ci_high, metric=metric, join=' to ')}; {p_text}; {counts})"
         )
     if not c.reliable:
         caveat = c.interval_note or f"only {c.n} queries: treat as a rough guide"

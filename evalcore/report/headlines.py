@@ -19,7 +19,7 @@ import pandas as pd
 
 from ..analyses.headline import BestRun, FailureCounts, is_real, lead
 from ..metrics.failure import MISS_NAMES
-from .amounts import format_amount, is_share_metric
+from .amounts import format_amount, format_interval, is_share_metric
 
 WHAT_METRIC_SAYS = {"hit@1": ("puts a relevant document first", "put a relevant document first")}
 """How the Overview's headline metric reads in a sentence: said of one run, and of several."""
@@ -68,8 +68,8 @@ def overview_evidence(found: BestRun) -> str:
     share = percent(mean.point) if is_share_metric(found.metric) else f"{mean.point:.3f}"
     n = f"n = {found.n:,} queries"
     if len(found.runs) == 1:
-        return (f"{found.best} {says} for {share} of queries ({mean.level * 100:g}% CI {percent(mean.low)} to "
-                f"{percent(mean.high)}; {n}).")
+        return (f"{found.best} {says} for {share} of queries ({mean.level * 100:g}% CI "
+                f"{format_interval(mean.low, mean.high, number=percent, join=' to ')}; {n}).")
     c = found.runner_up
     ci = f"{c.level * 100:g}% CI"
     if c.wins == 0 and c.losses == 0:
@@ -132,7 +132,7 @@ def sources_headline(gaps: pd.DataFrame, metric: str, runs: Sequence[str], min_n
     for row in rows.head(MAX_RUNS_NAMED).itertuples(index=False):
         ci = f"{row.level * 100:g}% CI"
         low, high = (-row.ci_high, -row.ci_low) if row.verdict == "lower" else (row.ci_low, row.ci_high)
-        bounds = f"{ci} {points(metric, low, unit=False)} to {points(metric, high, unit=False)}"
+        bounds = f"{ci} {format_interval(low, high, number=lambda v: points(metric, v, unit=False), join=' to ')}"
         if row.verdict in ("lower", "higher"):
             parts.append(f"{row.run} {points(metric, abs(row.gap))} {row.verdict} (real: {bounds})")
         elif row.verdict == "too few":

@@ -14,7 +14,7 @@ import pandas as pd
 from ..analyses.index_size import IndexSizeReport
 from ..vectors.runs import VariantRun
 from ..warning_log import plural
-from .amounts import format_amount, format_p, human_bytes, times
+from .amounts import format_amount, format_interval, format_p, human_bytes, times
 from .render import titled_table
 
 REFERENCE_VERDICT = "the full vectors (reference)"
@@ -36,11 +36,11 @@ def variant_verdict(report: IndexSizeReport, item: VariantRun) -> str | None:
         verb, amount, low, high = (("gains", found.diff, found.ci_low, found.ci_high) if found.diff > 0 else
                                    ("loses", -found.diff, -found.ci_high, -found.ci_low))
         return (f"{words} {verb} {format_amount(metric, amount)} of {metric} against full vectors ({level} "
-                f"{format_amount(metric, low, unit=False)} to {format_amount(metric, high, unit=False)}; {p_text}; "
+                f"{format_interval(low, high, metric=metric, join=' to ')}; {p_text}; "
                 f"n = {found.n}); {size}.")
     return (f"{words} is indistinguishable from full vectors on {metric} with {found.n} queries (difference "
-            f"{format_amount(metric, found.diff)}, {level} {format_amount(metric, found.ci_low, unit=False)} to "
-            f"{format_amount(metric, found.ci_high, unit=False)}; {p_text}); {size}.")
+            f"{format_amount(metric, found.diff)}, {level} "
+            f"{format_interval(found.ci_low, found.ci_high, metric=metric, join=' to ')}; {p_text}); {size}.")
 
 
 def index_verdict(report: IndexSizeReport, item: VariantRun) -> str | None:
@@ -52,7 +52,7 @@ def index_verdict(report: IndexSizeReport, item: VariantRun) -> str | None:
     count, level = len(loss.lost), f"{interval.level * 100:g}% CI"
     if count:
         lost = (f"{item.variant.words} loses the answer for {count:,} of {loss.n:,} queries ({percent(count / loss.n)}"
-                f", {level} {percent(interval.low)} to {percent(interval.high)})")
+                f", {level} {format_interval(interval.low, interval.high, number=percent, join=' to ')})")
     else:
         lost = (f"{item.variant.words} keeps the answer for every one of the {loss.n:,} queries (lost: 0, {level} up "
                 f"to {percent(interval.high)})")
@@ -143,14 +143,13 @@ def index_size_rows(report: IndexSizeReport) -> tuple[list[str], list[list[str]]
     body = []
     for item in report.variants:
         values = report.metrics(item)
-        cells = [f"{values[m]['mean']:.4f} ({values[m]['ci_low']:.4f}-{values[m]['ci_high']:.4f})" for m in names]
+        cells = [format_interval(values[m]["ci_low"], values[m]["ci_high"], digits=4, join="-", mean=values[m]["mean"])
+                 for m in names]
         found = report.comparisons.get(item.name)
         if found is None:
             versus, p = "reference", ""
         else:
-            amount = [format_amount(found.metric, value, unit=False) for value in (found.diff, found.ci_low,
-                                                                                   found.ci_high)]
-            versus = f"{amount[0]} ({amount[1]} to {amount[2]})"
+            versus = format_interval(found.ci_low, found.ci_high, metric=found.metric, join=" to ", mean=found.diff)
             p = format_p(found.p_adjusted).removeprefix("p ").removeprefix("= ")
         body.append([item.name, str(item.variant.dims), item.variant.precision, human_bytes(item.index_bytes),
                      times(report.ratio(item)), *cells, versus, p, str(report.evaluation[item.name].n_queries),

@@ -38,6 +38,7 @@ from ..safe_text import to_csv
 from ..store.workspace import Workspace
 from ..timestamps import minute
 from ..version import __version__
+from .amounts import format_interval
 from .budget import budget_summary
 from .charts import history_spec, leaderboard_spec, recall_k_spec
 from .choose_k import choose_k_headline
@@ -257,8 +258,8 @@ def report_from_workspace(workspace: Workspace, evaluation: int | str = "latest"
     }
     failures = ledger_failures(workspace, saved, computed, chosen)
     histories = []
-    for line in dict.fromkeys(r.line for r in saved.runs):
-        frame = workspace.history(line, [f"recall@{chosen}"], labels=saved.labels.name)
+    for model_line in dict.fromkeys(r.line for r in saved.runs):
+        frame = workspace.history(model_line, [f"recall@{chosen}"], labels=saved.labels.name)
         if not frame.empty:
             histories.append(frame)
     history = pd.concat(histories, ignore_index=True) if histories else None
@@ -269,7 +270,7 @@ def report_from_workspace(workspace: Workspace, evaluation: int | str = "latest"
 
 
 def _ci(mean: float, low: float, high: float) -> Safe:
-    return Safe(f"{mean:.4f} ({low:.4f} to {high:.4f})")
+    return Safe(format_interval(low, high, digits=4, join=" to ", mean=mean))
 
 
 def _context(report: MeetingReport) -> list:

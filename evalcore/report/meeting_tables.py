@@ -73,9 +73,10 @@ def untracked_failures(evaluation: Evaluation, k: int, provenance: dict | None =
 
     provenance = provenance or default_provenance(evaluation)
     missed = missed_queries(evaluation, k, mode="none")
-    lines = {r["name"]: r.get("line") or r["model"] for r in provenance["runs"]}
+    model_lines = {r["name"]: r.get("line") or r["model"] for r in provenance["runs"]}
     frame = pd.DataFrame({
-        "run": missed["run"], "model": missed["model"], "line": missed["run"].map(lines), "query": missed["query"],
+        "run": missed["run"], "model": missed["model"], "line": missed["run"].map(model_lines),
+        "query": missed["query"],
         "query_text": missed["query_text"], "source": missed["source"], "status": UNTRACKED, "regressed": False,
         "first_rank": missed["first_rank"], "n_relevant": missed["n_relevant"], "since": None, "tags": "",
         "note": "", "k": k, "n": missed["n"], "labels": missed["labels"],
@@ -152,7 +153,8 @@ def page_one_failures(top: pd.DataFrame, runs: Sequence[str], room: int) -> tupl
 
 
 def clipped(value: object, limit: int) -> str:
-    """User text on one line (runs of whitespace as one space), at most ``limit`` characters; cut, it ends in "…"."""
+    """User text on one line (any stretch of whitespace as one space), at most ``limit`` characters; cut, it ends in
+    "…"."""
     text = _plain(value)
     return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
 

@@ -15,6 +15,7 @@ import pandas as pd
 from ..metrics.evaluation import Evaluation
 from ..metrics.split import SplitView
 from ..safe_text import md_table, md_text, text_table, to_csv
+from .amounts import format_interval
 
 SUMMARY_COLUMNS = ["run", "model", "metric", "k", "mean", "ci_low", "ci_high", "n", "labels", "fingerprint"]
 
@@ -121,15 +122,16 @@ def evaluation_table(evaluation: Evaluation, *, per_query: bool = False, markdow
     for result in evaluation.results:
         rows = summary[summary["run"] == result.name]
         header = ["metric", "mean", f"{level}% CI", "n", "model", "labels", "note"]
-        body = [[row.metric, f"{row.mean:.4f}", f"{row.ci_low:.4f} to {row.ci_high:.4f}", str(row.n),
-                 row.model, label_ref, row.note] for row in rows.itertuples()]
+        body = [[row.metric, f"{row.mean:.4f}", format_interval(row.ci_low, row.ci_high, digits=4, join=" to ",
+                                                                 missing="-"),
+                 str(row.n), row.model, label_ref, row.note] for row in rows.itertuples()]
         title = f"run {result.name}"
         if result.chunks is not None:
             title += f" (chunks {result.chunks.ref}: k counts chunks)"
         if split is not None:
             header.insert(6, "split")
-            for line in body:
-                line.insert(6, split.split)
+            for row in body:
+                row.insert(6, split.split)
             title += split_title(split)
         out.append(md_table(title, header, body) if markdown else titled_table(title, header, body))
         if per_query:
@@ -168,12 +170,13 @@ def slices_table(slices: pd.DataFrame, *, markdown: bool = False) -> str:
         model = group["model"].iloc[0]
         label_ref = f"{group['labels'].iloc[0]}#{group['fingerprint'].iloc[0]}"
         header = ["metric", field, "mean", "CI", "n", "model", "labels", "note"]
-        body = [[r.metric, r.value, f"{r.mean:.4f}", f"{r.ci_low:.4f} to {r.ci_high:.4f}", str(r.n), model,
+        body = [[r.metric, r.value, f"{r.mean:.4f}",
+                 format_interval(r.ci_low, r.ci_high, digits=4, join=" to ", missing="-"), str(r.n), model,
                  label_ref, "too few queries to rank" if r.small else ""] for r in group.itertuples()]
         if "split" in group.columns:  # computed on one side of a tune/holdout split
             header.insert(7, "split")
-            for line, value in zip(body, group["split"]):
-                line.insert(7, str(value))
+            for row, value in zip(body, group["split"]):
+                row.insert(7, str(value))
         title = f"run {run}: by {field}"
         out.append(md_table(title, header, body) if markdown else titled_table(title, header, body))
     return "\n\n".join(out) + "\n"

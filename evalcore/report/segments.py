@@ -7,7 +7,7 @@ what the dashboard's Sources and Integrity pages show.
 
 from __future__ import annotations
 
-from .amounts import format_amount
+from .amounts import format_amount, format_interval
 
 
 def gap_sentence(row, min_n: int) -> str:
@@ -25,8 +25,7 @@ def gap_sentence(row, min_n: int) -> str:
     if row.verdict in ("higher", "lower"):
         size, lo, hi = (gap, low, high) if gap > 0 else (-gap, -high, -low)
         return (f"{run}: {name_a} score {format_amount(metric, size)} {row.verdict} on {metric} than "
-                f"{name_b} ({ci} {format_amount(metric, lo, unit=False)} to "
-                f"{format_amount(metric, hi, unit=False)}; {counts}).")
+                f"{name_b} ({ci} {format_interval(lo, hi, metric=metric, join=' to ')}; {counts}).")
     return (f"{run}: no clear difference between {name_a} and {name_b} on {metric}: "
-            f"{format_amount(metric, gap)} ({ci} {format_amount(metric, low, unit=False)} to "
-            f"{format_amount(metric, high, unit=False)}; {counts}).")
+            f"{format_amount(metric, gap)} ({ci} {format_interval(low, high, metric=metric, join=' to ')}; "
+            f"{counts}).")

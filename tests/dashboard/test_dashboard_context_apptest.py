@@ -14,7 +14,7 @@ from evalcore.metrics.evaluation import evaluate_runs
 from evalcore.readers.labels import read_labels
 from evalcore.store.workspace import Workspace
 
-from evalcore.store.datasets import Dataset, FileRef
+from evalcore.metrics.dataset import Dataset, FileRef
 
 from tests.dashboard.apptest_helpers import app, no_exceptions, plain
 

@@ -122,7 +122,7 @@ def test_a_format_that_does_not_fit_is_explained_and_keeps_what_is_loaded() -> N
 
 
 def test_a_file_read_with_the_detected_format_keeps_the_manifest_and_key_it_had() -> None:
-    from evalcore.store.datasets import Dataset, FileRef, RunSpec
+    from evalcore.metrics.dataset import Dataset, FileRef, RunSpec
 
     ref = FileRef("a.trec", "0" * 64, 10)
     plain_set = Dataset(labels=FileRef("l.csv", "1" * 64, 5), runs=(RunSpec(ref, "a"),))
