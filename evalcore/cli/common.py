@@ -18,7 +18,7 @@ from types import ModuleType
 
 import pandas as pd
 
-from ..access import Actor, local_actor
+from ..access import Actor
 from ..analyses.headline import best_run
 from ..errors import UsageError
 from ..metrics.evaluation import Evaluation
@@ -86,12 +86,6 @@ def check_split_options(args: argparse.Namespace) -> None:
     if args.who is not None and not args.reveal and not records:
         raise UsageError("--who names the person recorded with a change (--reveal, --save or --flag); add one or "
                          "leave it out.")
-
-
-def acting(who: str | None) -> Actor:
-    """The person the command line records (`evalcore.access.local_actor`): the workspace's owner, named by --who,
-    else by the login name."""
-    return local_actor(who)
 
 
 def recorded_as(actor: Actor) -> str:

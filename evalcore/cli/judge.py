@@ -12,8 +12,9 @@ from ..errors import InputError, UsageError
 from ..readers.documents import read_documents
 from ..safe_text import to_csv
 from ..store.workspace import Workspace
+from ..access import local_actor
 from ..workflows.session import Session
-from .common import acting, frames_json, frames_text, load, note, recorded_as, write
+from .common import frames_json, frames_text, load, note, recorded_as, write
 from .parser import EXIT_OK
 
 
@@ -50,7 +51,7 @@ def save(args: argparse.Namespace) -> int:
         if column in frame.columns:
             frame[column] = frame[column].map(unsafe_cell)
     judged, marks = read_marks(frame, args.file)
-    actor = acting(args.judge)
+    actor = local_actor(args.judge)
     version = Session(Workspace(args.workspace), actor).save_judging_round(args.name, judged, marks)
     if version.created:
         note(f"label set {version.ref}: blind judgments of {judged.query} at depth {judged.depth} "

@@ -14,8 +14,9 @@ from pathlib import Path
 from ..errors import UsageError
 from ..metrics.split import HoldoutSealed
 from ..store.workspace import DB_NAME, Workspace, default_location
+from ..access import local_actor
 from ..workflows.session import Session
-from .common import acting, note, recorded_as, run_argument
+from .common import note, recorded_as, run_argument
 
 
 def reveal(args: argparse.Namespace, labels, runs, rule):
@@ -30,7 +31,7 @@ def reveal(args: argparse.Namespace, labels, runs, rule):
         raise HoldoutSealed(f"Holdout numbers are sealed{seen}. Tune on the tune split (the default); when you are "
                             f"ready to report, add --reveal to --split {args.split}: the view is recorded in the "
                             "workspace and counted.")
-    session = Session(Workspace(workspace_dir), acting(args.who))
+    session = Session(Workspace(workspace_dir), local_actor(args.who))
     workspace, actor = session.workspace, session.actor
     done = workspace.atomic(lambda: session.reveal_holdout(
         labels, [(r.name, r.model) for r in runs], rule=rule, label_set=label_set,
@@ -47,7 +48,7 @@ def reveal(args: argparse.Namespace, labels, runs, rule):
 def store_inputs(args: argparse.Namespace):
     """Open the workspace (a session for the person acting) and store the labels and run files as they are, before
     anything reads them."""
-    session = Session(Workspace(args.workspace), acting(args.who))
+    session = Session(Workspace(args.workspace), local_actor(args.who))
     runs = [session.store_file(path) for _, path in map(run_argument, args.run)]
     chunks = {value: session.store_file(path) for value, (_, path) in
               ((value, run_argument(value)) for value in getattr(args, "chunks", None) or [])}
@@ -97,7 +98,7 @@ def flag(args: argparse.Namespace, scope, whole, found) -> None:
     """Queue --flag queries for blind re-judging (`Session.flag_for_rejudging`): only queries the audit
     scored (with a split: the tune queries, or every query after a reveal), in the queue of the whole label set as
     read; the labels are saved as a version first, never edited."""
-    session = Session(Workspace(args.workspace), acting(args.who))
+    session = Session(Workspace(args.workspace), local_actor(args.who))
     actor = session.actor
     done = session.flag_for_rejudging(whole, args.flag, scored=scope.labels.queries.tolist(),
                                       scored_name=scope.labels.name, suspects=found.suspects,

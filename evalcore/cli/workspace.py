@@ -15,8 +15,9 @@ from ..store.chain import describe_heads
 from ..store.workspace import ORPHAN_GRACE_S, Orphans, Workspace, default_location
 from ..timestamps import minute
 from ..warning_log import agree, plural
+from ..access import local_actor
 from ..workflows.session import Session
-from .common import acting, frames_json, frames_text, note, recorded_as, write
+from .common import frames_json, frames_text, note, recorded_as, write
 from .parser import EXIT_FAILURE, EXIT_OK
 
 LIST_COLUMNS = {
@@ -105,7 +106,7 @@ def show(args: argparse.Namespace) -> int:
 
 
 def delete(args: argparse.Namespace) -> int:
-    session = Session(Workspace(args.workspace), acting(args.who))
+    session = Session(Workspace(args.workspace), local_actor(args.who))
     workspace, actor = session.workspace, session.actor
     plan = session.plan_deletion(args.kind, args.key)
     if not args.yes:
@@ -121,7 +122,7 @@ def delete(args: argparse.Namespace) -> int:
 
 
 def add_cases(args: argparse.Namespace) -> int:
-    session = Session(Workspace(args.workspace), acting(args.who))
+    session = Session(Workspace(args.workspace), local_actor(args.who))
     actor = session.actor
     added = session.add_cases(args.name, args.file, format=args.cases_format, note=args.note)
     version, name = added.version, added.file.name
@@ -159,7 +160,7 @@ def verify(args: argparse.Namespace) -> int:
         return _problems(problems, workspace.location)
     n_files = workspace.counts()["files"]
     dry_run = args.dry_run or workspace.read_only
-    found = Session(workspace, acting(getattr(args, "who", None))).remove_orphans(older_than=minutes * 60,
+    found = Session(workspace, local_actor(getattr(args, "who", None))).remove_orphans(older_than=minutes * 60,
                                                                                   dry_run=dry_run)
     heads, sealed = workspace.record_heads(), workspace.sealed_records()
     chains = "the record's hash chains intact, " if heads else ""
