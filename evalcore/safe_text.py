@@ -13,7 +13,7 @@ if TYPE_CHECKING:  # type hints only: this module runs without pandas
     import pandas as pd
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 _ANY_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 """Every character that moves the cursor, starts a line or reorders what is shown: C0 and C1 controls (newline and
 tab too), the Unicode line and paragraph separators, and the bidirectional overrides and isolates."""
@@ -53,8 +53,10 @@ def to_csv(frame: pd.DataFrame) -> str:
 
 def terminal_safe(text: str) -> str:
     """Text that a terminal shows as written: control characters (an ESC colour or clipboard sequence, a carriage
-    return that overwrites the line) appear escaped as ``\\xNN``; newlines and tabs are kept."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    return that overwrites the line) appear escaped as ``\\xNN``, the line separators and the bidirectional
+    overrides and isolates (which reorder what is shown) as ``\\uNNNN``; newlines and tabs are kept."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}",
+                        text)
 
 
 def has_control(text: str) -> bool:

@@ -87,3 +87,11 @@ def test_one_line_escapes_everything_that_could_start_a_line_or_reorder_text() -
     assert not has_control("ana@example.com (--who; login lee)") and has_control("ana\u2066")
     table = text_table(["who", "what"], [["ana\nlee reveal holdout", "x"]])
     assert len(table.splitlines()) == 3 and "ana\\nlee reveal holdout" in table
+
+
+def test_a_terminal_shows_line_separators_and_bidi_overrides_escaped_as_written() -> None:
+    """Query text on stdout: U+2028 would start a new line and U+202E reverse what follows on some terminals; both
+    are shown as their escapes (as ESC and BEL always were), newlines and tabs kept."""
+    from evalcore.safe_text import terminal_safe
+
+    assert terminal_safe("a\u2028b\u202ec\u2066d\x1be\x07f\ng\th") == "a\\u2028b\\u202ec\\u2066d\\x1be\\x07f\ng\th"

@@ -188,7 +188,7 @@ def test_save_k_goes_with_save_and_stays_within_the_largest_k(tmp_path) -> None:
 def test_control_characters_in_ids_are_shown_escaped_not_sent_to_the_terminal(tmp_path):
     """A query id holding ESC sequences (a colour, an OSC 52 clipboard write) must not reach the terminal raw in text
     for people; output for programs keeps the id exact (JSON escapes it, CSV round-trips it)."""
-    evil = "q\x1b[31mred\x1b]52;c;ZXZpbA==\x07\x7f"
+    evil = "q\x1b[31mred\x1b]52;c;ZXZpbA==\x07\x7f\u202eevil\u2066"
     labels = tmp_path / "labels.tsv"
     labels.write_text(f"query\tdoc_id\n{evil}\tA\n")
     run = tmp_path / "run.tsv"
@@ -196,8 +196,9 @@ def test_control_characters_in_ids_are_shown_escaped_not_sent_to_the_terminal(tm
     for fmt in ("table", "markdown"):
         out = run_cli("evaluate", "--labels", labels, "--run", run, "--k", "1", "--per-query", "--format", fmt)
         assert out.returncode == 0, out.stderr
-        assert not any(c in out.stdout + out.stderr for c in "\x1b\x07\x7f"), fmt
+        assert not any(c in out.stdout + out.stderr for c in "\x1b\x07\x7f\u202e\u2066"), fmt
         assert "\\x1b" in out.stdout and "\\x7f" in out.stdout, fmt  # shown, escaped
+        assert "\\u202e" in out.stdout or "\\\\u202e" in out.stdout, fmt  # a bidi override too
     out = run_cli("evaluate", "--labels", labels, "--run", run, "--k", "1", "--per-query", "--format", "json")
     assert json.loads(out.stdout)["runs"][0]["per_query"][0]["query"] == evil and "\x1b" not in out.stdout
     out = run_cli("evaluate", "--labels", labels, "--run", run, "--k", "1", "--per-query", "--format", "csv")

@@ -53,6 +53,8 @@ def test_a_bad_chunk_map_is_explained_beside_its_upload_and_loses_nothing() -> N
                         "got 'c1,billing-invoices-01,10,5'"),
         "unknown.csv": (b"chunk_id,doc_id\nc1,nosuchdoc\n",
                         "unknown.csv, line 2: expected a doc_id the documents file docs.jsonl has, got 'c1,nosuchdoc'"),
+        "huge.csv": (b"chunk_id,doc_id,start,end\nc1,billing-invoices-01,0,9000000000000000\n",  # near 2**53
+                     "huge.csv, line 2: expected an offset in end of at most 1,099,511,627,776 characters"),
     }
     for name, (body, message) in bad.items():
         at.file_uploader(key="data.chunks.1.sent1").set_value((name, body, "text/csv")).run()
