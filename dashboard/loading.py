@@ -168,7 +168,7 @@ def file_bytes(ref: FileRef) -> bytes | None:
 @st.cache_resource(show_spinner=False)
 def _sample_dataset(location: str) -> Dataset:
     def put(name: str) -> FileRef:
-        return _uploads(location).put_file(name, (SAMPLE_DIR / name).read_bytes())
+        return _uploads(location).add_file(name, (SAMPLE_DIR / name).read_bytes())
 
     runs = []
     for name in SAMPLE_FILES["runs"]:
@@ -193,7 +193,7 @@ def sample_dataset() -> Dataset:
 @st.cache_resource(show_spinner=False)
 def _chunking_sample(location: str) -> Dataset:
     def put(name: str) -> FileRef:
-        return _uploads(location).put_file(name, (SAMPLE_DIR / name).read_bytes())
+        return _uploads(location).add_file(name, (SAMPLE_DIR / name).read_bytes())
 
     runs = tuple(RunSpec(file=put(f"chunking/{name}.trec"), name=name, chunks=put(f"chunking/{name}.chunks.csv"))
                  for name in CHUNKING_SAMPLE["runs"])
@@ -271,8 +271,8 @@ def forget_recorded() -> None:
 def _record(dataset: Dataset) -> str | None:
     """Record the uploaded labels and runs of ``dataset`` (`evalcore.workflows.record_upload`: an editor's action,
     logged under the person's name); the sample files are never recorded."""
-    door = session()
-    if dataset.sample or uploads().workspace is None or door is None or not door.may("upload"):
+    visitor = session()
+    if dataset.sample or uploads().workspace is None or visitor is None or not visitor.may("upload"):
         return None  # a viewer uploads nothing (the uploads are disabled); a version they switch to is saved already
     ws = uploads().workspace
     sample_files = {ref.sha256 for ref in sample_dataset().files}
@@ -282,22 +282,22 @@ def _record(dataset: Dataset) -> str | None:
         if dataset.labels.sha256 not in sample_files and dataset.labels.sha256 not in recorded:
             loaded = labels(dataset.labels)
             if loaded.ok:
-                labels_set, labels_file = loaded.value, uploads().stored_file(dataset.labels, door)
+                labels_set, labels_file = loaded.value, uploads().stored_file(dataset.labels, visitor)
         runs = []
         for spec in dataset.runs:
             if spec.file.sha256 in sample_files:
                 continue
             loaded = run(spec)
             if loaded.ok:
-                runs.append((loaded.value, uploads().stored_file(spec.file, door), spec.file.format))
+                runs.append((loaded.value, uploads().stored_file(spec.file, visitor), spec.file.format))
         samples = sample_files | {ref.sha256 for ref in chunking_sample().files}
-        documents = (uploads().stored_file(dataset.documents, door) if dataset.documents is not None
+        documents = (uploads().stored_file(dataset.documents, visitor) if dataset.documents is not None
                      and dataset.documents.sha256 not in samples else None)
-        maps = [(spec.name, uploads().stored_file(spec.chunks, door)) for spec in dataset.runs
+        maps = [(spec.name, uploads().stored_file(spec.chunks, visitor)) for spec in dataset.runs
                 if spec.chunks is not None and spec.chunks.sha256 not in samples]
         if labels_set is None and not runs and documents is None and not maps:
             return None
-        door.record_upload(labels=labels_set, labels_file=labels_file, runs=runs, documents=documents,
+        visitor.record_upload(labels=labels_set, labels_file=labels_file, runs=runs, documents=documents,
                            chunk_maps=maps)
         if labels_set is not None:
             recorded.add(dataset.labels.sha256)
@@ -315,10 +315,10 @@ def upload_ref(uploaded: Any, format: str | None = None) -> FileRef:
     ref = memo.get(key)
     if ref is None or not uploads().has(ref):
         data = uploaded.getvalue()
-        ref = uploads().put_file(uploaded.name, data)  # hashed and held in memory: it can be parsed now
-        door = session()
-        if door is not None and door.may("upload"):  # written to the workspace while it is parsed (~0.7 s for 100 MB)
-            jobs.run_once("store", ref.sha256, lambda: uploads().put_file(uploaded.name, data, session=door))
+        ref = uploads().add_file(uploaded.name, data)  # hashed and held in memory: it can be parsed now
+        visitor = session()
+        if visitor is not None and visitor.may("upload"):  # stored while it is parsed (~0.7 s for 100 MB)
+            jobs.run_once("store", ref.sha256, lambda: uploads().add_file(uploaded.name, data, session=visitor))
         memo[key] = ref
     return ref.as_read(format)
 

@@ -69,15 +69,15 @@ def _in_session(needs: str, action: Callable[[Session], Any]) -> loading.Loaded:
     """``action(session)`` as a `Loaded`, after checking the person may take the action ``needs`` (so a refusal
     names what they tried, never a file store underneath), all of it one transaction: the files it stores, the change
     and its record are kept together or not at all."""
-    door = loading.session()
-    if door is None:
+    session = loading.session()
+    if session is None:
         return loading.workspace()
 
     def act(ws: Workspace) -> Any:
-        require(door.actor, needs)
-        return ws.atomic(lambda: action(door))
+        require(session.actor, needs)
+        return ws.atomic(lambda: action(session))
 
-    return loading.attempt(act, door.workspace)
+    return loading.attempt(act, session.workspace)
 
 
 def labels_name(dataset: Dataset) -> str | None:
@@ -144,14 +144,14 @@ def save_evaluation(dataset: Dataset, k: int, lines: dict[str, str]) -> loading.
         return loaded
     listed = loaded.value.at(sorted({1, k}))  # what `evaluate --k 1,k --save` records
 
-    def save(door: Session) -> SavedRound:
+    def save(session: Session) -> SavedRound:
         store = loading.uploads()
-        run_files = {spec.name: store.stored_file(spec.file, door) for spec in dataset.runs}
+        run_files = {spec.name: store.stored_file(spec.file, session) for spec in dataset.runs}
         chunked = [spec for spec in dataset.runs if spec.chunks is not None]
-        return door.save_evaluation(listed, k=k, labels_file=store.stored_file(dataset.labels, door),
+        return session.save_evaluation(listed, k=k, labels_file=store.stored_file(dataset.labels, session),
                                     run_files=run_files, lines=lines,
                                     run_format={spec.name: spec.file.format for spec in dataset.runs},
-                                    chunk_files={spec.name: store.stored_file(spec.chunks, door) for spec in chunked},
+                                    chunk_files={spec.name: store.stored_file(spec.chunks, session) for spec in chunked},
                                     chunks_format={spec.name: spec.chunks.format for spec in chunked})
 
     return _in_session("save_evaluation", save)
@@ -172,10 +172,10 @@ def add_production_miss(dataset: Dataset, query: str, query_text: str, doc_ids: 
     labels = view.value.labels
     carries_split = view.value.split is not None and "split" in labels.query_info.columns
 
-    def add(door: Session) -> Any:
-        return door.add_production_miss(
+    def add(session: Session) -> Any:
+        return session.add_production_miss(
             labels.name, query, query_text, split_doc_ids(doc_ids), source=source, labels=labels,
-            labels_file=loading.uploads().stored_file(dataset.labels, door), known_docs=known,
+            labels_file=loading.uploads().stored_file(dataset.labels, session), known_docs=known,
             not_in_corpus_yet=not_in_corpus_yet, split=view.value.split if carries_split else None)
 
     return _in_session("manage_label_versions", add)
@@ -189,8 +189,8 @@ def reveal_holdout(dataset: Dataset, runs: Sequence[tuple[str, str]]) -> loading
     full = loading.labels(dataset.labels)
     if not full.ok:
         return full
-    return _in_session("reveal_holdout", lambda door: door.reveal_holdout(
-        full.value, list(runs), labels_file=loading.uploads().stored_file(dataset.labels, door)))
+    return _in_session("reveal_holdout", lambda session: session.reveal_holdout(
+        full.value, list(runs), labels_file=loading.uploads().stored_file(dataset.labels, session)))
 
 
 def flag_for_rejudging(dataset: Dataset, queries: Sequence[str], found: Audit) -> loading.Loaded:
@@ -199,10 +199,10 @@ def flag_for_rejudging(dataset: Dataset, queries: Sequence[str], found: Audit) -
     whole = loading.labels(dataset.labels)
     if not whole.ok:
         return whole
-    return _in_session("judge", lambda door: door.flag_for_rejudging(
+    return _in_session("judge", lambda session: session.flag_for_rejudging(
         whole.value, list(queries), scored=found.evaluation.labels.queries.tolist(), suspects=found.suspects,
         suspect_k=found.suspect_k, agree_depth=found.agree_depth, scored_name=found.evaluation.labels.name,
-        labels_file=loading.uploads().stored_file(dataset.labels, door)))
+        labels_file=loading.uploads().stored_file(dataset.labels, session)))
 
 
 def save_judging_round(dataset: Dataset, pool: JudgingPool, marks: dict[str, bool]) -> loading.Loaded:
@@ -212,15 +212,15 @@ def save_judging_round(dataset: Dataset, pool: JudgingPool, marks: dict[str, boo
     whole = loading.labels(dataset.labels)
     if not whole.ok:
         return whole
-    return _in_session("judge", lambda door: door.save_judging_round(
+    return _in_session("judge", lambda session: session.save_judging_round(
         whole.value.name, pool, marks, base=whole.value,
-        base_file=loading.uploads().stored_file(dataset.labels, door)))
+        base_file=loading.uploads().stored_file(dataset.labels, session)))
 
 
 def edit_entry(current: LedgerEntry, status: str | None, tags: Sequence[str], note: str) -> loading.Loaded:
     """Apply what the person changed in the ledger form: status, cause tags added or removed, note
     (`Session.edit_entry`: editors and owners; only what changed is written, and logged)."""
-    return _in_session("edit_ledger", lambda door: door.edit_entry(current, status=status, tags=tags, note=note))
+    return _in_session("edit_ledger", lambda session: session.edit_entry(current, status=status, tags=tags, note=note))
 
 
 def who_acts() -> str:
@@ -310,13 +310,13 @@ def listing(kind: str) -> pd.DataFrame:
 
 def plan_delete(kind: str, key: str | int) -> loading.Loaded:
     """What deleting would remove (`Session.plan_deletion`): shown before asking."""
-    door = loading.session()
-    return loading.attempt(door.plan_deletion, kind, key) if door is not None else loading.workspace()
+    session = loading.session()
+    return loading.attempt(session.plan_deletion, kind, key) if session is not None else loading.workspace()
 
 
 def delete(kind: str, key: str | int) -> loading.Loaded:
     """Delete one thing (`Session.delete`: owners only, logged)."""
-    done = _in_session("delete", lambda door: door.delete(kind, key))
+    done = _in_session("delete", lambda session: session.delete(kind, key))
     loading.forget_recorded()
     return done
 

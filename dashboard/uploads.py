@@ -55,7 +55,7 @@ class Uploads:
 
     # ------------------------------------------------------------------ files
 
-    def put_file(self, name: str, data: bytes, *, session: Session | None = None) -> FileRef:
+    def add_file(self, name: str, data: bytes, *, session: Session | None = None) -> FileRef:
         """Hold ``data`` in memory and return a reference to it under ``name``; with a ``session`` whose person may
         upload, store it in the workspace too (once per content: the workspace hashes it, nothing hashes it
         twice)."""

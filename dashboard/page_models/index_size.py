@@ -54,7 +54,7 @@ def _sample_models(location: str) -> tuple[VectorModel, ...]:
         refs = {}
         for part in ("queries.npy", "queries.ids.txt", "docs.npy", "docs.ids.txt"):
             path = f"vectors/{name}.{part}"
-            refs[part] = store.put_file(path, (loading.SAMPLE_DIR / path).read_bytes())
+            refs[part] = store.add_file(path, (loading.SAMPLE_DIR / path).read_bytes())
         meta = read_sidecar(loading.SAMPLE_DIR / f"{name}.meta.json")
         out.append(VectorModel(name, meta["model"], refs["queries.npy"], refs["docs.npy"], refs["queries.ids.txt"],
                                refs["docs.ids.txt"], sample=True))
@@ -221,7 +221,7 @@ def variant_dataset(dataset: Dataset, report: IndexSizeReport, run_name: str) ->
     """The data set with one variant's run added to its runs, as an uploaded TREC file (stored like an upload)."""
     item = next(v for v in report.variants if v.name == run_name)
     name = unique_name(item.name, dataset.run_names)
-    ref = loading.uploads().put_file(f"{name}.trec", trec_text(item.run).encode("utf-8"), session=loading.session())
+    ref = loading.uploads().add_file(f"{name}.trec", trec_text(item.run).encode("utf-8"), session=loading.session())
     spec = RunSpec(file=ref, name=name, model=item.run.model, dims=item.variant.dims, index_bytes=item.index_bytes)
     return dataset.with_runs(tuple(dataset.runs) + (spec,))
 
@@ -434,7 +434,7 @@ def beside_exact(dataset: Dataset, report: IndexSizeReport, run_name: str) -> tu
         same = next((r for r in dataset.runs if r.file.sha256 == digest), None)
         if same is None:
             name = unique_name(added.name, dataset.run_names)
-            ref = loading.uploads().put_file(f"{name}.trec", text, session=loading.session())
+            ref = loading.uploads().add_file(f"{name}.trec", text, session=loading.session())
             same = RunSpec(file=ref, name=name, model=added.run.model, dims=added.variant.dims,
                            index_bytes=added.index_bytes)
             dataset = dataset.with_runs(tuple(dataset.runs) + (same,))

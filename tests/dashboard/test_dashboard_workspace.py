@@ -222,10 +222,10 @@ def test_store_keeps_files_and_manifests_in_the_workspace_across_a_restart(tmp_p
     ws = Workspace(tmp_path / "ws")
     door = Session(ws, local_actor())
     store = Uploads(ws, max_bytes=1)  # a tiny memory cap: only the newest file stays in memory
-    labels = store.put_file("mine.csv", LABELS, session=door)
-    run = store.put_file("v1.trec", RUN_V1, session=door)
+    labels = store.add_file("mine.csv", LABELS, session=door)
+    run = store.add_file("v1.trec", RUN_V1, session=door)
     assert labels.sha256 == hashlib.sha256(LABELS).hexdigest()
-    assert store.put_file("again.csv", LABELS, session=door) == labels.__class__("again.csv", labels.sha256,
+    assert store.add_file("again.csv", LABELS, session=door) == labels.__class__("again.csv", labels.sha256,
                                                                                  labels.size)
     assert len(ws.files()) == 2  # the same bytes are stored once
     assert store.file(labels) == LABELS  # dropped from memory, read back from the workspace
@@ -242,7 +242,7 @@ def test_store_keeps_files_and_manifests_in_the_workspace_across_a_restart(tmp_p
 
     # A file known only through the fallback (a sample file) is stored when a data set names it.
     sample = Uploads(ws, fallback=lambda ref: b"q9,d9,1\n" if ref.name == "sample.csv" else None)
-    ref = sample.put_file("sample.csv", b"q9,d9,1\n")  # no session: held in memory only
+    ref = sample.add_file("sample.csv", b"q9,d9,1\n")  # no session: held in memory only
     assert ref.sha256 not in set(ws.files()["sha256"])
     sample.put_dataset(Dataset(labels=ref, runs=(RunSpec(file=run, name="v1"),)), door)
     assert ref.sha256 in set(ws.files()["sha256"])
@@ -253,8 +253,8 @@ def test_store_without_a_workspace_keeps_files_in_memory() -> None:
     from evalcore.metrics.dataset import Dataset, RunSpec
 
     store = Uploads(None)
-    labels = store.put_file("mine.csv", LABELS)
-    dataset = Dataset(labels=labels, runs=(RunSpec(file=store.put_file("v1.trec", RUN_V1), name="v1"),))
+    labels = store.add_file("mine.csv", LABELS)
+    dataset = Dataset(labels=labels, runs=(RunSpec(file=store.add_file("v1.trec", RUN_V1), name="v1"),))
     assert store.dataset(store.put_dataset(dataset)) == dataset
     assert store.file(labels) == LABELS
 
@@ -302,8 +302,8 @@ def test_two_sessions_storing_at_once_lose_nothing(tmp_path: Path) -> None:
     def session(worker: int, store: Uploads) -> None:
         door = Session(store.workspace, local_actor())
         for i in range(8):
-            labels = store.put_file(f"labels-{worker}-{i}.csv", LABELS + f"q{worker}x{i},d1,1\n".encode(), session=door)
-            run = store.put_file(f"run-{worker}-{i}.trec", RUN_V1 + f"q{worker}x{i} Q0 d1 1 9 t\n".encode(),
+            labels = store.add_file(f"labels-{worker}-{i}.csv", LABELS + f"q{worker}x{i},d1,1\n".encode(), session=door)
+            run = store.add_file(f"run-{worker}-{i}.trec", RUN_V1 + f"q{worker}x{i} Q0 d1 1 9 t\n".encode(),
                                  session=door)
             keys[worker, i] = store.put_dataset(Dataset(labels=labels, runs=(RunSpec(file=run, name="v1"),)), door)
 
@@ -369,7 +369,7 @@ def test_a_file_stored_by_a_refused_change_is_stored_again_when_next_needed(tmp_
     ws = Workspace(tmp_path / "ws")
     door = Session(ws, local_actor())
     store = Uploads(ws)
-    ref = store.put_file("mine.csv", LABELS)
+    ref = store.add_file("mine.csv", LABELS)
 
     def refused() -> None:
         store.stored_file(ref, door)

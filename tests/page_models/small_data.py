@@ -13,7 +13,7 @@ from dashboard import loading
 
 def held(name: str, text: str) -> FileRef:
     """``text`` held by the dashboard as the uploaded file ``name`` (read back by content, as an upload is)."""
-    return loading.uploads().put_file(name, text.encode("utf-8"))
+    return loading.uploads().add_file(name, text.encode("utf-8"))
 
 
 def labels_csv(relevant: dict[str, list[str]], sources: dict[str, str] | None = None) -> str:

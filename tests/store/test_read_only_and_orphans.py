@@ -393,9 +393,9 @@ def test_files_a_dashboard_link_names_are_kept(tmp_path) -> None:
     files are in use even though no row points to them."""
     ws = Workspace(tmp_path)
     store, door = Uploads(ws), Session(ws, local_actor())
-    labels = store.put_file("labels.json", (SEED / "labels.json").read_bytes(), session=door)
-    run = store.put_file("run.json", (SEED / "run.json").read_bytes(), session=door)
-    docs = store.put_file("docs.jsonl", b'{"doc_id": "faq-login", "tokens": 12}\n', session=door)
+    labels = store.add_file("labels.json", (SEED / "labels.json").read_bytes(), session=door)
+    run = store.add_file("run.json", (SEED / "run.json").read_bytes(), session=door)
+    docs = store.add_file("docs.jsonl", b'{"doc_id": "faq-login", "tokens": 12}\n', session=door)
     key = store.put_dataset(Dataset(labels=labels, runs=(RunSpec(file=run, name="run"),), documents=docs), door)
     loose = ws._put_file(b"uploaded, never part of a data set", "loose.txt")
     done = ws._remove_orphans(older_than=0)
