@@ -93,3 +93,17 @@ def evidence_query_scores(ranking: list[str], place: dict[str, tuple[str, int, i
     covered = {(place[chunk][0], c) for chunk in ranking[:k] for c in range(place[chunk][1], place[chunk][2])}
     found = len(evidence & covered)
     return (found / len(evidence) if evidence else 0.0), (found / len(covered) if covered else 0.0)
+
+
+def kneedle(curve: list[float]) -> int | None:
+    """Kneedle as the paper draws it, one curve at a time: scale both axes to [0, 1], take the k farthest above the
+    diagonal (the first on ties), none for a flat curve or one that never rises above the line."""
+    depth = len(curve)
+    if depth < 3 or max(curve) - min(curve) <= 1e-12:
+        return None
+    best, best_gap = None, 1e-12
+    for i, y in enumerate(curve):
+        gap = (y - min(curve)) / (max(curve) - min(curve)) - i / (depth - 1)
+        if gap > best_gap:
+            best, best_gap = i + 1, gap
+    return best

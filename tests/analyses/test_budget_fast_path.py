@@ -17,6 +17,7 @@ import pytest
 
 from evalcore.analyses.budget import k_budget
 from evalcore.analyses.decision import decide
+from tests.reference import kneedle
 from evalcore.analyses.headline import best_run, failure_counts
 from evalcore.analyses.k_choice import fit_saturating, pick_stability
 from evalcore.analyses.k_decision import k_decision
@@ -58,19 +59,6 @@ def named(runs: list[dict[str, list[str]]]) -> list:
     return [read_run(run, name=f"run{i}") for i, run in enumerate(runs)]
 
 
-def slow_kneedle(curve: list[float]) -> int | None:
-    """Kneedle one curve at a time: both axes scaled to [0, 1], the first k farthest above the diagonal."""
-    depth = len(curve)
-    if depth < 3 or max(curve) - min(curve) <= 1e-12:
-        return None
-    best, best_gap = None, 1e-12
-    for i, y in enumerate(curve):
-        gap = (y - min(curve)) / (max(curve) - min(curve)) - i / (depth - 1)
-        if gap > best_gap:
-            best, best_gap = i + 1, gap
-    return best
-
-
 def slow_pick(recall: list[float], tokens: list[float], lam: float) -> int:
     """The smallest k within 1e-6 points of the largest 100 * recall(k) - lam * tokens(k) / 1000."""
     values = [100.0 * r - lam * t / 1000.0 for r, t in zip(recall, tokens)]
@@ -89,7 +77,7 @@ def slow_budget(result, tokens_of: dict[str, int], run: dict[str, list[str]], ma
     span = min(max_k, 50)
     fit = n < 300
     curve = fit_saturating(recall_mean[:span]).curves[0] if fit else recall_mean[:span]
-    elbow = slow_kneedle(list(recall_mean[:span]))
+    elbow = kneedle(list(recall_mean[:span]))
     trade_off = lam is not None or elbow is None
     lam_used = 10.0 if lam is None else lam
     k = slow_pick(list(curve), list(tokens_mean[:span]), lam_used) if trade_off else elbow
@@ -109,7 +97,7 @@ def slow_budget(result, tokens_of: dict[str, int], run: dict[str, list[str]], ma
             shown = fitted[b] if fit else boot_recall[b][:span]
             picks.append(slow_pick(list(shown), list(boot_tokens[b][:span]), lam_used))
         else:
-            picks.append(slow_kneedle(list(boot_recall[b][:span])) or span)
+            picks.append(kneedle(list(boot_recall[b][:span])) or span)
     reference = max(min(max_k, 50), k)
     lost = recall[:, reference - 1] - recall[:, k - 1]
     return {"k": k, "basis": "trade-off" if trade_off else "elbow", "elbow": elbow, "tokens_mean": tokens_mean,

@@ -12,6 +12,7 @@ import pytest
 import evalcore
 from evalcore.analyses.budget import k_budget
 from evalcore.analyses.decision import decide
+from tests.reference import kneedle
 from evalcore.analyses.headline import failure_counts
 from evalcore.analyses.k_choice import kneedle_k, kneedle_ks
 from evalcore.analyses.k_settings import BudgetSettings
@@ -91,28 +92,14 @@ def test_a_curve_without_an_elbow_takes_the_trade_off_and_says_so() -> None:
     assert budget.kneedle_k is None and budget.basis == "trade-off" and budget.recommended_k == 1
 
 
-def _slow_kneedle(curve: list[float]) -> int | None:
-    """Kneedle as the paper draws it, one curve at a time: scale both axes to [0, 1], take the k farthest above the
-    diagonal (the first on ties), none for a flat curve or one that never rises above the line."""
-    depth = len(curve)
-    if depth < 3 or max(curve) - min(curve) <= 1e-12:
-        return None
-    best, best_gap = None, 1e-12
-    for i, y in enumerate(curve):
-        gap = (y - min(curve)) / (max(curve) - min(curve)) - i / (depth - 1)
-        if gap > best_gap:
-            best, best_gap = i + 1, gap
-    return best
-
-
 def test_kneedle_of_many_curves_at_once_is_kneedle_of_each() -> None:
     rng = np.random.default_rng(3)
     curves = np.sort(rng.random((300, 12)), axis=1)
     curves[:20] = 0.4  # flat rows: no elbow
     curves[20:40] = np.linspace(0, 1, 12)  # a straight line: no elbow
     many = kneedle_ks(curves)
-    assert [int(k) or None for k in many] == [_slow_kneedle(list(row)) for row in curves]
-    assert [kneedle_k(row) for row in curves[35:60]] == [_slow_kneedle(list(row)) for row in curves[35:60]]
+    assert [int(k) or None for k in many] == [kneedle(list(row)) for row in curves]
+    assert [kneedle_k(row) for row in curves[35:60]] == [kneedle(list(row)) for row in curves[35:60]]
     assert kneedle_ks(curves[:, :2]).tolist() == [0] * 300
 
 
