@@ -11,6 +11,8 @@ Debian's Chromium; ``--no-warm-up`` starts `streamlit run` alone (no warm-up run
   to its chart drawn (a person's usual path).
 * **Choose k, cold**: a server whose first visitor opens ``/choose-k`` directly, navigation start to chart drawn.
 * **k change on Choose k**: a click on the k control's "+" until the page has finished its run (median of 5).
+* ``--every-page``: each page of the navigation opened directly as the first visit to a fresh server, from the
+  browser's navigation start to the page's first run finished (its first screen complete), one server per page.
 
 Each is measured ``--repeat`` times (default 3) and the median is printed with the server's resident memory after
 the page, so a precomputation's memory cost shows beside the time it saves. Targets: the Overview's headline and
@@ -37,6 +39,8 @@ CHROMIUM = os.environ.get("EVALCORE_CHROMIUM", "/usr/bin/chromium")
 CHART = '[data-testid="stVegaLiteChart"] canvas, [data-testid="stVegaLiteChart"] svg'
 HEADLINE = ".st-key-headline h3"
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+MAIN_TEXT = '[data-testid="stMainBlockContainer"] [data-testid="stMarkdownContainer"]'
+"""The page has drawn something of its own (before its first run starts, the app is idle with nothing drawn)."""
 
 
 def _free_port() -> int:
@@ -140,10 +144,32 @@ def _one_round(browser, warm_up: bool) -> dict[str, float]:
     return figures
 
 
+def _every_page(browser, warm_up: bool) -> dict[str, float]:
+    """Each page's first screen on a server started for it: the pages of dashboard/app.py's navigation."""
+    sys.path.insert(0, str(ROOT))
+    from tests.dashboard.browser_helpers import app_pages  # the pages as the screenshot test reads them
+
+    figures = {}
+    for title, path in app_pages():
+        server = _Server(warm_up)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 900})
+            page.goto(f"{server.url}/{path}")
+            page.wait_for_selector(MAIN_TEXT, state="attached", timeout=120_000)
+            page.wait_for_selector(IDLE, timeout=120_000)
+            figures[f"{title} (/{path})"] = _since_navigation(page)
+            page.close()
+        finally:
+            server.stop()
+    return figures
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--no-warm-up", action="store_true", help="streamlit run alone, without start.sh's warm-up")
+    parser.add_argument("--every-page", action="store_true",
+                        help="each page's first screen, each on a fresh server (median of --repeat)")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright  # the test extra; imported after --help works without it
 
@@ -152,12 +178,13 @@ def main() -> None:
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
         for number in range(args.repeat):
-            rounds.append(_one_round(browser, warm_up=not args.no_warm_up))
+            measure = _every_page if args.every_page else _one_round
+            rounds.append(measure(browser, warm_up=not args.no_warm_up))
             print(f"round {number + 1}: " + ", ".join(f"{k} {v:.2f}" for k, v in rounds[-1].items()), flush=True)
         browser.close()
     print("\nmedian of", args.repeat, "fresh servers:")
     for name in rounds[0]:
-        print(f"  {name:34} {statistics.median(r[name] for r in rounds):8.2f}")
+        print(f"  {name:40} {statistics.median(r[name] for r in rounds):8.2f}")
 
 
 if __name__ == "__main__":

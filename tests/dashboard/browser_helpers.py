@@ -7,6 +7,7 @@ tests/dashboard/conftest.py.
 
 from __future__ import annotations
 
+import ast
 import os
 import socket
 import subprocess
@@ -138,3 +139,23 @@ def shoot(page: Page, name: str) -> None:
 
 def params(page: Page) -> dict[str, list[str]]:
     return parse_qs(urlparse(page.url).query)
+
+
+def uploader(page: Page, label: str):
+    """The file input of the uploader labelled ``label`` (``Chunks file of sent1``): found by its words, not by its
+    place among the page's uploaders."""
+    return page.locator('[data-testid="stFileUploader"]').filter(has_text=label).locator('input[type="file"]')
+
+
+def app_pages() -> list[tuple[str, str]]:
+    """(title, URL path) of every page in dashboard/app.py's PAGES, read from its source: the default page is
+    served at the root."""
+    tree = ast.parse((ROOT / "dashboard" / "app.py").read_text(encoding="utf-8"))
+    names = {node.targets[0].id: node.value for node in tree.body
+             if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name)}
+    found = []
+    for item in names["PAGES"].elts:
+        call = names[item.id] if isinstance(item, ast.Name) else item
+        words = {kw.arg: kw.value.value for kw in call.keywords if isinstance(kw.value, ast.Constant)}
+        found.append((words.get("title", words.get("url_path")), "" if words.get("default") else words["url_path"]))
+    return found

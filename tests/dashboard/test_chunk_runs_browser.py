@@ -10,7 +10,7 @@ from pathlib import Path
 
 from playwright.sync_api import Page, expect
 
-from tests.dashboard.browser_helpers import chart_drawn, no_exceptions, open_page, params, settle, shoot
+from tests.dashboard.browser_helpers import chart_drawn, no_exceptions, open_page, params, settle, shoot, uploader
 
 MAIN = '[data-testid="stMain"]'
 CHUNKING = Path(__file__).resolve().parents[2] / "sample_data" / "chunking"
@@ -42,10 +42,10 @@ def upload_two_chunk_runs(page: Page, server: str) -> str:
     settle(page)
     expect(page.get_by_text("Documents: docs.jsonl · 503 docs")).to_be_visible()
     # Labels, runs, documents, queries, then a chunk map per run (in the "Chunk maps" expander).
-    expect(inputs).to_have_count(4 + 2)
-    inputs.nth(4).set_input_files([str(CHUNKING / "sent1.chunks.csv")])
+    expect(inputs).to_have_count(4 + 2 * 2)  # labels, runs, docs, queries; then grades and a map per run
+    uploader(page, "Chunks file of sent1").set_input_files([str(CHUNKING / "sent1.chunks.csv")])
     settle(page)
-    inputs.nth(5).set_input_files([str(CHUNKING / "sent3.chunks.csv")])
+    uploader(page, "Chunks file of sent3").set_input_files([str(CHUNKING / "sent3.chunks.csv")])
     settle(page)
     no_exceptions(page)
     expect(page.get_by_text("sent1: chunk map sent1.chunks#")).to_be_visible()

@@ -79,7 +79,7 @@ def _upload_and_check(page: Page, server: str, tmp_path: Path) -> None:
     open_page(page, f"{server}/data")
     inputs = page.locator('[data-testid="stFileUploader"] input[type="file"]')
     # Labels, runs, documents, queries, then one chunk map per sample run (base, tuned, tuned-256d).
-    expect(inputs).to_have_count(4 + 3)
+    expect(inputs).to_have_count(4 + 3 * 2)
 
     # A bad run is explained beside its upload; the sample runs stay loaded.
     inputs.nth(1).set_input_files([str(broken)])

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from playwright.sync_api import Page, expect
 
-from tests.dashboard.browser_helpers import PROJECTOR, no_exceptions, open_page, params, settle, shoot
+from tests.dashboard.browser_helpers import PROJECTOR, no_exceptions, open_page, params, settle, shoot, uploader
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
 RUNS = ("sent1", "sent3", "char400")
@@ -71,9 +71,9 @@ def upload(page: Page, server: str, labels: Path, docs: Path) -> str:
     settle(page)
     inputs.nth(2).set_input_files([str(docs)])
     settle(page)
-    expect(inputs).to_have_count(4 + len(RUNS))  # labels, runs, documents, queries, then a chunk map per run
-    for i, run in enumerate(RUNS):
-        inputs.nth(4 + i).set_input_files([str(SAMPLE / "chunking" / f"{run}.chunks.csv")])
+    expect(inputs).to_have_count(4 + 2 * len(RUNS))  # labels, runs, documents, queries; grades and a map per run
+    for run in RUNS:
+        uploader(page, f"Chunks file of {run}").set_input_files([str(SAMPLE / "chunking" / f"{run}.chunks.csv")])
         settle(page)
     no_exceptions(page)
     for run in RUNS:

@@ -12,7 +12,6 @@ has a model line to show.
 
 from __future__ import annotations
 
-import ast
 import os
 from pathlib import Path
 
@@ -20,7 +19,8 @@ import pytest
 from playwright.sync_api import Locator, Page, expect
 
 import evalcore
-from tests.dashboard.browser_helpers import PROJECTOR, ROOT, WAIT_MS, Server, no_exceptions, open_page, params, settle
+from tests.dashboard.browser_helpers import (PROJECTOR, ROOT, WAIT_MS, Server, app_pages, no_exceptions, open_page,
+                                             params, settle)
 
 DESKTOP = {"width": 1400, "height": 900}
 
@@ -39,20 +39,6 @@ def server(tmp_path_factory):
     running = Server(tmp_path_factory.mktemp("workspace"), tmp_path_factory.mktemp("streamlit") / "server.log")
     yield running.url
     running.stop()
-
-
-def app_pages() -> list[tuple[str, str]]:
-    """(title, URL path) of every page in dashboard/app.py's PAGES, read from its source: the default page is
-    served at the root."""
-    tree = ast.parse((ROOT / "dashboard" / "app.py").read_text(encoding="utf-8"))
-    names = {node.targets[0].id: node.value for node in tree.body
-             if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name)}
-    found = []
-    for item in names["PAGES"].elts:
-        call = names[item.id] if isinstance(item, ast.Name) else item
-        words = {kw.arg: kw.value.value for kw in call.keywords if isinstance(kw.value, ast.Constant)}
-        found.append((words.get("title", words.get("url_path")), "" if words.get("default") else words["url_path"]))
-    return found
 
 
 def rendered_cleanly(page: Page, name: str) -> None:

@@ -115,7 +115,7 @@ def test_a_viewer_reads_but_cannot_delete_or_reveal(browser: Browser, team) -> N
         expect(page.get_by_role("button", name="Delete…").first).to_be_disabled()
         uploads = page.locator('[data-testid="stFileUploader"] input[type="file"]')
         # Labels, runs, documents, queries and a chunk map per sample run: none may be used by a viewer.
-        assert uploads.count() == 7 and all(uploads.nth(i).is_disabled() for i in range(7))
+        assert uploads.count() == 10 and all(uploads.nth(i).is_disabled() for i in range(10))
 
         open_page(page, f"{url}/integrity")
         page.get_by_role("tab", name="Tune and holdout").click()

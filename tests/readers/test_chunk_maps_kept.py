@@ -33,7 +33,7 @@ DICTIONARY_DOCS = {"chunk_id": [f"d{i // 4}#{i % 4}" for i in range(40)],
     ("chunks.tsv", as_csv(ROWS, "chunk_id\tdoc_id\tstart\tend\ttext", "\t")),
     ("chunks.jsonl", as_jsonl(ROWS)),  # no batch reader: read whole, the same map
     ("chunks.parquet", parquet_bytes(columns_of(ROWS))),
-    ("chunks.csv.gz", gzip.compress(as_csv(ROWS).encode())),
+    ("chunks.csv.gz", gzip.compress(as_csv(ROWS).encode(), mtime=0)),
     ("chunks", "\ufeff" + as_csv(ROWS).replace("\n", "\r\n")),  # no ending, a byte-order mark, CRLF
 ])
 def test_a_kept_map_holds_the_named_chunks_and_reports_the_whole_file(tmp_path, name, content) -> None:

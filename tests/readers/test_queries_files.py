@@ -23,7 +23,7 @@ BEIR = "".join(json.dumps({"_id": q, "text": t, "metadata": {}}) + "\n" for q, t
 
 @pytest.mark.parametrize("name, content", [
     ("queries.jsonl", BEIR),
-    ("queries.jsonl.gz", gzip.compress(BEIR.encode())),
+    ("queries.jsonl.gz", gzip.compress(BEIR.encode(), mtime=0)),
     ("queries.tsv", "query_id\tquery_text\n" + "".join(f"{q}\t{t}\n" for q, t in TEXTS.items())),
     ("queries.dev.tsv", "".join(f"{q}\t{t}\n" for q, t in TEXTS.items())),  # MS MARCO: no header
     ("queries.csv", "qid,query\n" + "".join(f'{q},"{t}"\n' for q, t in TEXTS.items())),
