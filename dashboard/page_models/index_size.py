@@ -22,12 +22,14 @@ from collections.abc import Callable, Sequence
 
 import pandas as pd
 
+from evalcore.analyses.index_choice import index_choice
 from evalcore.analyses.index_size import IndexSizeReport
 from evalcore.analyses.index_study import IndexSizeSettings, IndexSizeStudy, check_indexes, index_size_study
 from evalcore.errors import EvalcoreError, WorkspaceError
 from evalcore.readers.runs import read_sidecar
 from evalcore.readers.vectors import check_dimensions, read_vectors
-from evalcore.report.index_size import index_size_points
+from evalcore.report.amounts import times
+from evalcore.report.index_size import index_choice_line, index_size_points
 from evalcore.metrics.dataset import Dataset, FileRef, RunSpec, VectorModel, content_key, models_manifest, unique_name
 from evalcore.vectors.index_spec import KINDS, MOST_DIGITS
 from evalcore.vectors.runs import trec_text
@@ -182,6 +184,26 @@ def _compute(dataset: Dataset, model: VectorModel, settings: IndexSizeSettings, 
             raise EvalcoreError(loaded.error)
     return index_size_study(labels.value, scope.value, queries.value, docs.value, settings, model=model.model,
                             prefix=f"{model.name}-", progress=progress, builds=_Builds(model))
+
+
+def take(report: IndexSizeReport) -> str:
+    """The index to take from one study, in the sentence ``evalcore vectors`` opens on
+    (`evalcore.analyses.index_choice`)."""
+    return index_choice_line(index_choice(report))
+
+
+def take_line(reports: dict[str, IndexSizeReport]) -> str:
+    """The index to take, first on the page: for one model, the sentence of `take`; for several, one line naming
+    each model's (each model's sentence follows under its name), so the chart stays on the first screen."""
+    if len(reports) == 1:
+        return take(next(iter(reports.values())))
+    picks = []
+    for name, report in reports.items():
+        choice = index_choice(report)
+        picks.append(f"{name}: the full vectors" if choice.is_reference else
+                     f"{name}: {choice.take.variant.words} ({times(choice.ratio)} smaller)")
+    metric = next(iter(reports.values())).metric
+    return f"Take the smallest index no worse than the full vectors on {metric}: " + "; ".join(picks) + "."
 
 
 def points(reports: dict[str, IndexSizeReport]) -> pd.DataFrame:

@@ -96,6 +96,7 @@ if part == PARTS[0] and models:
         context = f"{metric} with 95% intervals · n = {plural(n, 'query', 'queries')} · labels {v.labels_ref}" + (
             f" · {v.split}" if v.split else "")
         with answer:
+            st.markdown(f"**{md_text(page.take_line(reports))}**", help=explain("index to take"))
             st.vega_lite_chart(spec=charts.index_frontier(
                 points, list(reports), metric=metric, title=f"{metric} against index size, every variant",
                 subtitle=[context, "line and band: the frontier (no smaller index scores higher); bars: 95% "
@@ -110,6 +111,8 @@ if part == PARTS[0] and models:
             st.markdown(f"**{md_text(name)}** ({md_text(by_name[name].model)}): "
                         f"{md_text(page.full_vectors(by_name[name], report, v.k))}, n = {n:,}, labels "
                         f"{md_text(v.labels_ref)}")
+            if len(reports) > 1:  # each model's index to take, in the words `evalcore vectors` uses
+                st.text(page.take(report))
             for item in report.variants[1:]:
                 st.text(variant_verdict(report, item))
         table = page.variants_table(points, v.labels_ref)
@@ -217,6 +220,7 @@ if part == PARTS[1] and models:
                    "model "
                    f"{model.model}" + (f" · {v.split}" if v.split else ""))
         with answer:
+            st.markdown(f"**{md_text(page.take(report))}**", help=explain("index to take"))
             title = f"{metric} against {'latency' if against == 'latency' else 'index size'}, {page.index_title(kind)}"
             st.vega_lite_chart(spec=charts.index_speed(
                 sweep, metric=metric, against=against, title=title,

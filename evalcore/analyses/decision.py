@@ -13,6 +13,9 @@ counts for one question.
 * **Which chunking** (runs of chunkings only): every chunking at one prompt budget, on evidence held when the labels
   carry evidence spans, paired with the best (`chunking_choice`), the sentence ``evalcore compare --at-tokens`` and
   the Choose k page open on.
+* **Which index** (when an index-size study was run): `evalcore.analyses.index_choice.index_choice`, the smallest
+  index no worse than the full vectors (the fastest, for approximate indexes), the sentence ``evalcore vectors`` and
+  the Index size page open on.
 * **Failures at k**: `evalcore.analyses.headline.failure_counts` in the one meaning of failure
   (`evalcore.metrics.failure.FAILURE_MODE`: found nothing relevant in the top k), the count of the Failures page,
   the failure ledger, History and the report.
@@ -28,6 +31,8 @@ from ..metrics.failure import FAILURE_MODE, MISS_NAMES
 from .budget import k_budget
 from .budget_report import BudgetReport
 from .headline import BestRun, FailureCounts, best_run, failure_counts
+from .index_choice import IndexChoice, index_choice
+from .index_size import IndexSizeReport
 from .k_decision import KDecision, k_decision
 from .k_settings import BudgetSettings
 from .token_budget import AtTokens, at_tokens
@@ -62,6 +67,7 @@ class Decision:
     failures: FailureCounts
     k: int
     chunking: AtTokens | None = None  # with runs of chunkings: each at the default prompt budget (`chunking_choice`)
+    index: tuple[IndexChoice, ...] = ()  # one per index-size study given to `decide` (a model's vectors each)
 
     def k_to_take(self, run: str) -> KDecision:
         """The k to take for ``run``, by the one rule in force."""
@@ -103,12 +109,15 @@ class Decision:
                           "significantly_behind": (None if r.name not in self.chunking.comparisons
                                                    else bool(self.chunking.comparisons[r.name].significant))}
                          for r in self.chunking.runs]},
+            "index": [choice.to_dict() for choice in self.index],
         }
 
 
-def decide(evaluation: Evaluation, k: int, settings: BudgetSettings | None = None, *, docs=None) -> Decision:
+def decide(evaluation: Evaluation, k: int, settings: BudgetSettings | None = None, *, docs=None,
+           index_studies: tuple[IndexSizeReport, ...] = ()) -> Decision:
     """The meeting's answers for ``evaluation``: the best run, each run's k to take under ``settings`` (the k budget
-    reads chunk sizes from ``docs``), and each run's failures at ``k``.
+    reads chunk sizes from ``docs``), each run's failures at ``k``, and the index to take from each of
+    ``index_studies`` (`evalcore.analyses.index_study`: searching vectors is the study's work, not the decision's).
 
     The k to take comes from the point curves, so the k budget's bootstrap (intervals, stability, what stopping
     costs) waits until a surface reads it (``k_budget(..., lazy=True)``): the same numbers, drawn when shown (with
@@ -125,4 +134,5 @@ def decide(evaluation: Evaluation, k: int, settings: BudgetSettings | None = Non
                           rng=evaluation.seed, lazy=True)
         failures = failure_counts(evaluation, k, mode=FAILURE_MODE)
         chunking = chunking_choice(budget, evaluation)
-        return Decision(best.result(), budget, failures, k, chunking)
+        index = tuple(index_choice(report) for report in index_studies)
+        return Decision(best.result(), budget, failures, k, chunking, index)

@@ -85,6 +85,6 @@ def index_loss(run: Run, exact: Run, labels: LabelSet, k: int, evaluated: np.nda
 
 def _top(run: Run, k: int) -> pd.DataFrame:
     """(query, doc_id) of each query's top ``k`` in ``run``, ids as text."""
-    frame = run.to_frame()
-    top = frame.loc[frame["rank"] <= k, ["query", "doc_id"]]
-    return top.astype({"query": object, "doc_id": object})
+    rows = np.flatnonzero(run.positions < k)  # the top k of every query, before any id becomes text
+    return pd.DataFrame({"query": run.query_ids[run.query_codes[rows]], "doc_id": run.doc_ids[run.doc_codes[rows]]},
+                        dtype=object)

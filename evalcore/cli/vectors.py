@@ -17,13 +17,15 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from ..analyses.index_size import IndexSizeReport
+from ..analyses.index_choice import index_choice
 from ..analyses.index_study import (IndexSizeSettings, check_indexes, check_ks_within_depth, index_size_study,
                                      planned_names)
 from ..errors import InputError, invalid_parameter
 from ..readers.labels import read_labels
 from ..readers.vectors import Vectors, check_dimensions, read_vectors
 from ..report.amounts import human_bytes
-from ..report.index_size import index_loss_table, index_size_dict, index_size_rows, index_verdict, variant_verdict
+from ..report.index_size import (index_choice_line, index_loss_table, index_size_dict, index_size_rows, index_verdict,
+                                  variant_verdict)
 from ..report.render import titled_table
 from ..vectors.on_disk import open_doc_vectors
 from ..vectors.runs import trec_text
@@ -69,7 +71,7 @@ def run(args: argparse.Namespace, recording: Recording) -> int:
 
 
 def report_text(report: IndexSizeReport, model: str, docs: Vectors, args: argparse.Namespace) -> str:
-    """The table for people, then one sentence per variant, then how sizes are counted."""
+    """The index to take in one sentence, the table for people, one sentence per variant, how sizes are counted."""
     labels = report.evaluation.labels
     n = report.evaluation.results[0].n_queries
     searched = report.reference.n_docs
@@ -77,7 +79,7 @@ def report_text(report: IndexSizeReport, model: str, docs: Vectors, args: argpar
     title = (f"index size for {model}: {searched:,} docs x {docs.dims:,} dims{left_out}, {args.similarity}, top "
              f"{args.depth} per query; labels {labels.name}#{labels.fingerprint}, n = {n}")
     header, body = index_size_rows(report)
-    lines = [titled_table(title, header, body), ""]
+    lines = [index_choice_line(index_choice(report)), "", titled_table(title, header, body), ""]
     for item in report.variants[1:]:
         lines.append(variant_verdict(report, item))
         if index_verdict(report, item):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ..analyses.index_choice import IndexChoice, index_choice
 from ..analyses.index_size import IndexSizeReport
 from ..vectors.runs import VariantRun
 from ..warning_log import plural
@@ -67,6 +68,30 @@ def index_verdict(report: IndexSizeReport, item: VariantRun) -> str | None:
             f"queries: {percent(loss.p5)} or less).")
 
 
+def index_choice_line(choice: IndexChoice) -> str:
+    """The index to take, in one sentence (`evalcore.analyses.index_choice`): what ``evalcore vectors`` prints first
+    and the Index size page opens on."""
+    metric = choice.metric
+    if choice.is_reference:
+        if not choice.worse:
+            return "Keep the full vectors: no other index was searched."
+        others = "faster setting" if choice.by_speed else "smaller index"
+        return (f"Keep the full vectors: every {others} scores worse on {metric} "
+                f"({plural(len(choice.worse), 'variant')} significantly worse, after Holm).")
+    found = choice.comparison
+    if choice.by_speed and choice.take.speed and choice.reference.speed:
+        speedup = choice.take.speed.queries_per_second / choice.reference.speed.queries_per_second
+        gain = f"it answers {times(speedup)} faster than exact search"
+    elif choice.ratio >= 1:
+        gain = f"its index is {times(choice.ratio)} smaller"
+    else:
+        gain = f"its index is {times(1 / choice.ratio)} larger"
+    level = f"{found.level * 100:g}% CI"
+    return (f"Take {choice.take.variant.words}: {gain}, and it scores no worse than the full vectors on {metric} "
+            f"(difference {format_amount(metric, found.diff)}, {level} "
+            f"{format_interval(found.ci_low, found.ci_high, metric=metric, join=' to ')}; n = {found.n}).")
+
+
 def percent(share: float) -> str:
     """``3.1%``, ``0.45%``, ``100%``: one decimal (two digits under 1%), never rounded to 0% or 100% when it is
     not."""
@@ -86,6 +111,8 @@ def index_size_dict(report: IndexSizeReport) -> dict:
         if entry["vs_full"] is not None:
             entry["vs_full"]["verdict"] = variant_verdict(report, item)
         entry["index_verdict"] = index_verdict(report, item)
+    choice = index_choice(report)
+    out["take"] = {**choice.to_dict(), "sentence": index_choice_line(choice)}
     return out
 
 

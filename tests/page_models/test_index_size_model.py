@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from evalcore.analyses.index_study import index_size_study
-from evalcore.report.index_size import index_size_points
+from evalcore.analyses.index_choice import index_choice
+from evalcore.report.index_size import index_choice_line, index_size_points
 
 from dashboard import caching, loading
 from dashboard.page_models import index_size
@@ -34,6 +35,12 @@ def test_smaller_vectors_cost_recall_as_the_cores_study_says(sample):
         f"full vectors 128 dims (the sample's stand-in for 768), recall@10 {points.iloc[0]['mean']:.3f}")
     assert index_size.owner_of(points, "base-float32-64") == "base"
     assert index_size.cached_study(sample, base, settings) is found  # kept: the page opens on it next time
+    # the page opens on the index to take, the sentence `evalcore vectors` opens on
+    assert index_size.take(report) == index_choice_line(index_choice(core.report))
+    assert index_size.take(report).startswith(("Take ", "Keep the full vectors"))
+    assert index_size.take_line({"base": report}) == index_size.take(report)
+    both = index_size.take_line({"base": report, "again": report})
+    assert both.startswith("Take the smallest index no worse than the full vectors on recall@10: base: ")
 
 
 def test_a_sweep_is_one_spec_per_setting_with_the_builds_defaults_left_out():
