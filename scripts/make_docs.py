@@ -45,6 +45,8 @@ GUIDES = {
     "workspace": "[workspace.md](workspace.md): what the workspace keeps, with a worked session",
     "report": "[workspace.md](workspace.md#the-report): what the meeting report holds",
     "answers": "[answers.md](answers.md): how answer grades are read, joined to the labeled queries and compared",
+    "sample": "[labels-from-traffic.md](labels-from-traffic.md): the log formats, the strata, the sample, personal "
+              "data, then judging blind",
 }
 """Where each command is explained in words (the links are checked by tests/test_docs.py)."""
 

@@ -17,6 +17,7 @@ LAYERS = [
     {"readers"},  # files in: sources, tables, ids, labels, runs, documents, vectors
     {"vectors"},  # runs from vectors: exact search, truncated, int8 and binary indexes
     {"stats"},  # numbers over arrays: intervals, paired tests, the planner
+    {"logs"},  # query logs in, out of core: formats, normalising, personal data, near-duplicates, strata, the sample
     {"metrics"},  # names, kernels, the run-labels join, evaluation, the tune/holdout split
     {"analyses"},  # what an evaluation means: compare, curves, failures, slices, integrity checks, k budget
     {"store"},  # the workspace: what persists
