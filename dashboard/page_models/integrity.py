@@ -1,11 +1,14 @@
-"""The Integrity page's model: the audit, the source gaps beside it, the numbers a recorded reveal unseals.
+"""The Integrity page's model: the audit, the source gaps beside it, the numbers a recorded reveal unseals, and how
+far several judges agree.
 
 Plain functions over the all-k evaluation every page scores (the view keeps what they return in `dashboard.caching`);
-every number comes from `evalcore.analyses.audit` and `evalcore.metrics.split`. Recording a reveal and flagging
-queries are writes: `dashboard.saved`.
+every number comes from `evalcore.analyses.audit`, `evalcore.metrics.split` and `evalcore.analyses.panel`. Recording a
+reveal and flagging queries are writes: `dashboard.saved`.
 """
 
 from __future__ import annotations
+
+import pandas as pd
 
 from evalcore.analyses.audit import audit
 from evalcore.analyses.coverage import number_caveats
@@ -17,6 +20,18 @@ from evalcore.metrics.dataset import Dataset
 from dashboard import loading
 from dashboard.loading import Loaded
 from dashboard.page_models import sources
+from dashboard.page_models.judge import PanelStatus, panel_status
+
+STATISTICS = {
+    "percent agreement": "the share of pairs on which every judge who marked it gave the same mark; easy to read, "
+                         "but high by chance alone when most docs are not relevant",
+    "Cohen's kappa": "two judges: their agreement beyond what chance gives from each one's own mix of marks; 1 is "
+                     "full agreement, 0 what chance gives",
+    "Fleiss' kappa": "the same idea for any number of judges, on the pairs every judge marked",
+    "Krippendorff's alpha": "agreement beyond chance that allows marks to be missing (a judge who skipped a pool); "
+                            "used as the headline when not every judge marked every pair",
+}
+"""Each statistic of the agreement table in one sentence, for the page's explanation."""
 
 POOL_DEPTH = 10
 """The depth the audit's pooling table looks at (each run's top 10)."""
@@ -65,3 +80,20 @@ def check_sentences(dataset: Dataset, k: int, runs: tuple[str, ...]) -> list[str
         return []
     rows = number_caveats(loaded.value, k)
     return [check_sentence(row) for row in rows.to_dict("records") if row["run"] in runs]
+
+
+def judges_agreement(label_set: str, log: pd.DataFrame) -> PanelStatus:
+    """How far the judges of ``label_set`` agree, their disagreements and what a freeze would make
+    (`dashboard.page_models.judge.panel_status` over `dashboard.saved.panel_marks`)."""
+    return panel_status(label_set, log)
+
+
+def disagreement_line(status: PanelStatus) -> str:
+    """The disagreements in one sentence: how many, how many tied, how many decided."""
+    differ = status.disagreements
+    if differ.empty:
+        return "No open pair the judges disagree on."
+    decided = int((differ["decided"] != "").sum())
+    tied = int(differ["tied"].sum())
+    return (f"{len(differ)} open {'pair' if len(differ) == 1 else 'pairs'} the judges disagree on ({tied} tied, "
+            f"{decided} decided by an adjudicator); the adjudicator settles them on Blind judging.")

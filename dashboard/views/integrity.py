@@ -24,7 +24,8 @@ v = layout.view(PAGE, own=("split",))
 layout.header("Integrity", v, "Whose words the queries are in, who judged them and how deep, and which labels to "
                               "check: the ways an evaluation goes wrong, made visible.")
 layout.words("blind labels", "judged@k", "judged depth", "tune / holdout split", "check the label", "fingerprint",
-             "95% interval")
+             "95% interval", "several judges", "percent agreement", "Cohen's kappa", "Fleiss' kappa",
+             "Krippendorff's alpha", "adjudicate")
 v = layout.controls(PAGE, v)
 k = v.k
 audited = caching.kept(page.audit_at, entries=32, spinner="Auditing the labels…")(v.dataset, k)
@@ -45,8 +46,8 @@ for sentence in caching.kept(page.check_sentences, entries=32, copies=True)(v.da
     st.markdown(md_text(sentence))
 layout.context(v, k=k, extra="the Overview's \"Show every check\" columns, in words")
 
-gap_tab, blind_tab, depth_tab, split_tab, check_tab = st.tabs(
-    ["Whose words", "Blind labels", "Judged depth", "Tune and holdout", "Check the label"])
+gap_tab, blind_tab, agree_tab, depth_tab, split_tab, check_tab = st.tabs(
+    ["Whose words", "Blind labels", "Judges' agreement", "Judged depth", "Tune and holdout", "Check the label"])
 
 with gap_tab:
     gaps = caching.kept(page.source_gaps, copies=True)(v.dataset, k, tuple(v.runs))
@@ -71,6 +72,30 @@ with blind_tab:
                                     for c in ("mean", "ci_low", "ci_high")})
     st.subheader(f"Pooling: judged docs in each run's top {page.POOL_DEPTH}")
     layout.table(found.pooling[found.pooling["run"].isin(v.runs)], hide_index=True, width="stretch")
+
+with agree_tab:
+    judged_set = page.labels_as_read(v.dataset).name
+    agreed = caching.kept(page.judges_agreement, entries=16)(judged_set, saved.panel_marks(judged_set))
+    if agreed.sentence is None:
+        st.info("No two judges have marked the same pair yet. On Blind judging, each judge saves their own marks "
+                "(\"Keep my marks apart\"), blind to each other's; their agreement then shows here.")
+    else:
+        st.text(agreed.sentence)
+        with st.expander("The statistics, each with its 95% interval"):
+            layout.table(agreed.statistics, hide_index=True, width="stretch",
+                         column_config={c: st.column_config.NumberColumn(format="%.3f")
+                                        for c in ("value", "ci_low", "ci_high")})
+            st.markdown("\n".join(f"- **{name}**: {words}." for name, words in page.STATISTICS.items()))
+            st.caption(md_text(
+                f"Judges: {', '.join(agreed.judges)} · label set {judged_set} · each judge's latest marks, pairs "
+                "(query, doc) two or more judges marked · intervals: percentile bootstrap over queries (a query's "
+                "pairs are resampled together), 10,000 resamples, seed 0 · strength: Landis and Koch (below 0 poor, "
+                "to 0.20 slight, 0.40 fair, 0.60 moderate, 0.80 substantial, above almost perfect)."))
+    if agreed.judges:
+        st.text(page.disagreement_line(agreed))
+        st.caption(md_text(agreed.freeze))
+        st.page_link("views/judge.py", label="Open the disagreements on Blind judging", icon=":material/gavel:",
+                     query_params={**layout.link_params(("data",)), "show": "disagreements"})
 
 with depth_tab:
     st.caption(md_text(f"low: unjudged docs in the top k counted as non-relevant (the reported number); high: counted "

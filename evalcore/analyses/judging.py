@@ -24,6 +24,10 @@ from ..readers.runs import Run
 MAX_POOL_DEPTH = 1000
 
 
+SAMPLE_INFO = ("source", "stratum")
+"""What a sampled queries file says of a query, carried by its pool from the pool file to the new labels."""
+
+
 @dataclass(frozen=True)
 class JudgingPool:
     """The docs to judge for one query, in a shuffled order that reveals no rank or run."""
@@ -36,6 +40,8 @@ class JudgingPool:
     n_runs: int  # how many runs were pooled (not which doc came from which)
     labels: str
     fingerprint: str
+    source: str | None = None  # where the query came from (a sampled queries file's source column)
+    stratum: str | None = None  # the stratum it was sampled from
 
     def to_frame(self, texts: Mapping[str, str] | None = None) -> pd.DataFrame:
         """One row per doc to judge (``relevant`` left empty for the person), ready for CSV or a page."""
@@ -43,6 +49,9 @@ class JudgingPool:
                               "pool_depth": self.depth, "labels": self.labels, "fingerprint": self.fingerprint})
         if texts is not None:
             frame.insert(3, "text", [texts.get(d, "") for d in self.docs])
+        if self.source or self.stratum:  # a sampled query: where it came from travels with its pool, to its labels
+            for at, column in enumerate(SAMPLE_INFO, start=2):
+                frame.insert(at, column, getattr(self, column) or "")
         frame["relevant"] = ""
         return frame
 
@@ -52,8 +61,12 @@ def _query_seed(query: str, seed: int) -> int:
     return int.from_bytes(digest[:8], "big")
 
 
-def judging_pool(runs: Sequence[Run], labels: LabelSet, query: str, depth: int = 10, *, seed: int = 0) -> JudgingPool:
-    """The union of every run's top ``depth`` docs for ``query``, deduplicated and shuffled."""
+def judging_pool(runs: Sequence[Run], labels: LabelSet, query: str, depth: int = 10, *, seed: int = 0,
+                 extra: Sequence[str] = (), query_text: str | None = None, source: str | None = None,
+                 stratum: str | None = None) -> JudgingPool:
+    """The union of every run's top ``depth`` docs for ``query`` and the ``extra`` docs (a log's results and clicks),
+    deduplicated and shuffled. ``query_text``, ``source``, ``stratum``: what a sampled queries file says of a query
+    the labels may not hold (the labels' own text is used when not given)."""
     if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or not 1 <= depth <= MAX_POOL_DEPTH:
         raise invalid_parameter("depth", f"an integer from 1 to {MAX_POOL_DEPTH}", depth)
     if not runs:
@@ -62,16 +75,16 @@ def judging_pool(runs: Sequence[Run], labels: LabelSet, query: str, depth: int =
     docs: list[str] = []
     for run in runs:
         docs.extend(run.ranking(query)[:depth])
+    docs.extend(str(d) for d in extra if str(d).strip())
     unique = sorted(set(docs))  # order first forgotten, then shuffled: nothing of the rankings survives
     if not unique:
         raise UsageError(f"No run has any result for query {query!r}; nothing to judge.")
     order = np.random.default_rng(_query_seed(query, seed)).permutation(len(unique))
     text = labels.field("query_text")
-    query_text = None
-    if text is not None and query in text.index and isinstance(text[query], str):
+    if not query_text and text is not None and query in text.index and isinstance(text[query], str):
         query_text = text[query]
-    return JudgingPool(query, query_text, tuple(unique[i] for i in order), int(depth), int(seed), len(runs),
-                       labels.name, labels.fingerprint)
+    return JudgingPool(query, query_text or None, tuple(unique[i] for i in order), int(depth), int(seed), len(runs),
+                       labels.name, labels.fingerprint, source or None, stratum or None)
 
 
 _YES = {"1", "true", "yes", "y", "relevant", "r"}
@@ -102,8 +115,9 @@ def marks_to_labels(pool: JudgingPool, marks: Mapping[str, object]) -> LabelSet:
     grades = [1.0 if parse_mark(marks[d], f"query {pool.query!r}, doc {d!r}") else 0.0 for d in pool.docs]
     judgments = pd.DataFrame({"query": pool.query, "doc_id": list(pool.docs), "grade": grades})
     info = {"blind": [True]}
-    if pool.query_text:
-        info["query_text"] = [pool.query_text]
+    for column, value in (("query_text", pool.query_text), ("source", pool.source), ("stratum", pool.stratum)):
+        if value:  # a sampled query keeps where it came from, so Sources splits the new version by it
+            info[column] = [value]
     query_info = pd.DataFrame(info, index=pd.Index([pool.query], name="query"), dtype=object)
     return LabelSet(name=pool.labels, judgments=judgments, query_info=query_info)
 
@@ -129,5 +143,7 @@ def read_marks(frame: pd.DataFrame, where: str) -> tuple[JudgingPool, dict[str, 
     labels = str(frame["labels"].iloc[0]) if "labels" in frame.columns else ""
     fingerprint = str(frame["fingerprint"].iloc[0]) if "fingerprint" in frame.columns else ""
     docs = tuple(frame["doc_id"].astype(str))
-    pool = JudgingPool(str(queries[0]), text or None, docs, int(depths[0]), 0, 0, labels, fingerprint)
+    kept = {c: str(frame[c].iloc[0]) for c in SAMPLE_INFO
+            if c in frame.columns and pd.notna(frame[c].iloc[0]) and str(frame[c].iloc[0]).strip()}
+    pool = JudgingPool(str(queries[0]), text or None, docs, int(depths[0]), 0, 0, labels, fingerprint, **kept)
     return pool, dict(zip(docs, frame["relevant"].tolist()))

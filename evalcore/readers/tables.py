@@ -31,7 +31,7 @@ from .sources import Source, first_content_line
 QUERY_ALIASES = ("query", "query_id", "qid", "query-id")
 DOC_ALIASES = ("doc_id", "docid", "doc", "corpus-id")
 GRADE_ALIASES = ("grade", "relevance", "rel", "score", "label")
-QUERY_FIELDS = ("query_text", "source", "blind", "split")
+QUERY_FIELDS = ("query_text", "source", "blind", "split", "stratum")
 """Optional per-query fields a labels file may carry (docs/formats.md)."""
 
 

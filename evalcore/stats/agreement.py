@@ -64,6 +64,19 @@ def kappa_from_tables(tables: np.ndarray, weights: np.ndarray) -> np.ndarray:
     return np.where(expected > 1e-12, kappa, np.nan)
 
 
+
+def defined_percentiles(draws: np.ndarray, level: float, what: str, too_few: str) -> tuple[float, float, str | None]:
+    """The percentile interval of an agreement statistic over its resamples, leaving out the resamples where it is
+    undefined (every mark the same): (low, high, note). Under half defined: no interval, and ``too_few`` says why."""
+    kept = draws[np.isfinite(draws)]
+    if len(kept) < max(10, len(draws) // 2):
+        return float("nan"), float("nan"), too_few
+    tail = (1 - level) / 2 * 100
+    low, high = (float(v) for v in np.percentile(kept, [tail, 100 - tail]))
+    left_out = len(draws) - len(kept)
+    return low, high, (f"{left_out:,} resamples where {what} is undefined left out" if left_out else None)
+
+
 def cohen_kappa(a: np.ndarray, b: np.ndarray, weights: str = "none",
                 categories: np.ndarray | None = None) -> float:
     """Kappa of two judges' grades of the same answers (``categories``: every grade in order; default the grades
@@ -99,14 +112,7 @@ def kappa_interval(a: np.ndarray, b: np.ndarray, weights: str = "none", categori
         tables = np.zeros((n_resamples, k * k))
         tables[:, present] = sums
         draws = kappa_from_tables(tables.reshape(n_resamples, k, k), w)
-        kept = draws[np.isfinite(draws)]
-        tail = (1 - level) / 2 * 100
-        if len(kept) >= max(10, n_resamples // 2):
-            low, high = (float(v) for v in np.percentile(kept, [tail, 100 - tail]))
-            if len(kept) < n_resamples:
-                note = f"{n_resamples - len(kept):,} resamples where kappa is undefined left out"
-        else:
-            note = "too few answers that differ to resample kappa"
+        low, high, note = defined_percentiles(draws, level, "kappa", "too few answers that differ to resample kappa")
     return Kappa(point, low, high, n, weights, tuple(float(c) for c in cats), level, n_resamples, seed, note)
 
 

@@ -11,7 +11,7 @@ import sqlite3
 from functools import lru_cache
 
 DB_NAME = "workspace.sqlite"
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 """1: files, label sets, runs, evaluations, ledger. 2: adds the integrity tables (holdout reveals,
 re-judging queue, blind judging rounds). 3: adds the append-only log of who did what (``events``). 4: adds the
 manifests of saved views (``manifests``, ``manifest_files``), which the dashboard kept as JSON files before (imported
@@ -19,7 +19,8 @@ once on upgrade). 5: chains the events and the holdout reveals (a hash per row, 
 included. 6: a stored run names the chunk map it was scored through (its file and fingerprint), and each saved
 outcome its evidence recall (fragments are a failure kind). 7: each event seals the saved records its change wrote
 (``events.sealed``: their digests, inside the event's hash; `seals`); the records saved before are sealed by one event
-on upgrade. An older workspace is upgraded in place on open (each step adds tables or columns, none changes a
+on upgrade. 8: each judge's marks kept apart (``panel_marks``: marks, adjudications, freezes; append-only,
+sealed). An older workspace is upgraded in place on open (each step adds tables or columns, none changes a
 recorded value), and never when its record does not verify (`database.Database`)."""
 CHAIN_VERSION = 5
 """The schema step that chains the record (`chain.upgrade`); kept apart so versions can be renumbered."""
@@ -219,12 +220,17 @@ CREATE TABLE judging_rounds (
 """
 
 
-def _integrity_statements() -> list[str]:
-    statements = [s.strip() for s in _INTEGRITY_SCHEMA.split(";") if s.strip()]
+def _append_only(schema: str, table: str, why: str) -> list[str]:
+    """``schema``'s statements, then the triggers refusing any update or delete of ``table``, saying ``why``."""
+    statements = [s.strip() for s in schema.split(";") if s.strip()]
     for event in ("UPDATE", "DELETE"):
-        statements.append(f"CREATE TRIGGER holdout_reveals_{event.lower()} BEFORE {event} ON holdout_reveals BEGIN "
-                          f"SELECT RAISE(ABORT, '{_FROZEN_MARK} holdout reveals are never changed or erased'); END")
+        statements.append(f"CREATE TRIGGER {table}_{event.lower()} BEFORE {event} ON {table} BEGIN "
+                          f"SELECT RAISE(ABORT, '{_FROZEN_MARK} {why}'); END")
     return statements
+
+
+def _integrity_statements() -> list[str]:
+    return _append_only(_INTEGRITY_SCHEMA, "holdout_reveals", "holdout reveals are never changed or erased")
 
 
 # ----------------------------------------------------------------------------- schema: who did what (issue 17)
@@ -248,12 +254,7 @@ CREATE INDEX events_by_action ON events(action, id)
 
 
 def _events_statements() -> list[str]:
-    statements = [s.strip() for s in _EVENTS_SCHEMA.split(";") if s.strip()]
-    for event in ("UPDATE", "DELETE"):
-        statements.append(f"CREATE TRIGGER events_{event.lower()} BEFORE {event} ON events BEGIN "
-                          f"SELECT RAISE(ABORT, '{_FROZEN_MARK} the record of who did what is never changed or "
-                          "erased'); END")
-    return statements
+    return _append_only(_EVENTS_SCHEMA, "events", "the record of who did what is never changed or erased")
 
 
 # ----------------------------------------------------------------------------- schema: saved views (issue 25)
@@ -343,6 +344,39 @@ def _sealed_statements(present: set[tuple[str, str]]) -> list[str]:
     return [] if ("events", "sealed") in present else ["ALTER TABLE events ADD COLUMN sealed TEXT"]
 
 
+# ----------------------------------------------------------------------------- schema: judging by several people
+# Each row is one person's marks on one query's pool (``kind`` judge), an adjudicator's decisions on pairs the judges
+# disagreed on (adjudication), or the final marks a freeze put into a label-set version (frozen: ``version``); ``marks``
+# is a JSON object {doc id: 1 or 0}. Keyed by label-set name like the judging rounds; append-only (a new mark is a new
+# row, the latest counts) and sealed by the event that wrote it (`seals`).
+
+PANEL_VERSION = 8
+
+_PANEL_SCHEMA = """
+CREATE TABLE panel_marks (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    label_set TEXT NOT NULL,
+    query TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    who TEXT NOT NULL,
+    depth INTEGER NOT NULL,
+    marks TEXT NOT NULL,
+    query_text TEXT,
+    source TEXT,
+    stratum TEXT,
+    version INTEGER,
+    note TEXT NOT NULL DEFAULT '',
+    at TEXT NOT NULL
+);
+CREATE INDEX panel_marks_by_query ON panel_marks(label_set, query, id)
+"""
+
+
+def _panel_statements() -> list[str]:
+    return _append_only(_PANEL_SCHEMA, "panel_marks",
+                        "the marks of judges are never changed or erased: a new mark is a new row")
+
+
 # ----------------------------------------------------------------------------- the layout, checked
 
 _MEANING = {"events": "the record of who did what", "holdout_reveals": "the record of holdout reveals"}
@@ -352,7 +386,7 @@ def _statements_up_to(version: int) -> list[str]:
     """Every statement of the schema steps a workspace of ``version`` has taken, in the order they were taken."""
     steps = ((1, _schema_statements), (2, _integrity_statements), (3, _events_statements), (4, _manifests_statements),
              (CHAIN_VERSION, _chain_statements), (CHUNKS_VERSION, lambda: _chunks_statements(set())),
-             (SEALED_VERSION, lambda: _sealed_statements(set())))
+             (SEALED_VERSION, lambda: _sealed_statements(set())), (PANEL_VERSION, _panel_statements))
     return [statement for step, statements in steps if step <= version for statement in statements()]
 
 

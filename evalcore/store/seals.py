@@ -4,8 +4,8 @@ events (`chain`) covers the numbers, outcomes and versions too, not only who did
 The frozen tables refuse ``UPDATE``, but anyone who can write the file can ``DELETE`` a row and ``INSERT`` it again
 changed (a recall@1 of 0.4732 made 0.99, misses made hits, a label-set version's fingerprint rewritten). A record here
 is one unit a change writes whole: a saved evaluation (its settings), its summary numbers for one run, its per-query
-outcomes for one run, a label-set version, a run, a holdout reveal. Its digest is SHA-256 over its rows as compact
-JSON, in a fixed column and row order.
+outcomes for one run, a label-set version, a run, a holdout reveal, one person's marks on one query's pool. Its
+digest is SHA-256 over its rows as compact JSON, in a fixed column and row order.
 
 Which records an event seals is what its own connection wrote since the connection's last event: temporary triggers
 (`watch`, on each writing connection only) note every record inserted or deleted, and `claim` turns the notes into the
@@ -64,11 +64,16 @@ _KINDS = {
                     "chunks_fingerprint FROM runs {where} ORDER BY id", "id"),
     "reveal": _Kind(1, "SELECT id, label_set, version, fingerprint, rule, runs, who, at FROM holdout_reveals {where} "
                        "ORDER BY id", "id"),
+    "panel_mark": _Kind(1, "SELECT id, label_set, query, kind, who, depth, marks, query_text, source, stratum, "
+                           "version, note, at FROM panel_marks {where} ORDER BY id", "id"),
 }
+
+_TABLES = {"panel_mark": "panel_marks"}
+"""The kinds whose table a later schema step makes (schema 8): a read-only older workspace has none of them."""
 
 _WATCHED = (("evaluations", ("evaluation",), "id"), ("evaluation_runs", ("numbers", "outcomes"), "evaluation_id"),
             ("label_versions", ("label_version",), "id"), ("runs", ("run",), "id"),
-            ("holdout_reveals", ("reveal",), "id"))
+            ("holdout_reveals", ("reveal",), "id"), ("panel_marks", ("panel_mark",), "id"))
 """Each table whose inserts and deletes `watch` notes: the kinds of record a row of it is, and its key columns."""
 
 
@@ -114,7 +119,7 @@ def seal_unsealed(conn: sqlite3.Connection, version: int) -> None:
     for record in unsealed:
         counts[record.split(":")[0]] += 1
     words = {"evaluation": "saved evaluation", "label_version": "label-set version", "run": "run",
-             "reveal": "holdout reveal"}
+             "reveal": "holdout reveal", "panel_mark": "judge's marks"}
     parts = [plural(counts[kind], word) for kind, word in words.items() if counts[kind]]
     if counts["numbers"]:
         parts.append(f"the numbers and per-query outcomes of {plural(counts['numbers'], 'evaluated run')}")
@@ -175,7 +180,9 @@ def all_digests(conn: sqlite3.Connection) -> dict[str, str]:
     """The digest of every record the workspace holds now."""
     found: dict[str, str] = {}
     for kind in _KINDS:
-        found.update(digests(conn, kind))
+        if kind not in _TABLES or conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+                                               (_TABLES[kind],)).fetchone() is not None:
+            found.update(digests(conn, kind))
     return found
 
 
@@ -264,6 +271,10 @@ def _name(conn: sqlite3.Connection, record: str) -> str:
         return f"label-set version #{ids[0]}" + (f" ({one_line(str(found[0]))} v{found[1]})" if found else "")
     if kind == "run":
         return _run(conn, ids[0])
+    if kind == "panel_mark":
+        found = conn.execute("SELECT label_set, query, kind, who FROM panel_marks WHERE id = ?", (ids[0],)).fetchone()
+        return f"panel marks #{ids[0]}" + (f" ({found[2]} {one_line(str(found[3]))} on {one_line(str(found[1]))} of "
+                                           f"{one_line(str(found[0]))})" if found else "")
     return {"evaluation": "saved evaluation {}", "reveal": "holdout reveal #{}"}.get(kind, kind + " {}").format(
         *ids[:1])
 

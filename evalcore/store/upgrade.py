@@ -20,12 +20,14 @@ from .manifest_rows import import_legacy_manifests
 from .schema import (
     CHAIN_VERSION,
     CHUNKS_VERSION,
+    PANEL_VERSION,
     SCHEMA_VERSION,
     SEALED_VERSION,
     _chunks_statements,
     _events_statements,
     _integrity_statements,
     _manifests_statements,
+    _panel_statements,
     _schema_statements,
     _sealed_statements,
     columns_of,
@@ -58,6 +60,8 @@ def run_steps(conn: sqlite3.Connection, location: Path, path: Path) -> list:
         _run(conn, _chunks_statements(columns_of(conn)))
     if current < SEALED_VERSION:
         _run(conn, _sealed_statements(columns_of(conn, ("events",))))
+    if current < PANEL_VERSION:
+        _run(conn, _panel_statements())
     conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
     if current < SEALED_VERSION:
         seal_unsealed(conn, SEALED_VERSION)  # after the version: appending checks the triggers of this one

@@ -197,7 +197,8 @@ def test_a_version_1_workspace_gets_the_integrity_tables_on_open(tmp_path) -> No
     ws._save_labels(read_labels({"a": ["d1"]}), name="old")
     ws.close()
     conn = sqlite3.connect(tmp_path / "ws" / "workspace.sqlite")
-    for table in ("holdout_reveals", "rejudge_queue", "judging_rounds", "events", "manifest_files", "manifests"):  # what version 1 did not have
+    for table in ("holdout_reveals", "rejudge_queue", "judging_rounds", "events", "manifest_files", "manifests",
+                  "panel_marks"):  # what version 1 did not have
         conn.execute(f"DROP TABLE {table}")
     conn.execute("PRAGMA user_version = 1")
     conn.commit()
@@ -410,3 +411,16 @@ def test_whole_set_numbers_over_a_tune_holdout_split_carry_a_warning() -> None:
     assert mixed.count == 96 and "224 tune and 96 holdout" in mixed.message
     tune, _ = evaluate_split([SAMPLE / "base.trec"], SAMPLE / "labels.tsv", "tune", k=[1])
     assert not [w for w in tune.all_warnings if w.code == "holdout_mixed_in"]
+
+
+def test_a_sampled_querys_source_and_stratum_travel_from_the_pool_file_into_its_labels() -> None:
+    from evalcore.analyses.judging import JudgingPool, read_marks
+
+    pool = JudgingPool("log-1", "refnd late", ("d1", "d2"), 2, 0, 1, "labels", "abc", "customer log", "tail")
+    frame = pool.to_frame().assign(relevant=["yes", "no"])
+    back, marks = read_marks(frame, "pool.csv")
+    assert (back.source, back.stratum) == ("customer log", "tail")
+    info = marks_to_labels(back, marks).query_info
+    assert info.loc["log-1", "source"] == "customer log" and info.loc["log-1", "stratum"] == "tail"
+    plain = marks_to_labels(JudgingPool("q1", None, ("d1",), 1, 0, 1, "labels", "abc"), {"d1": "no"}).query_info
+    assert "source" not in plain.columns  # a query of the team's own set gains no source it did not have

@@ -42,7 +42,7 @@ def test_a_version_2_workspace_gets_the_log_on_open_and_keeps_everything(tmp_pat
     ws._save_labels(read_labels({"a": ["d1"]}), name="old")
     ws.close()
     conn = sqlite3.connect(tmp_path / "ws" / "workspace.sqlite")
-    for table in ("events", "manifest_files", "manifests"):  # the tables of versions 3 and 4
+    for table in ("events", "manifest_files", "manifests", "panel_marks"):  # the tables of versions 3, 4 and 8
         conn.execute(f"DROP TABLE {table}")
     conn.execute("PRAGMA user_version = 2")
     conn.commit()
@@ -51,7 +51,7 @@ def test_a_version_2_workspace_gets_the_log_on_open_and_keeps_everything(tmp_pat
     assert read_only.events().empty and read_only.label_version("old").version == 1
     read_only.close()
     reopened = Workspace(tmp_path / "ws")
-    assert reopened.read(lambda c: c.execute("PRAGMA user_version").fetchone()[0]) == SCHEMA_VERSION == 7
+    assert reopened.read(lambda c: c.execute("PRAGMA user_version").fetchone()[0]) == SCHEMA_VERSION == 8
     assert reopened.label_version("old").version == 1
     sealed = reopened.events()  # the one event: the upgrade sealing the label-set version saved before
     assert sealed[["who", "action", "detail"]].values.tolist() == [["evalcore", "seal saved records",

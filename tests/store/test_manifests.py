@@ -63,6 +63,7 @@ def test_an_older_workspace_takes_in_the_manifest_files_of_its_folder_once(tmp_p
     conn = sqlite3.connect(tmp_path / "workspace.sqlite")  # the workspace as schema version 3 left it
     conn.execute("DROP TABLE manifest_files")
     conn.execute("DROP TABLE manifests")
+    conn.execute("DROP TABLE panel_marks")  # schema 8's
     conn.execute("PRAGMA user_version = 3")
     conn.commit()
     conn.close()

@@ -117,9 +117,15 @@ def every_reveal_removed(conn: sqlite3.Connection) -> None:
             "DELETE FROM sqlite_sequence WHERE name = 'holdout_reveals'")
 
 
+def back_to_version_4(conn: sqlite3.Connection) -> None:
+    """The layout of schema 4 (without the judges' marks of schema 8) and its version number."""
+    conn.execute("DROP TABLE panel_marks")
+    conn.execute("PRAGMA user_version = 4")
+
+
 def event_edited_version_lowered(conn: sqlite3.Connection) -> None:
     quietly(conn, ("events_update",), "UPDATE events SET who = 'eve' WHERE id = 1")
-    conn.execute("PRAGMA user_version = 4")  # the next open would run the chain step, hashing the edit in
+    back_to_version_4(conn)  # the next open would run the chain step, hashing the edit in
 
 
 def version_lowered(conn: sqlite3.Connection) -> None:
@@ -147,7 +153,7 @@ CASES = {
     "every reveal removed with its counter": (
         every_reveal_removed, r"holdout reveal #1, sealed by event #\d+, is gone and no event records its removal"),
     "an event edited and the schema version lowered": (
-        event_edited_version_lowered, r"Refused to upgrade the workspace .* from schema 4 to 7, since hashing its "
+        event_edited_version_lowered, r"Refused to upgrade the workspace .* from schema 4 to 8, since hashing its "
                                       r"record again would seal a change made to it: event #1 was changed after it was "
                                       r"recorded"),
     "the schema version lowered below the tables it holds": (
@@ -214,7 +220,7 @@ def test_a_lowered_version_over_an_intact_record_upgrades_without_hashing_it_aga
     folder = copy_of(saved, tmp_path)
     heads = Workspace(folder).record_heads()
     gc.collect()
-    attack(folder, lambda conn: conn.execute("PRAGMA user_version = 4"))
+    attack(folder, back_to_version_4)
     again = Workspace(folder)
     assert again.record_heads() == heads and again.verify() == []
 

@@ -34,7 +34,8 @@ VIEWER = Actor("vi@example.com", Role.VIEWER, "signed in")
 
 PRIVATE_WRITES = {"_put_file", "_put_manifest", "_delete", "_remove_orphans", "_save_labels", "_add_cases",
                   "_save_run", "_save_evaluation", "_record_reveal", "_flag_for_rejudging", "_save_blind_judgments",
-                  "_record_event", "_set_status", "_set_note", "_add_tag", "_remove_tag"}
+                  "_record_event", "_set_status", "_set_note", "_add_tag", "_remove_tag", "_save_panel_marks",
+                  "_freeze_panel"}
 """The workspace's write methods: private to `evalcore.store`, reached only through `evalcore.workflows`."""
 
 
@@ -42,7 +43,7 @@ def state(ws: Workspace) -> tuple:
     """Everything a change could touch, the record aside."""
     manifests = ws.read(lambda conn: conn.execute("SELECT COUNT(*) FROM manifests").fetchone()[0])
     return (ws.counts(), manifests, len(ws.reveals()), len(ws.rejudge_queue(open_only=False)),
-            len(ws.judging_rounds()))
+            len(ws.judging_rounds()), len(ws.panel_marks()))
 
 
 @pytest.fixture
@@ -82,6 +83,8 @@ def _steps(session: Session, tmp_path: Path) -> list:
         ("reveal the holdout", lambda: session.reveal_holdout(labels, [(r.name, r.model) for r in runs])),
         ("flag for re-judging", lambda: session.flag_for_rejudging(labels, ["q006"])),
         ("save a judging round", lambda: session.save_judging_round(labels.name, pool, {d: True for d in pool.docs})),
+        ("save a judge's marks", lambda: session.save_marks(labels.name, pool, {d: False for d in pool.docs})),
+        ("freeze the judges' marks", lambda: session.freeze_panel(labels.name)),
         ("add cases", lambda: session.add_cases(labels.name, cases)),
         ("add a production miss", lambda: session.add_production_miss(labels.name, "prod-001", "cant log in",
                                                                       ["faq-login"])),
