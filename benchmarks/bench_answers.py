@@ -9,12 +9,14 @@ Reported separately: ``read grades`` (every grade file, checked value by value, 
 labeled queries by text: NFKC, case-folded), ``retrieval`` (the labels and runs read and scored at k, shared with
 every other command), ``numbers`` (every run's means with 10,000-resample intervals, every pair's paired comparison
 with Holm, the four counts, the diverging queries, the rank correlations). The target: read + join + numbers under
-5 s. The data is generated with numpy (seed 0) into a temporary folder.
+5 s. The data is generated with numpy (seed 0) into a temporary folder. Each attempt ends with the machine's load
+average (1, 5, 15 minutes, as ``uptime``): on a shared machine, read the wall times with it.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import tempfile
 import time
 from pathlib import Path
@@ -105,6 +107,7 @@ def main() -> None:
             print(f"  {'read + join + numbers':<38} {target[0]:7.2f}s {target[1]:7.2f}s   (target: under 5 s)   "
                   f"[{len(study.means)} means, {len(study.pairs)} paired comparisons, "
                   f"{len(study.correlation)} correlations]")
+            print("  load average: " + ", ".join(f"{v:.2f}" for v in os.getloadavg()))
 
 
 if __name__ == "__main__":

@@ -117,6 +117,13 @@ def drill_down(dataset: Dataset, query: str, k: int, runs: tuple[str, ...]) -> L
     return computed.drill_down(dataset, query, k, runs, landed(dataset))
 
 
+@st.cache_resource(max_entries=32, show_spinner="Setting the answer grades beside retrieval…", hash_funcs=HASH)
+def answers(dataset: Dataset, k: int) -> Loaded | None:
+    """`dashboard.computed.answers`: the answer grades beside retrieval at k (None without grades), shared and never
+    changed (Answers, Overview, Present)."""
+    return computed.answers(dataset, k)
+
+
 @st.cache_data(max_entries=32, show_spinner="Splitting every metric by source…", hash_funcs=HASH)
 def slices(dataset: Dataset, field: str, metrics: tuple[str, ...]) -> Loaded:
     """`evalcore.analyses.slices.slice_metrics` by ``field`` (the per-slice bootstrap, the same whatever the fewest

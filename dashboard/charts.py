@@ -275,3 +275,59 @@ def to_png(chart: alt.TopLevelMixin | dict[str, Any], scale: float = 2.0) -> byt
 
     spec = chart if isinstance(chart, dict) else chart.to_dict()
     return vl_convert.vegalite_to_png(vl_spec=spec, scale=scale)
+
+
+def answer_points(points: pd.DataFrame, runs: Sequence[str], *, k: int, metric: str, good: float, title: str,
+                  subtitle: str | list[str]) -> dict:
+    """Each run's queries placed by what retrieval found (recall@k, across) and how the answer was graded (up), one
+    panel per run, a circle per place sized by the number of queries there; a dashed line at ``good`` marks where an
+    answer counts as answered well (Vega-Lite spec).
+
+    ``points`` has run, recall, grade and queries (how many queries sit at that place), one row per place."""
+    axis = {"values": [0, 0.25, 0.5, 0.75, 1], "format": ".2~f"}
+    x = {"field": "recall", "type": "quantitative", "title": f"recall@{k}: share of the relevant docs in the top {k}",
+         "scale": {"domain": [-0.06, 1.06], "nice": False}, "axis": axis}
+    y = {"field": "grade", "type": "quantitative", "title": f"{metric} (the answer's grade)",
+         "scale": {"domain": [-0.06, 1.06], "nice": False}, "axis": axis}
+    tooltip = [{"field": "run", "type": "nominal"},
+               {"field": "recall", "type": "quantitative", "title": f"recall@{k}", "format": ".2f"},
+               {"field": "grade", "type": "quantitative", "title": metric, "format": ".2f"},
+               {"field": "queries", "type": "quantitative", "title": "queries here"}]
+    layers = [
+        {"transform": [{"aggregate": [{"op": "count", "as": "places"}], "groupby": ["run"]}],
+         "mark": {"type": "rule", "strokeDash": [5, 4], "color": GREY},
+         "encoding": {"y": {"datum": good, "type": "quantitative"}}},
+        {"mark": {"type": "circle", "opacity": 0.7, "stroke": "white", "strokeWidth": 0.5},
+         "encoding": {"x": x, "y": y, "color": _color(runs, None), "tooltip": tooltip,
+                      "size": {"field": "queries", "type": "quantitative", "title": "queries",
+                               "scale": {"range": [25, 900], "zero": False}, "legend": {"orient": "bottom"}}}},
+    ]
+    return {"$schema": SCHEMA, "data": {"values": _records(points)},
+            "facet": {"column": {"field": "run", "type": "nominal", "title": None, "sort": list(runs),
+                                 "header": {"labelFontSize": 13}}},
+            "spec": {"layer": layers, "width": 300, "height": 240}, "spacing": 48, "title": _title(title, subtitle)}
+
+
+ZERO_COLOR = "#e45756"
+"""Searches that found nothing, on the Real queries chart: the one stratum read as a problem."""
+
+
+def strata_chart(strata: pd.DataFrame, *, title: str, subtitle: str | list[str]) -> alt.LayerChart:
+    """A query log's strata (the Real queries page): one bar per stratum, its logged queries, labelled with its share
+    of them; zero-result red. ``strata``: stratum, queries, share (0..1), sampled."""
+    import altair as alt
+
+    data = strata.assign(label=[f"{share:.0%} of logged queries · {sampled:,} drawn" for share, sampled in
+                                zip(strata["share"], strata["sampled"])],
+                         kind=["found nothing" if s == "zero-result" else "found results" for s in strata["stratum"]])
+    order = strata["stratum"].tolist()
+    base = alt.Chart(data).encode(
+        y=alt.Y("stratum:N", sort=order, title=None, axis=alt.Axis(labelFontSize=14, labelLimit=200)),
+        x=alt.X("queries:Q", title="logged queries", axis=alt.Axis(format=",d", tickMinStep=1)),
+        tooltip=[alt.Tooltip("stratum:N"), alt.Tooltip("queries:Q", title="logged queries", format=","),
+                 alt.Tooltip("label:N", title="share")])
+    bars = base.mark_bar().encode(color=alt.Color(
+        "kind:N", title=None, scale=alt.Scale(domain=["found results", "found nothing"], range=[PALETTE[0], ZERO_COLOR]),
+        legend=alt.Legend(orient="top")))
+    labels = base.mark_text(align="left", dx=6, fontSize=14).encode(text="label:N")
+    return (bars + labels).properties(height=48 * max(len(data), 1), title=alt.Title(title, subtitle=subtitle))

@@ -1,6 +1,7 @@
 """Results several pages share, as plain functions of a data set: the intervals and paired tests at every k
 (Overview), the k budget (Choose k, prepared by the Overview), each run's checks at every k (Overview), where every
-relevant doc landed and what was missed at k (Failures, Present).
+relevant doc landed and what was missed at k (Failures, Present), the answer grades beside retrieval (Answers,
+Overview, Present).
 
 No Streamlit here: `dashboard.caching` keeps these results across reruns and sessions, and the pages reach them
 through it. The two long ones (seconds with many queries) run as background jobs (`dashboard.jobs`), keyed on the data
@@ -16,6 +17,8 @@ from typing import Any
 import pandas as pd
 
 from evalcore.analyses import failures as core_failures
+from evalcore.analyses.answer_join import join_grades
+from evalcore.analyses.answers import AnswerStudy, answer_study
 from evalcore.analyses.budget import k_budget, needs_chunk_size
 from evalcore.analyses.compare import ComparisonReport
 from evalcore.analyses.coverage import number_caveats
@@ -180,3 +183,29 @@ def drill_down(dataset: Dataset, query: str, k: int, runs: tuple[str, ...],
     doc_value = docs.value if docs is not None and docs.ok else None
     return loading.load(core_failures.drill_down, loaded.value, query, k, documents=doc_value, runs=list(runs),
                         where=where)
+
+
+# ----------------------------------------------------------------------------- answer grades
+
+
+def answers(dataset: Dataset, k: int) -> Loaded | None:
+    """The data set's answer grades beside its runs' retrieval at ``k`` (`evalcore.analyses.answers.answer_study`: the
+    grade files joined to the labeled queries the pages score, recall@k from the evaluation every page uses, the same
+    settings as ``evalcore answers --k k``, so the numbers are the command's), or why not; None without grades."""
+    if not dataset.grades:
+        return None
+    deep = loading.evaluation(dataset)
+    if not deep.ok:
+        return deep
+    read = [loading.grades(spec) for spec in dataset.grades]
+    labels, scope = loading.labels_of(dataset), loading.scope(dataset)
+    bad = next((found for found in [*read, labels, scope] if not found.ok), None)
+    if bad is not None:
+        return bad
+
+    def study() -> AnswerStudy:
+        joined = join_grades([found.value for found in read], labels.value, scored=list(scope.value.labels.queries),
+                             runs=dataset.run_names)
+        return answer_study(joined, deep.value, k=k)
+
+    return loading.attempt(study)

@@ -39,10 +39,16 @@ from evalcore.metrics.split import scoring_labels
 from evalcore.readers.runs import read_sidecar, sidecar_path
 from evalcore.readers.formats import FORMATS, file_stem, formats_for
 from evalcore.readers.sources import Source, open_source
-from evalcore.metrics.dataset import Dataset, FileRef, RunSpec
+from evalcore.metrics.dataset import Dataset, FileRef, GradeSpec, RunSpec
 from evalcore.metrics.dataset_reading import labels_of as dataset_labels
 from evalcore.readers.labels import check_spans
-from evalcore.metrics.dataset_reading import read_chunk_map, read_documents_file, read_labels_file, read_run_file
+from evalcore.metrics.dataset_reading import (
+    read_chunk_map,
+    read_documents_file,
+    read_grade_file,
+    read_labels_file,
+    read_run_file,
+)
 from evalcore.store.workspace import Workspace, default_location
 from evalcore.workflows.session import Session
 
@@ -52,7 +58,10 @@ from dashboard.uploads import DEFAULT_MAX_BYTES, Uploads
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_DIR = Path(os.environ.get("EVALCORE_SAMPLE_DIR", ROOT / "sample_data"))
 SAMPLE_FILES = {"labels": "labels.tsv", "runs": ("base.trec", "tuned.trec", "tuned-256d.trec"),
-                "documents": "docs.jsonl"}
+                "documents": "docs.jsonl",
+                "grades": {"base": "answers/base.deepeval.json", "tuned": "answers/tuned.deepeval.json"}}
+"""The sample: labels, three runs (each with its sidecar), documents, and an LLM judge's grades of the answers written
+from base's and tuned's top chunks (DeepEval's file; `scripts/sample_answers.py` says how they were made)."""
 CHUNKING_SAMPLE = {"labels": "chunking/labels.tsv", "runs": ("sent1", "sent3", "char400"), "documents": "docs.jsonl"}
 """The sample's documents chunked three ways (one sentence, three sentences, 400-character windows), a run and a
 chunk map per chunking (``chunking/NAME.trec``, ``chunking/NAME.chunks.csv``), labels with evidence spans."""
@@ -62,7 +71,8 @@ DEPTH = 100
 
 DEFAULT_K = 10
 
-HASH = {Dataset: lambda d: d.key, FileRef: lambda f: (f.name, f.sha256, f.format), RunSpec: repr}
+HASH = {Dataset: lambda d: d.key, FileRef: lambda f: (f.name, f.sha256, f.format), RunSpec: repr,
+        GradeSpec: lambda g: (g.file.name, g.file.sha256, g.run, g.format)}
 """How cached functions hash the data set objects: by content (a data set by its manifest's key; a file by name,
 content and the format it is read with, so a file read as CSV and the same file detected are two results)."""
 
@@ -177,14 +187,17 @@ def _sample_dataset(location: str) -> Dataset:
         if beside.is_file():
             meta = read_sidecar(beside)
         runs.append(RunSpec(file=put(name), name=file_stem(name), **meta))
+    grades = tuple(GradeSpec(put(path), run) for run, path in SAMPLE_FILES["grades"].items()
+                   if (SAMPLE_DIR / path).is_file())
     dataset = Dataset(labels=put(SAMPLE_FILES["labels"]), runs=tuple(runs),
-                      documents=put(SAMPLE_FILES["documents"]), sample=True)
+                      documents=put(SAMPLE_FILES["documents"]), sample=True, grades=grades)
     _uploads(location).put_dataset(dataset)
     return dataset
 
 
 def sample_dataset() -> Dataset:
-    """The sample data set from ``sample_data/``: labels, three runs with their sidecars, documents.
+    """The sample data set from ``sample_data/``: labels, three runs with their sidecars, documents, and the answer
+    grades of two of the runs (when the sample folder has them).
 
     Held in memory only (it can always be read again from disk): showing it writes nothing."""
     return _sample_dataset(str(workspace_location()))
@@ -295,10 +308,12 @@ def _record(dataset: Dataset) -> str | None:
                      and dataset.documents.sha256 not in samples else None)
         maps = [(spec.name, uploads().stored_file(spec.chunks, visitor)) for spec in dataset.runs
                 if spec.chunks is not None and spec.chunks.sha256 not in samples]
-        if labels_set is None and not runs and documents is None and not maps:
+        graded = [(spec.run, uploads().stored_file(spec.file, visitor)) for spec in dataset.grades
+                  if spec.file.sha256 not in samples]
+        if labels_set is None and not runs and documents is None and not maps and not graded:
             return None
         visitor.record_upload(labels=labels_set, labels_file=labels_file, runs=runs, documents=documents,
-                           chunk_maps=maps)
+                              chunk_maps=maps, grades=graded)
         if labels_set is not None:
             recorded.add(dataset.labels.sha256)
     except EvalcoreError as exc:
@@ -408,6 +423,13 @@ def run(spec: RunSpec) -> Loaded:
 @st.cache_resource(max_entries=8, show_spinner="Reading the documents file…", hash_funcs=HASH)
 def documents(ref: FileRef) -> Loaded:
     return load(read_documents_file, ref, _source)
+
+
+@st.cache_resource(max_entries=16, show_spinner="Reading a grade file…", hash_funcs=HASH)
+def grades(spec: GradeSpec) -> Loaded:
+    """The answer grades of run ``spec.run`` (`evalcore.readers.grades`, with each answer and the judge's reasons),
+    or the one-line message naming the file, row and value."""
+    return load(read_grade_file, spec, _source, notes=True)
 
 
 @st.cache_resource(max_entries=16, show_spinner="Reading a chunk map…", hash_funcs=HASH)

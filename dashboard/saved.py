@@ -2,7 +2,8 @@
 
 The actions a person takes go through their session (`evalcore.workflows.Session`, `dashboard.loading.session`),
 as on the command line: save an evaluation, reveal the holdout, flag queries for blind re-judging, save a blind
-judging round, edit the failure ledger, delete (with a plan first). The session is bound to the person using the
+judging round or one judge's marks, adjudicate and freeze several judges' marks, edit the failure ledger, delete
+(with a plan first). The session is bound to the person using the
 page (`dashboard.access_ui.actor`: it checks their role first and records the change under their name; nobody types
 a name); each action stores the files it names (`Uploads.stored_file`: uploads are stored when they arrive, the
 sample files when an action names them) and makes its change in one transaction, as the command line does. Besides them: find a run's model line, read a line's history and the
@@ -217,6 +218,31 @@ def save_judging_round(dataset: Dataset, pool: JudgingPool, marks: dict[str, boo
         base_file=loading.uploads().stored_file(dataset.labels, session)))
 
 
+def save_marks(dataset: Dataset, pool: JudgingPool, marks: dict[str, bool]) -> loading.Loaded:
+    """The person's marks on ``pool``, kept apart from every other judge's, under the labels' set
+    (`Session.save_marks`: no version until the judges' marks are frozen); the value is the entry id."""
+    whole = loading.labels(dataset.labels)
+    if not whole.ok:
+        return whole
+    return _in_session("judge", lambda session: session.save_marks(whole.value.name, pool, marks))
+
+
+def adjudicate(label_set: str, query: str, decisions: dict[str, bool], note: str = "") -> loading.Loaded:
+    """An adjudicator's decision on pairs the judges disagree on (`Session.adjudicate`: owners only)."""
+    return _in_session("manage_label_versions",
+                       lambda session: session.adjudicate(label_set, query, decisions, note=note))
+
+
+def freeze_panel(dataset: Dataset) -> loading.Loaded:
+    """The judges' open marks as one new version of the labels' set, the labels as read (with their stored file)
+    saved first when the workspace lacks them (`Session.freeze_panel`: owners only); the value is the version."""
+    whole = loading.labels(dataset.labels)
+    if not whole.ok:
+        return whole
+    return _in_session("manage_label_versions", lambda session: session.freeze_panel(
+        whole.value.name, base=whole.value, base_file=loading.uploads().stored_file(dataset.labels, session)))
+
+
 def edit_entry(current: LedgerEntry, status: str | None, tags: Sequence[str], note: str) -> loading.Loaded:
     """Apply what the person changed in the ledger form: status, cause tags added or removed, note
     (`Session.edit_entry`: editors and owners; only what changed is written, and logged)."""
@@ -252,6 +278,13 @@ def label_versions(label_set: str) -> pd.DataFrame | None:
 
 def judging_rounds(label_set: str) -> pd.DataFrame:
     found = _on_workspace(lambda ws: ws.judging_rounds(label_set))
+    return found.value if found.ok else pd.DataFrame()
+
+
+def panel_marks(label_set: str) -> pd.DataFrame:
+    """Every mark of several judges on ``label_set`` (`Workspace.panel_marks`); empty without a workspace. Pages pass
+    it to their models: a judge's own view shows only what that person marked."""
+    found = _on_workspace(lambda ws: ws.panel_marks(label_set))
     return found.value if found.ok else pd.DataFrame()
 
 

@@ -20,6 +20,9 @@ import streamlit as st
 
 SHARED = ("data", "runs", "baseline", "k")
 LISTS = {"runs", "source"}
+ONE_VISIT = {"walk"}
+"""Selections that hold for one visit of the pages that own them (the presenter view's ``walk=answers``, set by the
+Answers page's link): any other page forgets them, so a later link to that page opens its own default."""
 _SESSION = "shared.params"
 
 
@@ -35,6 +38,8 @@ def start(page: str, own: Iterable[str] = ()) -> None:
             params[name] = [v for v in st.query_params.get_all(name) if v]
         else:
             params[name] = st.query_params[name]
+    for name in ONE_VISIT.difference(own):
+        params.pop(name, None)
     st.session_state["shared.page"] = page
     st.session_state["shared.page_params"] = tuple(SHARED) + tuple(own)
     _write_url()

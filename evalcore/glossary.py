@@ -38,6 +38,15 @@ GLOSSARY: dict[str, str] = {
     "came instead": "Docs in a run's top k that are not labeled relevant: what the customer got instead.",
     "first relevant rank": "Where the highest-ranked relevant doc landed in a run's list (1 = first); empty when the "
                            "run did not return any.",
+    # the answers
+    "answer grade": "How good a tool (ragas, DeepEval, RAGChecker, promptfoo) or a person judged the answer written "
+                    "from a run's retrieved chunks, from 0 (wrong) to 1 (right); pass and fail count as 1 and 0.",
+    "answered well": "An answer whose grade is at least 0.5 (the command line's --good sets another threshold).",
+    "retrieval better, answer worse": "A query where one run has more of the relevant docs in its top k than another "
+                                      "(a higher recall@k) and yet its answer was graded lower: better retrieval did "
+                                      "not give a better answer, worth reading.",
+    "rank correlation": "How closely two numbers rise and fall together across queries (Spearman): 1 always "
+                        "together, 0 unrelated, -1 always opposite.",
     # uncertainty
     "95% interval": "The range the true value lies in, given these queries, 19 times out of 20; wide when there "
                     "are few queries.",
@@ -82,6 +91,10 @@ GLOSSARY: dict[str, str] = {
                  "vectors (kept outside the index), recovering much of the recall binary loses.",
     "similarity": "cosine compares directions (vectors scaled to length 1); dot uses the raw inner product.",
     "frontier": "The variants no smaller index beats: anything off the line is bigger and no better.",
+    "index to take": "Among the full vectors and every index not significantly worse than them on the metric "
+                     "(paired per query, Holm-corrected), the smallest; for approximate indexes, the fastest. Not "
+                     "significantly worse means the queries could not tell them apart: the interval shows how much "
+                     "could still be lost.",
     "index size": "Docs x bytes per vector, plus the doc ids (their UTF-8 bytes + 8 per doc); int8 adds 8 bytes per "
                   "dimension for its ranges.",
     "approximate index": "An index that answers faster by looking at only part of the docs (HNSW walks a graph of "
@@ -110,6 +123,19 @@ GLOSSARY: dict[str, str] = {
                       "runs hidden.",
     "check the label": "Queries every run misses while the runs agree on another doc: often a missing label rather "
                        "than a bad model.",
+    "several judges": "Each pool judged by two or more people who never see each other's marks; their agreement "
+                      "says how far one person's labels can be trusted, and their disagreements are settled before "
+                      "the labels are frozen as a new version.",
+    "adjudicate": "Decide a pair (query, doc) the judges disagree on; the adjudicator's mark replaces the majority "
+                  "when the judges' marks are frozen into a label-set version.",
+    "percent agreement": "The share of pairs on which every judge who marked it gave the same mark; high by chance "
+                         "alone when most docs are not relevant.",
+    "Cohen's kappa": "How far two judges agree beyond what chance would give: 1 is full agreement, 0 is chance; "
+                     "0.61 to 0.80 is called substantial.",
+    "Fleiss' kappa": "Cohen's kappa for any number of judges: agreement beyond chance on the pairs every judge "
+                     "marked.",
+    "Krippendorff's alpha": "Agreement beyond chance that allows marks to be missing (not every judge marked every "
+                            "pair); read like kappa.",
     "source": "Where a query came from (support ticket, search log, written by the team): team-written queries "
               "tend to use the docs' own words and score higher.",
     # the workspace

@@ -13,7 +13,10 @@ The data describes "Kestrel", a fictional team-chat SaaS product:
 * ``vectors/``        -- the three models' dense vectors (see make_vectors);
 * ``chunking/``       -- the same docs chunked three ways, a run per chunking and the
                          labels with evidence spans (written by sample_chunking.py beside
-                         this script, which describes them).
+                         this script, which describes them);
+* ``answers/``        -- an LLM judge's grades of the answers written from the base and
+                         tuned runs' top 5 chunks, as DeepEval saves them (written by
+                         sample_answers.py beside this script, which describes them).
 
 The runs come from a real (if tiny) retrieval mechanism, not from random numbers.
 Every text becomes a hashed, IDF-weighted bag of features (stemmed words, word
@@ -59,6 +62,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from sample_answers import summarize_answers, write_answers
 from sample_chunking import TunedModel, summarize_chunking, write_chunking
 
 SEED = 20240611
@@ -917,6 +921,7 @@ def main(argv=None):
     tuned = TunedModel(tuned_scores[new_order], [tuned_query_features[i] for i in new_order],
                        lambda text: _features(text, PARAMS["tuned"]))
     write_chunking(out, chunks, tagged, doc_facts, tuned, rank_top, SEED)
+    answer_scores = write_answers(out, SEED)
     text, _ = summarize(out)
     n_multi = sum(len(q["relevant"]) > 1 for q in tagged)
     n_g2 = sum(2 in q["relevant"].values() for q in tagged)
@@ -930,6 +935,8 @@ def main(argv=None):
     print(text)
     print()
     print(summarize_chunking(out))
+    print()
+    print(summarize_answers(answer_scores))
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 """The Data page's model: the files a data set is made of, read (or why not), the checklist of every file before any
-metric (`evalcore.analyses.checklist`), the readers' notes, the run metadata to edit, and the uploads' way in.
+metric (`evalcore.analyses.checklist`), the readers' notes, the run metadata to edit, each run's answer grades (read
+and joined to the labeled queries before they are taken: `grades_for`), and the uploads' way in.
 
 Uploads go through `dashboard.loading` (stored in the workspace before anything parses them); a data set made from
 them is registered there (its key goes in the URL).
@@ -13,10 +14,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from evalcore.analyses.answer_join import join_grades
 from evalcore.analyses.checklist import FileEntry, file_checklist, reader_notes
 from evalcore.metrics.dataset import Dataset, FileRef, RunSpec, unique_name
+from evalcore.readers.grade_parsers import GRADE_FORMATS
+from evalcore.warning_log import plural
 
 from dashboard import loading
+from dashboard.page_models.answers import TOOLS
 from dashboard.loading import (
     CHUNK_FORMAT_CHOICES,
     DOCUMENT_FORMAT_CHOICES,
@@ -37,11 +42,51 @@ from dashboard.loading import (
     upload_ref,
 )
 
-__all__ = ["CHUNK_FORMAT_CHOICES", "DOCUMENT_FORMAT_CHOICES", "QUERY_FORMAT_CHOICES", "FORMAT_CHOICES",
-           "WORKSPACE_PROBLEM", "DataFiles", "chunk_map_of", "chunking_sample", "chunks", "counts_shown", "documents",
-           "documents_for", "edited_dataset", "files", "labels", "labels_of", "queries_text", "read_format",
-           "register", "run", "sample_dataset", "sidecar", "unique_name", "upload_ref", "with_metadata",
-           "workspace_opened"]
+__all__ = ["CHUNK_FORMAT_CHOICES", "DOCUMENT_FORMAT_CHOICES", "GRADE_FORMAT_CHOICES", "QUERY_FORMAT_CHOICES",
+           "FORMAT_CHOICES", "WORKSPACE_PROBLEM", "DataFiles", "GradeUpload", "chunk_map_of", "chunking_sample",
+           "chunks", "counts_shown", "documents", "documents_for", "edited_dataset", "files", "grade_format",
+           "grades_for", "labels", "labels_of", "queries_text", "read_format", "register", "run", "sample_dataset",
+           "sidecar", "unique_name", "upload_ref", "with_metadata", "workspace_opened"]
+
+GRADE_FORMAT_CHOICES = ("detect", *GRADE_FORMATS)
+"""The choice beside a grade upload: detect (from the file's content), or the tool that wrote it."""
+
+
+def grade_format(choice: str | None) -> str | None:
+    """The tool a choice beside a grade upload names (None: detect)."""
+    return choice if choice in GRADE_FORMATS else None
+
+
+@dataclass(frozen=True)
+class GradeUpload:
+    """A grade file read as one run's answers and joined to the data set's scored labeled queries."""
+
+    run: str
+    said: str  # one line: the file, its tool, how many rows met a labeled query, the grades it holds
+    notes: tuple[str, ...]  # the reader's warnings (missing grades, a byte-order mark removed)
+
+
+def grades_for(dataset: Dataset, run: str, ref: FileRef, format: str | None = None) -> Loaded:
+    """The grade file ``ref`` read as ``run``'s answers (as ``format`` wrote it; None: recognised) and joined to the
+    labeled queries the pages score, or the one-line reason it cannot be (a value that is not a grade, a text that
+    names two labeled queries, two rows on one query: each naming the file, row and value)."""
+    spec = dataset.with_grades(run, ref, format).graded(run)
+    read = loading.grades(spec)
+    labels, scope = labels_of(dataset), loading.scope(dataset)
+    bad = next((found for found in (read, labels, scope) if not found.ok), None)
+    if bad is not None:
+        return bad
+    joined = loading.attempt(join_grades, [read.value], labels.value, scored=list(scope.value.labels.queries),
+                             runs=dataset.run_names)
+    if not joined.ok:
+        return joined
+    match = joined.value.matches[0]
+    tool = TOOLS.get(read.value.format, read.value.format)
+    rows = plural(match.n_rows, "graded row")
+    said = (f"{run}: {ref.name} ({tool}) · {match.n_matched:,} of {rows} joined a scored labeled query · grades: "
+            + ", ".join(read.value.metrics))
+    notes = tuple(w.message.replace("(NaN or empty)", "(empty, or not a number)") for w in read.value.warnings)
+    return Loaded(GradeUpload(run, said, notes))  # the reader's words, for a page: no bare "NaN"
 
 
 

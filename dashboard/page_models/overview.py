@@ -2,9 +2,10 @@
 the paired comparison in words, and the quality-against-cost points.
 
 The table and its chart are built for the one k shown (`overview`), fast, from the deep evaluation or the all-k
-curves once they are ready; the paired comparison (`comparison`) waits for those curves (they hold the resampled
-sums the tests need), so the page draws it below its first chart. Plain functions: the shared results come through
-`dashboard.caching`, and the view keeps what these return there.
+curves once they are ready (with answer grades loaded, the table has each graded run's mean answer grade beside its
+recall@k: `answer_grade`, the Answers page's numbers); the paired comparison (`comparison`) waits for those curves
+(they hold the resampled sums the tests need), so the page draws it below its first chart. Plain functions: the
+shared results come through `dashboard.caching`, and the view keeps what these return there.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from evalcore.analyses.answer_queries import main_grade
 from evalcore.analyses.headline import HEADLINE_METRIC, best_run, headline_means
 from evalcore.metrics.measures import DESCRIPTIONS
 from evalcore.report.amounts import format_interval
@@ -21,6 +23,7 @@ from evalcore.report.headlines import best_run_line, overview_evidence
 from evalcore.metrics.dataset import Dataset
 
 from dashboard import caching, charts, computed, loading
+from dashboard.page_models.answers import TOOLS
 
 CAVEAT_HELP = {
     "blind share": "Share of this row's n queries whose labels were judged blind (without seeing any system's "
@@ -45,6 +48,8 @@ class Overview:
     chart: dict  # hit@1 (the headline's), recall@k and MRR with their intervals (a Vega-Lite spec)
     tradeoff: dict | None  # recall@k against price and index size; None when no run has either
     help: dict[str, str]  # column -> what it means
+    grades: tuple[str, ...] = ()  # the answer-grade columns beside recall@k (none without grade files)
+    graded: str | None = None  # with grade files: which runs' answers are graded, by what, where to read more
 
 
 @dataclass(frozen=True)
@@ -128,6 +133,41 @@ def caveat_cells(row: dict | None, k: int) -> dict:
             f"recall@{k} bounds": format_interval(row["low"], row["high"]) if row["flagged"] else None}
 
 
+@dataclass(frozen=True)
+class AnswerGrades:
+    """Each graded run's mean answer grade at k with its 95% interval, beside its recall@k."""
+
+    column: str  # "answer grade (Correctness)"
+    cells: dict[str, dict]  # run -> its cells
+    help: str
+    said: str  # which runs are graded, by what, and where the rest is
+
+
+def answer_grade(dataset: Dataset, k: int) -> AnswerGrades | None:
+    """The answer grade the Answers page opens on (the one most graded runs have), per graded run: its mean with its
+    95% interval and n, as ``evalcore answers --k k`` gives it; None without grade files (or when they cannot be
+    joined: the Answers page says why)."""
+    loaded = caching.answers(dataset, k)
+    if loaded is None or not loaded.ok:
+        return None
+    found = loaded.value
+    metric = main_grade(found)
+    if metric is None:
+        return None
+    column = f"answer grade ({metric})"
+    cells = {m.run: {column: m.interval.point, f"{column} 95% CI": format_interval(m.interval.low, m.interval.high)}
+             for m in found.means if m.metric == metric and m.interval is not None}
+    tools = sorted({TOOLS.get(f.format, f.format) for f in found.joined.files})
+    n = {m.run: m.n for m in found.means if m.metric == metric}
+    said = (f"Answer grades ({metric}, 0 to 1, from {', '.join(tools)}) of "
+            + ", ".join(f"{run} (n = {n.get(run, 0):,})" for run in found.joined.runs)
+            + ": whether the run that retrieves better also answers better is on the Answers page.")
+    help_text = (f"The mean {metric} grade of the run's answers, 0 to 1 (each answer written from this run's retrieved "
+                 "chunks and graded by the grade file's tool or person), over the labeled queries it graded. Empty: "
+                 "no grade file for this run.")
+    return AnswerGrades(column, cells, help_text, said)
+
+
 def overview(dataset: Dataset, k: int, runs: tuple[str, ...], more: bool, checks: bool = False) -> Overview:
     """The Overview at ``k`` for the runs shown (``more``: every cutoff metric, not only recall and MRR; ``checks``:
     the blind share, judged depth and bounds columns, whose plain sentences the Integrity page says)."""
@@ -142,6 +182,7 @@ def overview(dataset: Dataset, k: int, runs: tuple[str, ...], more: bool, checks
     cells = {(run, m): (mean, low, high, count) for run, m, mean, low, high, count in zip(
         *(summary[c].tolist() for c in ("run", "metric", "mean", "ci_low", "ci_high", "n")))}
     caveats = caching.caveats_every_k(dataset).get(k, {}) if checks else {}
+    grades = answer_grade(dataset, k)
     rows = []
     for run in runs:
         meta = runs_meta[run]
@@ -151,6 +192,8 @@ def overview(dataset: Dataset, k: int, runs: tuple[str, ...], more: bool, checks
                 mean, low, high, _ = cells[run, m]
                 row[m] = mean
                 row[f"{m} 95% CI"] = format_interval(low, high)
+            if m == f"recall@{k}" and grades is not None:  # the answer beside the retrieval
+                row.update(grades.cells.get(run, {grades.column: None, f"{grades.column} 95% CI": None}))
         row.update(caveat_cells(caveats.get(run), k))
         row.update({"n": int(cells[run, "mrr"][3]), "k": k, "price $/M tokens": meta["price_per_mtok"],
                     "dims": meta["dims"], "index MB": (meta["index_bytes"] / 1e6 if meta["index_bytes"] else None),
@@ -181,7 +224,10 @@ def overview(dataset: Dataset, k: int, runs: tuple[str, ...], more: bool, checks
     if checks:
         helps.update({"blind share": CAVEAT_HELP["blind share"], f"recall@{k} judged depth": CAVEAT_HELP["judged depth"],
                       f"recall@{k} bounds": CAVEAT_HELP["bounds"]})
-    return Overview(k, metrics, pd.DataFrame(rows), export, chart, tradeoff, helps)
+    if grades is not None:
+        helps[grades.column] = grades.help
+    return Overview(k, metrics, pd.DataFrame(rows), export, chart, tradeoff, helps,
+                    (grades.column,) if grades is not None else (), grades.said if grades is not None else None)
 
 
 def curves_pending(dataset: Dataset, more: bool) -> bool:

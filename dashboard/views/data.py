@@ -6,7 +6,7 @@ from evalcore.safe_text import md_text
 from evalcore.readers.formats import file_stem
 from evalcore.warning_log import agree, plural
 
-from dashboard import access_ui, layout, saved, state
+from dashboard import access_ui, caching, layout, saved, state
 from dashboard.page_models import data as page
 from dashboard.page_models.data import unique_name
 
@@ -23,6 +23,12 @@ CHUNK_FORMATS = ("CSV / TSV / JSONL / Parquet with chunk_id and doc_id, optional
 CHUNK_HELP = ("When a run ranks chunks and the labels name documents: a chunk map says which document each chunk "
               "belongs to (and where in its text). k then counts chunks, relevance is the document's, and the "
               "prompt tokens are each chunk's own text. Runs from different chunkings each take their own map.")
+GRADE_FORMATS = ("ragas (result.to_pandas() as CSV, TSV, JSONL, Parquet or JSON), DeepEval's .latest_test_run.json, "
+                 "RAGChecker's output JSON, promptfoo's -o results.json, or a table with query_id or query_text and "
+                 "a column per grade (0 to 1, pass/fail or true/false); .gz accepted")
+GRADE_HELP = ("How good the answers written from each run's retrieved chunks were, as your grading tool or a person "
+              "scored them: one file per run, its rows joined to the labeled queries by query id, else by text. The "
+              "Answers page then sets them beside what the run retrieved; the Overview shows the grade beside recall.")
 FORMAT_HELP = ("How the file is read. detect: from its name and first lines. Choose the format when detection gets it "
                "wrong: a file without a header line, or a name that does not say what it holds (a .txt TREC file, a "
                ".csv holding JSON). Every file of this upload is read so.")
@@ -202,6 +208,46 @@ with right:
         st.text(f"Queries: {candidate.queries.name}{read_as(candidate.queries)} · the text of each labeled query")
     else:
         st.caption("Optional: each query's text, when the labels carry ids only (BEIR queries.jsonl).")
+
+# ---------------------------------------------------------------- answer grades, one file per run
+graded_runs = [g.run for g in candidate.grades]
+grade_title = (f"Answer grades: {len(graded_runs):,} of {plural(len(candidate.runs), 'run')} graded" if graded_runs
+               else "Answer grades (optional): how good the answers written from each run's chunks were")
+with st.expander(grade_title, expanded=bool(graded_runs)):
+    st.caption(GRADE_HELP)
+    for run_spec in candidate.runs:
+        name, slot = run_spec.name, f"grades.{run_spec.name}"
+        left, middle, right = st.columns(COLUMNS, vertical_alignment="center")
+        with left:
+            graded_upload = st.file_uploader(f"Grades of {md_text(name)}'s answers", key=f"data.grades.{nonce}.{name}",
+                                             help=barred or GRADE_FORMATS, disabled=bool(barred))
+            graded_upload = None if barred else graded_upload
+        with middle:
+            tool = page.grade_format(st.selectbox("Grade file from", options=page.GRADE_FORMAT_CHOICES,
+                                                  key=f"data.{slot}.format.{nonce}",
+                                                  help="The tool that wrote the file. detect: from its content."))
+        with right:
+            if graded_upload is not None:
+                ref = page.upload_ref(graded_upload)
+                tried = page.grades_for(candidate, name, ref, tool)
+                if not tried.ok:
+                    layout.error(tried.error)
+                elif new_files(slot, [graded_upload], tool):
+                    candidate = candidate.with_grades(name, ref, tool)
+            elif applied.get(slot, ((), None))[0]:  # the upload was removed: so are its grades
+                taken_now[slot] = ((), tool)
+                candidate = candidate.with_grades(name, None)
+            spec = candidate.graded(name)
+            shown_grades = (caching.kept(page.grades_for, entries=32)(candidate, name, spec.file, spec.format)
+                            if spec is not None else None)
+            if shown_grades is None:
+                st.caption(md_text(f"{name}: no answer grades."))
+            elif shown_grades.ok:
+                st.text(shown_grades.value.said)
+                for line in shown_grades.value.notes:
+                    st.caption(md_text(line))
+            else:
+                layout.error(shown_grades.error)
 
 # ---------------------------------------------------------------- chunk maps, one per run
 mapped_runs = [r.name for r in candidate.runs if r.chunks is not None]

@@ -62,7 +62,8 @@ def body(v: layout.View) -> None:
 def _body(v: layout.View, more: bool, checks: bool) -> None:
     k = v.k
     model = caching.kept(overview.overview)(v.dataset, k, tuple(v.runs), more, checks)
-    config = {m: st.column_config.NumberColumn(m, format="%.3f", help=model.help[m]) for m in model.metrics}
+    config = {m: st.column_config.NumberColumn(m, format="%.3f", help=model.help[m])
+              for m in [*model.metrics, *model.grades]}
     if checks:
         config.update({
             "blind share": st.column_config.NumberColumn(format="percent", help=model.help["blind share"]),
@@ -75,6 +76,9 @@ def _body(v: layout.View, more: bool, checks: bool) -> None:
     st.vega_lite_chart(spec=model.chart, width="content")
     layout.table(model.table, hide_index=True, column_config=config, width="stretch")
     layout.context(v, k=k, extra="95% intervals: Wilson for 0/1 scores, else BCa bootstrap (10,000 resamples, seed 0)")
+    if model.graded:
+        st.page_link("views/answers.py", label=md_text(model.graded), icon=":material/grading:",
+                     query_params=layout.link_params(("data", "runs", "k")))
     st.download_button("Download this table (CSV)", data=lambda: to_csv(model.export), file_name=f"overview_k{k}.csv",
                        mime="text/csv", on_click="ignore", icon=":material/download:")
     if overview.curves_pending(v.dataset, more):  # starts them, after the first chart

@@ -9,6 +9,10 @@ the rest; for a run of chunks, each chunk's own text, never its id), with its ch
 evidence in it marked. The numbers behind it (recall, reciprocal rank, the labels' fingerprint) are one click away.
 A presenter layout: no page navigation, only "Back to Failures" (the same selections); one failure with three runs
 fits 1280 x 720 without scrolling, however long its text.
+
+With ``walk=answers`` (the Answers page's link) it walks that page's list instead: the queries where the run that
+retrieves better answers worse all the same, each told for the two runs with the answer each wrote, its grade and
+the judge's reason in place of what came instead; "Back to Answers" leads out.
 """
 
 import streamlit as st
@@ -23,6 +27,7 @@ from dashboard.page_models import present
 
 PAGE = "present"
 FOLLOWED = ("data", "runs", "k", "query", "miss", "source", "search", "sort")  # the Failures page's selections
+ANSWERS_FOLLOWED = ("data", "runs", "k", "query", "grade", "pair")  # the Answers page's, with walk=answers
 MAX_RELEVANT = 3  # relevant docs told on the first screen; the rest are named
 CHUNK_CHARS = 110  # a retrieved chunk of a relevant document: under three lines of a run's column
 # This page's own type sizes (no user text here): large for a room, scoped to this page's containers; a query's size
@@ -57,6 +62,9 @@ STYLE = """<style>
   display: -webkit-box; -webkit-box-orient: vertical; overflow: hidden; -webkit-line-clamp: 2; }
 .st-key-present-query p { -webkit-line-clamp: 3; }
 [class*="st-key-present-chunk"] li:nth-child(2) { -webkit-line-clamp: 3; }
+[class*="st-key-present-answer"] li { font-size: 1.1rem; line-height: 1.3; }
+[class*="st-key-present-answer"] li:first-child { -webkit-line-clamp: 1; }
+[class*="st-key-present-answer"] li:nth-child(2) { -webkit-line-clamp: 3; }
 [class*="st-key-present-run"] li:first-child, [class*="st-key-present-small"] li,
   [class*="st-key-present-chunk"] li:first-child, [class*="st-key-present-instead"] li:first-child {
   -webkit-line-clamp: 1; }
@@ -83,7 +91,7 @@ if (!window.evalcorePresenterKeys) {{
 }}
 </script>"""
 
-v = layout.view(PAGE, own=("query", "miss", "source", "search", "sort"))
+v = layout.view(PAGE, own=("query", "miss", "source", "search", "sort", "walk", "grade", "pair"))
 st.html(STYLE)
 if v.evaluation is None:
     layout.error(v.error or "The files cannot be scored.")
@@ -93,8 +101,15 @@ k = v.k
 mode = state.get("miss") if state.get("miss") in MISS_MODES else FAILURE_MODE
 order = state.get("sort", "worst")
 order = order if order in SORT_ORDERS else "worst"
-sequence = present.sequence(v.dataset, k, mode, tuple(v.runs), tuple(state.get("source", [])),
-                            state.get("search", "") or "", order)
+walking_answers = state.get("walk") == "answers"
+lead = None
+if walking_answers:  # the Answers page's list: retrieval better, answer worse
+    lead, sequence = present.answer_sequence(v.dataset, k, tuple(v.runs), state.get("grade"), state.get("pair"))
+else:
+    sequence = present.sequence(v.dataset, k, mode, tuple(v.runs), tuple(state.get("source", [])),
+                                state.get("search", "") or "", order)
+back, back_label, followed = (("views/answers.py", "Back to Answers", ANSWERS_FOLLOWED) if walking_answers else
+                              ("views/failures.py", "Back to Failures", FOLLOWED))
 query = state.get("query")
 if query is not None and not present.is_evaluated(v.dataset, query):
     layout.error(f"The link asks for query {query}, which is not an evaluated query of these labels; showing the "
@@ -129,12 +144,13 @@ with st.container(key="present"):
     top = st.columns([2.1, 4.9, 2.1, 1.5, 1.5], vertical_alignment="center")
     with top[0]:  # the way out of a layout without page navigation, as the Failures page had it
         st.container(key="present-back").page_link(
-            "views/failures.py", label="Back to Failures", icon=":material/arrow_back:",
-            query_params=layout.link_params(FOLLOWED),
-            help="The Failures page with the same k, runs and query: every ranked doc, the ledger, the other pages")
+            back, label=back_label, icon=":material/arrow_back:", query_params=layout.link_params(followed),
+            help="The page this list came from, with the same k, runs and query")
     with top[1]:
-        where = (f"Failure {sequence.index(query) + 1} of {len(sequence)}" if query in sequence
-                 else f"Not in the list of {len(sequence)} failures (opened by its link)")
+        what = "Failure" if not walking_answers else f"{lead.better} retrieves better, answers worse: query"
+        where = (f"{what} {sequence.index(query) + 1} of {len(sequence)}" if query in sequence
+                 else f"Not in the list of {len(sequence)} {'queries' if walking_answers else 'failures'} (opened by "
+                      "its link)")
         st.caption(md_text(f"{where} at k = {k} · arrow keys: next, previous"),
                    help=f"k = {k}: the top {k} docs of a run's list are retrieved. Listed: the queries that "
                         f"{MISS_MODES[mode]} in at least one run shown, in the Failures page's order. Walk them "
@@ -150,13 +166,25 @@ with st.container(key="present"):
                   key="present.next", width="stretch", type="primary")
 
     if query is None:
-        st.info(md_text(f"No query fails at k = {k} with these settings: nothing to present (Back to Failures, "
+        st.info(md_text(f"No query where the better retriever answers worse at k = {k}: nothing to present (Back to "
+                        "Answers, above, leads out)." if walking_answers else
+                        f"No query fails at k = {k} with these settings: nothing to present (Back to Failures, "
                         "above, leads out)."))
         st.stop()
-    loaded = caching.kept(present.story, entries=128)(v.dataset, query, k, tuple(v.runs), mode)
-    if layout.failed(loaded):
-        st.stop()
-    story = loaded.value
+    graded = {}
+    if walking_answers:
+        loaded = caching.kept(present.answer_story, entries=128)(v.dataset, query, k, lead.metric, lead.better,
+                                                                lead.worse)
+        if layout.failed(loaded):
+            st.stop()
+        story, said_first = loaded.value.story, loaded.value.headline
+        graded = {a.run: a for a in loaded.value.answers}
+    else:
+        loaded = caching.kept(present.story, entries=128)(v.dataset, query, k, tuple(v.runs), mode)
+        if layout.failed(loaded):
+            st.stop()
+        story = loaded.value
+        said_first = story.headline
 
     typed = present.shown_query(story.query_text or "")
     st.caption("The customer typed" + (" (its start: the whole text is under The numbers)" if typed.cut else ""))
@@ -176,7 +204,7 @@ with st.container(key="present"):
             + (md_text(f" and {len(relevant) - MAX_RELEVANT} more") if len(relevant) > MAX_RELEVANT else ""))
 
     # Which runs failed, then each run's part: where the relevant docs landed in its list, what came instead.
-    st.container(key="present-headline").markdown(md_text(story.headline))
+    st.container(key="present-headline").markdown(md_text(said_first))
     columns = st.container(key="present-runs").columns(len(story.runs), border=True)
     for i, (column, run) in enumerate(zip(columns, story.runs)):
         with column:
@@ -198,6 +226,16 @@ with st.container(key="present"):
                     lines.append(f":gray[and {len(run.landings) - MAX_RELEVANT} more relevant docs]")
                 listed(f"present-small-{i}", lines)
             came = run.instead
+            if run.run in graded:  # walk=answers: the answer it wrote, its grade, the judge's reason
+                answer = graded[run.run]
+                grade = "no grade" if answer.grade is None else f"{answer.grade:g}"
+                listed(f"present-answer-{i}", [f":gray[Its answer, graded] **{md_text(grade)}** :gray[on "
+                                               f"{md_text(answer.metric)}]",
+                                               f"“{md_text(answer.answer)}”" if answer.answer else
+                                               ":gray[(no answer text in the grade file)]",
+                                               f":gray[Why: {md_text(answer.reason)}]" if answer.reason else
+                                               ":gray[(no reason given)]"])
+                continue
             if run.chunks_found:  # a run of chunks: what it took from the relevant document, evidence marked
                 chunk = run.chunks_found[0]
                 share = "" if run.evidence_recall is None else f" · {run.evidence_recall:.0%} of the evidence"
@@ -216,7 +254,8 @@ with st.container(key="present"):
                                                 "doc.]"])
 
 with numbers:
-    drill = present.drill_down(v.dataset, query, k, tuple(v.runs))
+    shown_runs = (lead.better, lead.worse) if walking_answers else tuple(v.runs)
+    drill = present.drill_down(v.dataset, query, k, shown_runs)
     if not layout.failed(drill):
         dd = drill.value
         st.markdown("**The numbers behind this failure**")
@@ -237,6 +276,9 @@ with numbers:
             "first_rank": st.column_config.TextColumn("first relevant rank", alignment="right"),
             "n_returned": st.column_config.NumberColumn("docs returned"),
         })
+    if walking_answers:
+        st.page_link("views/answers.py", label="Open this query on the Answers page (both answers in full)",
+                     icon=":material/grading:", query_params=layout.link_params(ANSWERS_FOLLOWED))
     st.page_link("views/failures.py", label="Open this query on the Failures page (every doc, the ledger)",
                  icon=":material/search_insights:", query_params=layout.link_params(FOLLOWED))
 with st.container(key="present-script"):  # hidden: no gap below the failure

@@ -55,7 +55,8 @@ class FileMatch:
 
 @dataclass(frozen=True)
 class JoinedFile:
-    """One grade file's grades laid over the joined queries (NaN: no grade for that query)."""
+    """One grade file's grades laid over the joined queries (NaN: no grade for that query), and its notes when it was
+    read with them (each note column of `GradeSet.notes` as text per query, None where none)."""
 
     run: str
     label: str
@@ -63,6 +64,7 @@ class JoinedFile:
     format: str
     values: dict[str, np.ndarray]
     metadata: dict = field(default_factory=dict)
+    notes: dict[str, np.ndarray] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -249,7 +251,12 @@ def _laid_over(g: GradeSet, rows: np.ndarray, n: int) -> JoinedFile:
         column = np.full(n, np.nan)
         column[rows[kept]] = g.grades[metric].to_numpy(dtype=np.float64)[kept]
         values[metric] = column
-    return JoinedFile(g.run, g.label, g.source, g.format, values, dict(g.metadata))
+    notes = {}
+    for name in g.notes.columns if g.notes is not None else ():
+        column = np.full(n, None, dtype=object)
+        column[rows[kept]] = g.notes[name].to_numpy(dtype=object)[kept]
+        notes[str(name)] = column
+    return JoinedFile(g.run, g.label, g.source, g.format, values, dict(g.metadata), notes)
 
 
 def _run_columns(files: list[JoinedFile]) -> dict[str, np.ndarray]:

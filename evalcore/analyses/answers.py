@@ -27,6 +27,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
+from threadpoolctl import threadpool_limits
 
 from ..errors import UsageError, invalid_parameter
 from ..metrics.evaluation import Evaluation
@@ -44,7 +45,7 @@ from ..stats.paired import (
     paired_differences,
 )
 from ..stats.rank_correlation import RankCorrelation, SpearmanDraws
-from ..stats.subset_draw import needs_draw, subset_deviations, subset_intervals
+from ..stats.subset_draw import DifferenceProducts, needs_draw, subset_deviations, subset_intervals
 from .answer_join import DEFAULT_GOOD, DEFAULT_K, JoinedGrades, judge_labels
 
 CORRELATION_RESAMPLES = 1_000
@@ -149,7 +150,10 @@ def answer_study(joined: JoinedGrades, evaluation: Evaluation | None = None, *, 
     if isinstance(good, bool) or not isinstance(good, (int, float)) or not 0 <= good <= 1:
         raise invalid_parameter("good", "a grade between 0 and 1", good)
     recall = _recall(joined, evaluation, k) if evaluation is not None else {}
-    means, pairs, correlation = _drawn(joined, recall, k, level, seed, n_resamples, alpha)
+    # One BLAS thread: the draw prepares resamples on a thread of its own, and a second BLAS thread only contends
+    # with it for the cores (the numbers are the same either way).
+    with threadpool_limits(limits=1, user_api="blas"):
+        means, pairs, correlation = _drawn(joined, recall, k, level, seed, n_resamples, alpha)
     joint, diverging = (), ()
     if recall:
         joint = tuple(_joint(joined, recall, k, good))
@@ -191,16 +195,19 @@ def _drawn(joined: JoinedGrades, recall: dict[str, np.ndarray], k: int | None, l
                               for _, _, x, y in correlations], min(n_resamples, CORRELATION_RESAMPLES)) \
         if correlations else None
     generator, _ = resolve_rng(seed)
+    column = {(run, metric): j for j, (run, metric, _) in enumerate(means)}
+    hints = [(column[a, metric], column[b, metric]) for a, b, metric in pairs]  # each difference: b's grade - a's
     deviations = None
     if needs_draw(grades) or needs_draw(diffs, wilson=False) or (spearman is not None and spearman.groups):
         deviations = subset_deviations(np.hstack([grades, diffs]), n_resamples, generator,
-                                       spearman.add if spearman is not None else None)
+                                       spearman.add if spearman is not None else None,
+                                       [None] * grades.shape[1] + hints)
     split = grades.shape[1]
     found = subset_intervals(grades, None if deviations is None else deviations[:, :split], level, n_resamples, seed)
     out_means = [GradeMean(run, metric, interval, int((~np.isnan(values)).sum()))
                  for (run, metric, values), interval in zip(means, found)]
     compared = _compared(pairs, diffs, None if deviations is None else deviations[:, split:], generator, level,
-                         alpha, seed, n_resamples)
+                         alpha, seed, n_resamples, (grades, hints))
     out_correlations = []
     if spearman is not None:
         out_correlations = [Correlation(run, k, metric, value) for (run, metric, _, _), value
@@ -229,10 +236,11 @@ def _paired_columns(joined: JoinedGrades, universe: np.ndarray) -> tuple[list[tu
 
 
 def _compared(jobs: list[tuple[str, str, str]], diffs: np.ndarray, deviations: np.ndarray | None,
-              generator: np.random.Generator, level: float, alpha: float, seed: int,
-              n_resamples: int) -> list[Comparison]:
+              generator: np.random.Generator, level: float, alpha: float, seed: int, n_resamples: int,
+              grades: tuple[np.ndarray, list[tuple[int, int]]]) -> list[Comparison]:
     """Each pair's comparison over the queries both graded (`evalcore.stats.paired`: BCa interval, sign-flip mid-p,
-    wins/ties/losses), the Monte Carlo flips drawn once for all, Holm across the whole table."""
+    wins/ties/losses), the Monte Carlo flips drawn once for all (their sums from the grades' own, ``grades``: the
+    grade columns and each difference's pair of them), Holm across the whole table."""
     if not jobs:
         return []
     intervals = subset_intervals(diffs, deviations, level, n_resamples, seed, wilson=False)
@@ -245,7 +253,9 @@ def _compared(jobs: list[tuple[str, str, str]], diffs: np.ndarray, deviations: n
             monte_carlo.append(j)
     if monte_carlo:  # zeros outside a pair's queries change no sign-flip sum
         gridded = on_grid(np.nan_to_num(diffs[:, monte_carlo]))
-        p_values[monte_carlo] = flip_p_values(gridded, flip_sums(gridded, n_resamples, generator))
+        columns, hints = grades
+        product = DifferenceProducts(gridded, on_grid(np.nan_to_num(columns)), [hints[j] for j in monte_carlo])
+        p_values[monte_carlo] = flip_p_values(gridded, flip_sums(gridded, n_resamples, generator, product))
     made = [build_comparisons([job], values[:, None], [interval], [p], [test], level=level, alpha=alpha,
                               n_resamples=n_resamples, seed=seed)[0]
             for job, values, interval, p, test in zip(jobs, own, intervals, p_values, tests)]

@@ -12,9 +12,11 @@ import argparse
 import json
 
 from ..analyses.answer_join import join_grades
-from ..analyses.answers import answer_study
+from ..analyses.answers import AnswerStudy, answer_study
 from ..errors import UsageError, invalid_parameter
-from ..readers.grades import read_grades
+from ..metrics.evaluation import Evaluation
+from ..readers.grades import GradeSet, read_grades
+from ..readers.labels import LabelSet
 from ..report.answers import answers_csv, answers_dict, answers_text
 from .common import Recording, add_split, load, run_argument, scope, split_notice, warn, write
 from .parser import EXIT_OK
@@ -26,17 +28,16 @@ def run(args: argparse.Namespace, recording: Recording) -> int:
     if args.labels:
         args.run = args.run or []
         labels, runs, chunks = load(args)  # as every scoring command reads labels, queries, runs and chunk maps
-    grade_sets = [read_grades(path, run=name, format=args.grades_format, query_var=args.query_var)
-                  for name, path in map(run_argument, args.grades)]
+    grade_sets = read_grade_files(args)
     scoped = scope(args, labels, runs, recording) if labels is not None else None
     evaluation = None
     if runs:
         evaluation = scoped.evaluate(runs, (args.k,), min_grade=1 if args.min_grade is None else args.min_grade,
                                      zero_relevant=args.zero_relevant or "exclude", level=args.level,
                                      seed=args.seed, chunks=chunks or None)
-    joined = join_grades(grade_sets, labels, scored=None if scoped is None else list(scoped.labels.queries),
-                         runs=[r.name for r in runs], metrics=args.metric)
-    study = answer_study(joined, evaluation, k=args.k, good=args.good, level=args.level, seed=args.seed)
+    study = grade_study(grade_sets, labels, scoped, evaluation, k=args.k, good=args.good, level=args.level,
+                        seed=args.seed, metrics=args.metric)
+    joined = study.joined
     warnings = list(joined.warnings)
     warnings += list(evaluation.all_warnings if evaluation is not None else labels.warnings if labels else ())
     warnings = list(dict.fromkeys(warnings))  # one line per warning, however many places carry it
@@ -53,6 +54,23 @@ def run(args: argparse.Namespace, recording: Recording) -> int:
         write(answers_text(study))
     warn(warnings)
     return EXIT_OK
+
+
+def read_grade_files(args: argparse.Namespace) -> list[GradeSet]:
+    """The ``--grades NAME=FILE`` files (``FILE`` alone: named after its stem), read as ``--grades-format`` and
+    ``--query-var`` say: for `evalcore answers` and `evalcore report` alike."""
+    return [read_grades(path, run=name, format=args.grades_format, query_var=getattr(args, "query_var", None))
+            for name, path in map(run_argument, args.grades)]
+
+
+def grade_study(grade_sets: list[GradeSet], labels: LabelSet | None, scoped, evaluation: Evaluation | None, *,
+                k: int, good: float, level: float, seed: int, metrics: list[str] | None = None) -> AnswerStudy:
+    """The grades joined to the labeled queries the command scores (``scoped``: its tune side, a sealed holdout
+    counted, not named) and studied beside ``evaluation`` at ``k``: every number `evalcore answers` prints, and the
+    ones `evalcore report --grades` shows."""
+    joined = join_grades(grade_sets, labels, scored=None if scoped is None else list(scoped.labels.queries),
+                         runs=list(evaluation.run_names) if evaluation is not None else [], metrics=metrics)
+    return answer_study(joined, evaluation, k=k, good=good, level=level, seed=seed)
 
 
 def check_options(args: argparse.Namespace) -> None:

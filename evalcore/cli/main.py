@@ -3,7 +3,8 @@
 Exit status: 0 success, 2 bad input or usage, 1 anything else (docs/formats.md).
 
 Each command lives in its own module of this package (`evaluate`, `compare`, `answers`, `budget`, `audit`,
-`judge`, `workspace`, `report`, `vectors`), and is imported only when it runs: `_handler` is the command line's one lazy import, so
+`judge` with `judge_panel`, `sample`, `workspace`, `report`, `vectors`), and is imported only when it runs: `_handler`
+is the command line's one lazy import, so
 ``evalcore evaluate`` loads neither scipy.stats, the tokenizer, the meeting report nor the store.
 """
 

@@ -165,6 +165,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     _add_workspace_commands(sub)
     _add_vectors_command(sub)
+    _add_sample_command(sub)
 
     rep = sub.add_parser("report", help="one-page report for a meeting: leaderboard, comparison, cost of k, open "
                                         "failures, provenance (Markdown or self-contained HTML)",
@@ -203,6 +204,17 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--failures-csv", default=None, metavar="FILE",
                      help="also write every failure at k with its context as CSV (formula-safe cells)")
     rep.add_argument("--no-charts", action="store_true", help="leave the PNG charts out")
+    rep.add_argument("--grades", action="append", default=None, metavar="NAME=FILE",
+                     help="answer grades of run NAME, read as evalcore answers --grades reads them; repeatable: each "
+                          "run's mean grade (the grade most graded runs have) beside recall, and where better "
+                          "retrieval answers worse")
+    rep.add_argument("--grades-format", choices=GRADE_FORMATS, default=None,
+                     help="with --grades: override detection of the tool that wrote the grade files")
+    rep.add_argument("--query-var", default=None, metavar="NAME",
+                     help="with --grades, promptfoo: the var holding the query's text (as evalcore answers)")
+    rep.add_argument("--good", type=float, default=None,
+                     help=f"with --grades: an answer is good when its grade is at least this "
+                          f"(default {DEFAULT_GOOD:g})")
     rep.add_argument("--level", type=float, default=None, help="with --labels: confidence level (default 0.95)")
     rep.add_argument("--seed", type=int, default=None, help="with --labels: seed of the bootstrap (default 0)")
     rep.add_argument("--label-set", default=None, metavar="NAME",
@@ -296,6 +308,45 @@ def _add_vectors_command(sub) -> None:
     vec.set_defaults(handler="vectors:run")
 
 
+def _add_sample_command(sub) -> None:
+    smp = sub.add_parser("sample", help="the queries to label, drawn from a query log: normalised, personal data "
+                                        "masked, near-duplicates merged, stratified, seeded",
+                         description="Reads a query log as people have it (OpenSearch UBI queries as JSON lines, a "
+                                     "bulk file or an index dump; OpenInference retriever spans from Phoenix or an "
+                                     "OpenTelemetry collector as JSON lines, CSV or Parquet; or a table with a query "
+                                     "column), out of core, and draws the queries to label: normalised (NFKC, case "
+                                     "folded, white space collapsed) and counted, emails, phone and card numbers "
+                                     "masked, near-duplicates merged, in strata (head, torso, tail by frequency; "
+                                     "zero-result; reformulated), reproducibly (docs/labels-from-traffic.md).")
+    smp.add_argument("--log", required=True, metavar="FILE", help="the query log (format detected from its content; "
+                     "gzip accepted)")
+    smp.add_argument("--log-format", choices=("ubi", "openinference", "table"), default=None,
+                     help="the log's kind when its content does not say it: ubi, openinference or table")
+    smp.add_argument("--labels", default=None, metavar="FILE",
+                     help="labels already made: their queries (by text or id) are left out of the sample and "
+                          "counted against the planned size")
+    _add_format(smp, "--labels-format", "labels", "the labels file")
+    smp.add_argument("--n", type=int, default=None, metavar="N",
+                     help="queries to sample (default: the planner's queries needed to detect --target-diff, less "
+                          "the labeled ones)")
+    smp.add_argument("--target-diff", type=float, default=None, metavar="D",
+                     help="without --n: the difference between two models the sample should detect, on the "
+                          "metric's 0..1 scale (default 0.05 = 5 points)")
+    smp.add_argument("--seed", type=int, default=0, help="seed of the draw: the same log, labels and seed give the "
+                     "same sample (default 0)")
+    smp.add_argument("--allocate", choices=("proportional", "equal"), default="proportional",
+                     help="queries per stratum: proportional to its logged queries (default) or equal")
+    smp.add_argument("--near-duplicates", type=float, default=0.8, metavar="J",
+                     help="similarity (Jaccard of character 3-grams) at which two queries are merged as "
+                          "near-duplicates (default 0.8; 1 merges none)")
+    smp.add_argument("--output", default=None, metavar="FILE",
+                     help="also write the sample as a queries file (query_id, query_text, source, stratum, count): "
+                          ".csv, .tsv, .parquet, else JSON lines")
+    smp.add_argument("--format", choices=("table", "json", "csv"), default="table",
+                     help="output format (default table)")
+    smp.set_defaults(handler="sample:run")
+
+
 def _add_workspace_commands(sub) -> None:
     ws = sub.add_parser("workspace", help="list, show, delete, extend and verify what the workspace holds",
                         description="The workspace keeps label sets (versioned), runs, evaluations and the failure "
@@ -360,15 +411,23 @@ def _add_workspace_commands(sub) -> None:
 
 def _add_judge_commands(sub) -> None:
     judge = sub.add_parser("judge", help="blind judging: export a shuffled pool of every run's top docs for a "
-                                         "query, save a person's marks as a new label-set version",
+                                         "query, save a person's marks as a new label-set version, or several "
+                                         "judges' marks: their agreement, adjudication and freeze",
                            description="Blind judging. `judge pool` writes the union of every run's top --depth docs "
                                        "for one query, shuffled, without rank, score or run, as CSV with an empty "
                                        "relevant column; a person fills it in (yes or no); `judge save` stores the "
                                        "marks as a new version of a saved label set (the query marked blind, the "
                                        "judged depth recorded; earlier versions unchanged). `judge queue` lists the "
-                                       "queries flagged for re-judging.")
+                                       "queries flagged for re-judging. Several judges each save their marks with "
+                                       "`judge save --keep-apart`, blind to each other's; `judge agreement`, `judge "
+                                       "disagreements`, `judge adjudicate` and `judge freeze` (one new version) "
+                                       "follow.")
     actions = judge.add_subparsers(dest="action", required=True, parser_class=_Parser)
-    pool = actions.add_parser("pool", help="the shuffled judging pool of one query, as CSV")
+    pool = actions.add_parser("pool", help="the shuffled judging pool of one query, as CSV",
+                              description="With --queries a sampled queries file (query_id, query_text, source, "
+                                          "stratum, as `evalcore sample --output` writes it), the pool takes the "
+                                          "query's text, the docs its log gave (logged_doc_ids, clicked_doc_ids) "
+                                          "and its source and stratum, which a freeze keeps with the query.")
     _add_inputs(pool)
     pool.add_argument("--query", required=True, metavar="QUERY", help="the query id to judge")
     pool.add_argument("--depth", type=int, default=10, metavar="D",
@@ -380,12 +439,16 @@ def _add_judge_commands(sub) -> None:
     pool.add_argument("--output", default=None, metavar="FILE", help="write the CSV here instead of printing it")
     pool.set_defaults(handler="judge:pool")
 
-    save = actions.add_parser("save", help="save a filled-in pool as a new version of a label set")
+    save = actions.add_parser("save", help="save a filled-in pool as a new version of a label set (or one judge's "
+                                           "marks, with --keep-apart)")
     save.add_argument("name", metavar="LABEL_SET")
     save.add_argument("file", metavar="FILE", help="the pool CSV with its relevant column filled in (yes or no)")
     save.add_argument("--judge", "--who", dest="judge", default=None, metavar="NAME",
                       help="who judged, a claim recorded with the round beside the login name (default: the login "
                            "name alone)")
+    save.add_argument("--keep-apart", action="store_true",
+                      help="one of several judges: keep the marks under the person, apart from everyone else's "
+                           "(saving again replaces them), with no version until `judge freeze`")
     _add_workspace(save)
     save.set_defaults(handler="judge:save")
 
@@ -395,6 +458,34 @@ def _add_judge_commands(sub) -> None:
     _add_workspace(queue)
     queue.add_argument("--format", choices=("table", "json"), default="table", help="output format (default table)")
     queue.set_defaults(handler="judge:queue")
+
+    agree = actions.add_parser("agreement", help="how far several judges agree: the Integrity page's sentence, then "
+                                                 "each statistic (percent agreement, Cohen's and Fleiss' kappa, "
+                                                 "Krippendorff's alpha) with its interval over queries")
+    differ = actions.add_parser("disagreements", help="the open pairs several judges differ on, each judge's mark")
+    for parser, formats in ((agree, ("table", "json")), (differ, ("table", "csv", "json"))):
+        parser.add_argument("name", metavar="LABEL_SET")
+        _add_workspace(parser)
+        parser.add_argument("--format", choices=formats, default="table", help="output format (default table)")
+    _add_interval_options(agree)
+    agree.set_defaults(handler="judge_panel:agreement")
+    differ.set_defaults(handler="judge_panel:disagreements_of")
+
+    decide = actions.add_parser("adjudicate", help="decide a pair the judges disagree on (an owner's action)")
+    decide.add_argument("name", metavar="LABEL_SET")
+    decide.add_argument("--query", required=True, metavar="QUERY", help="the query id of the pair")
+    decide.add_argument("--doc", required=True, metavar="DOC", help="the doc id of the pair")
+    decide.add_argument("--relevant", required=True, metavar="yes|no", help="the decision: yes (relevant) or no")
+    decide.add_argument("--note", default=None, help="why, kept with the decision")
+    decide.set_defaults(handler="judge_panel:adjudicate")
+    freeze = actions.add_parser("freeze", help="several judges' marks as one new label-set version (an owner's "
+                                               "action): each pair's adjudicated mark, else the majority; each query "
+                                               "blind, with its source and stratum; refused while a tie is undecided")
+    freeze.add_argument("name", metavar="LABEL_SET")
+    freeze.set_defaults(handler="judge_panel:freeze")
+    for parser, what in ((decide, "the decision"), (freeze, "the new version")):
+        _add_who(parser, what)
+        _add_workspace(parser)
 
 
 def _add_split_options(parser: argparse.ArgumentParser, workspace: bool = False) -> None:

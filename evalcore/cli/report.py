@@ -1,4 +1,6 @@
-"""``evalcore report``: the one-page meeting report of a saved evaluation or of files (Markdown or HTML)."""
+"""``evalcore report``: the one-page meeting report of a saved evaluation or of files (Markdown or HTML); with
+``--grades``, each run's answer grade beside recall (read and studied as `evalcore answers` does:
+`evalcore.cli.answers`)."""
 
 from __future__ import annotations
 
@@ -6,12 +8,14 @@ import argparse
 import json
 import os
 
+from ..analyses.answer_join import DEFAULT_GOOD
 from ..analyses.k_settings import BudgetSettings
-from ..errors import UsageError
+from ..errors import UsageError, invalid_parameter
 from ..metrics.failure import FAILURE_MODE, MISS_NAMES
 from ..readers.documents import read_documents
 from ..report.meeting import build_report, report_from_workspace
 from ..store.workspace import Workspace
+from .answers import grade_study, read_grade_files
 from .common import Recording, load, note, scope, split_notice, write
 from .parser import EXIT_OK
 
@@ -23,8 +27,9 @@ def run(args: argparse.Namespace, recording: Recording) -> int:
     options = {"docs": read_documents(args.docs, format=args.docs_format) if args.docs else None,
                "settings": settings, "baseline": args.baseline, "top_failures": args.top_failures,
                "title": args.title}
+    grades = _grade_files(args)
     if args.labels is not None or args.run is not None:
-        report = _from_files(args, recording, options)
+        report = _from_files(args, recording, options, grades)
     else:
         given = [flag for flag, value in (("--min-grade", args.min_grade), ("--zero-relevant", args.zero_relevant),
                                           ("--level", args.level), ("--seed", args.seed),
@@ -40,12 +45,26 @@ def run(args: argparse.Namespace, recording: Recording) -> int:
         evaluation_id = workspace.evaluation_id(args.evaluation or "latest")
         if args.evaluation is None:
             note(f"report of evaluation {evaluation_id}, the latest in {workspace.location}")
-        report = report_from_workspace(workspace, evaluation_id, k=args.k, **options)
+        report = report_from_workspace(workspace, evaluation_id, k=args.k, grades=grades, good=args.good,
+                                       **options)
     _write_report(args, report)
     return EXIT_OK
 
 
-def _from_files(args: argparse.Namespace, recording: Recording, options: dict):
+def _grade_files(args: argparse.Namespace) -> list | None:
+    """The --grades files, read first (a bad one stops the command before anything is scored or recorded)."""
+    if not args.grades:
+        given = [flag for flag, value in (("--grades-format", args.grades_format), ("--query-var", args.query_var),
+                                          ("--good", args.good)) if value is not None]
+        if given:
+            raise UsageError(f"{', '.join(given)}: only used with --grades NAME=FILE (answer grades).")
+        return None
+    if args.good is not None and not 0 <= args.good <= 1:
+        raise invalid_parameter("good", "a grade between 0 and 1", args.good)
+    return read_grade_files(args)
+
+
+def _from_files(args: argparse.Namespace, recording: Recording, options: dict, grades: list | None):
     if args.evaluation is not None or (args.workspace is not None and not args.reveal):
         raise UsageError("Give either --evaluation (a saved evaluation) or --labels and --run (files), not both "
                          "(--workspace goes with --evaluation, or with --reveal to record the view).")
@@ -59,7 +78,12 @@ def _from_files(args: argparse.Namespace, recording: Recording, options: dict):
                                  zero_relevant=args.zero_relevant or "exclude",
                                  level=0.95 if args.level is None else args.level,
                                  seed=0 if args.seed is None else args.seed)
-    report = build_report(evaluation, k=k, **options)
+    answers = None
+    if grades:
+        answers = grade_study(grades, labels, scoped, evaluation, k=k,
+                              good=DEFAULT_GOOD if args.good is None else args.good, level=evaluation.level,
+                              seed=evaluation.seed)
+    report = build_report(evaluation, k=k, answers=answers, **options)
     if scoped.split == "tune":
         split_notice(scoped, "stderr")
     return report

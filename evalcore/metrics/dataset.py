@@ -1,6 +1,9 @@
 """The inputs of an evaluation as one value: a `Dataset` (labels, runs with their metadata and chunk maps,
 documents, queries), and the `VectorModel` an index-size study starts from.
 
+A data set may carry answer grades (`GradeSpec`: a grade file and the run whose answers it grades), which
+`evalcore.analyses.answers` sets beside the runs' retrieval; a data set without them keeps the key it always had.
+
 Both front ends build one: the command line from its arguments (`evalcore.metrics.dataset_reading.from_arguments`:
 files by path), the dashboard from uploads (files by content). Both read it the same way
 (`evalcore.metrics.dataset_reading`). A data set's key is a short hash of its manifest (the plain JSON value
@@ -71,6 +74,24 @@ class RunSpec:
 
 
 @dataclass(frozen=True)
+class GradeSpec:
+    """An answer-grade file (`evalcore.readers.grades`) and the run whose answers it grades, read as the tool
+    ``format`` wrote it (one of `evalcore.readers.grade_parsers.GRADE_FORMATS`; None: recognised from its content)."""
+
+    file: FileRef
+    run: str
+    format: str | None = None
+
+    def manifest(self) -> dict:
+        found = {"file": self.file.manifest(), "run": self.run}
+        return found if self.format is None else {**found, "format": self.format}
+
+    @classmethod
+    def from_manifest(cls, manifest: dict) -> "GradeSpec":
+        return cls(file=FileRef(**manifest["file"]), run=manifest["run"], format=manifest.get("format"))
+
+
+@dataclass(frozen=True)
 class Dataset:
     """Everything a view is computed from. Equal manifests have equal keys."""
 
@@ -80,6 +101,7 @@ class Dataset:
     sample: bool = False
     notes: tuple[str, ...] = field(default=(), compare=False)
     queries: FileRef | None = None
+    grades: tuple[GradeSpec, ...] = ()
 
     @cached_property
     def key(self) -> str:
@@ -102,6 +124,8 @@ class Dataset:
                     "sample": self.sample}
         if self.queries is not None:  # data sets made before queries files keep their keys
             manifest["queries"] = self.queries.manifest()
+        if self.grades:  # so do data sets without answer grades
+            manifest["grades"] = [spec.manifest() for spec in self.grades]
         return manifest
 
     @classmethod
@@ -112,13 +136,14 @@ class Dataset:
                      for r in manifest["runs"])
         documents = FileRef(**manifest["documents"]) if manifest.get("documents") else None
         queries = FileRef(**manifest["queries"]) if manifest.get("queries") else None
+        grades = tuple(GradeSpec.from_manifest(g) for g in manifest.get("grades") or ())
         return cls(labels=FileRef(**manifest["labels"]), runs=runs, documents=documents,
-                   sample=bool(manifest.get("sample", False)), queries=queries)
+                   sample=bool(manifest.get("sample", False)), queries=queries, grades=grades)
 
     @property
     def files(self) -> list[FileRef]:
         refs = [self.labels, *(r.file for r in self.runs), *(r.chunks for r in self.runs if r.chunks is not None)]
-        return refs + [ref for ref in (self.documents, self.queries) if ref is not None]
+        return refs + [ref for ref in (self.documents, self.queries) if ref is not None] + [g.file for g in self.grades]
 
     @property
     def run_names(self) -> list[str]:
@@ -128,7 +153,25 @@ class Dataset:
         return replace(self, labels=ref, sample=False)
 
     def with_runs(self, runs: tuple[RunSpec, ...]) -> "Dataset":
-        return replace(self, runs=runs, sample=False)
+        """These runs instead; a run's answer grades stay while its file does (a new file of that run ranks other
+        chunks, so the answers graded were not its answers)."""
+        files = {r.name: r.file.sha256 for r in runs}
+        before = {r.name: r.file.sha256 for r in self.runs}
+        grades = tuple(g for g in self.grades if g.run in files and files[g.run] == before.get(g.run))
+        return replace(self, runs=runs, grades=grades, sample=False)
+
+    def graded(self, run: str) -> GradeSpec | None:
+        """The grade file of ``run``'s answers, if it has one."""
+        return next((g for g in self.grades if g.run == run), None)
+
+    def with_grades(self, run: str, ref: FileRef | None, format: str | None = None) -> "Dataset":
+        """The data set with ``run``'s answers graded by the file ``ref`` (read as ``format``; None: recognised), in
+        place of any grade file it had; ``ref`` None: without grades."""
+        others = tuple(g for g in self.grades if g.run != run)
+        added = () if ref is None else (GradeSpec(ref, run, format),)
+        order = {name: i for i, name in enumerate(self.run_names)}
+        grades = tuple(sorted(others + added, key=lambda g: order.get(g.run, len(order))))
+        return replace(self, grades=grades, sample=False)
 
     def with_documents(self, ref: FileRef | None) -> "Dataset":
         return replace(self, documents=ref, sample=False)

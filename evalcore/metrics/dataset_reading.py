@@ -3,8 +3,9 @@
 The command line builds its data set from its arguments (`from_arguments`: files by path, ``--chunks`` checked
 against the runs), the dashboard from uploads (files by content); both then read each part with the functions here,
 given ``source_of``, which says where a file's bytes are (`by_path` on the command line; the dashboard's store of
-uploads). So a run's metadata, a queries file's text and the ids a chunk map keeps (`ids_to_keep`) follow one rule
-on every surface. Each function reads one part, so the dashboard can keep each part it has read.
+uploads). So a run's metadata, a queries file's text, the ids a chunk map keeps (`ids_to_keep`) and the answer grades
+of a run (`read_grade_file`) follow one rule on every surface. Each function reads one part, so the dashboard can keep
+each part it has read.
 """
 
 from __future__ import annotations
@@ -16,11 +17,12 @@ from ..errors import UsageError
 from ..readers.chunks import ChunkMap, ids_to_keep, read_chunks
 from ..readers.documents import Documents, read_documents
 from ..readers.formats import file_stem
+from ..readers.grades import GradeSet, read_grades
 from ..readers.labels import LabelSet, check_spans, read_labels
 from ..readers.queries import with_query_text
 from ..readers.runs import Run, read_run
 from ..readers.sources import SourceLike
-from .dataset import Dataset, FileRef, RunSpec
+from .dataset import Dataset, FileRef, GradeSpec, RunSpec
 
 SourceOf = Callable[[FileRef], SourceLike]
 """Where a file's bytes are: a path to read, or the bytes themselves."""
@@ -81,6 +83,13 @@ def read_run_file(spec: RunSpec, source_of: SourceOf) -> Run:
 
 def read_documents_file(ref: FileRef, source_of: SourceOf) -> Documents:
     return read_documents(source_of(ref), format=ref.format)
+
+
+def read_grade_file(spec: GradeSpec, source_of: SourceOf, *, notes: bool = False) -> GradeSet:
+    """The answer grades of run ``spec.run``, read as the tool ``spec.format`` wrote them (None: recognised), named
+    after the file (``notes``: with each answer and the judge's reasons, as the dashboard shows them)."""
+    return read_grades(source_of(spec.file), run=spec.run, format=spec.format, label=file_stem(spec.file.name),
+                       notes=notes)
 
 
 def read_chunk_map(ref: FileRef, source_of: SourceOf, *, ranked: Iterable = (), labels: LabelSet | None = None,

@@ -15,6 +15,11 @@ The tool is recognised by content (`detect_grades_format`), or named (``--grades
 
 Tables are read columnar (pyarrow, the house's `read_arrow_table`); the JSON tools' nested records are flattened with
 pandas. Every row keeps a place (line, row, test case or result number) for the messages about it.
+
+Asked for (``notes``: the dashboard shows them beside a query's grade, the command line never reads them), each row's
+answer and the judge's reasons come along as text (`ParsedGrades.notes`): a table's `ANSWER_FIELDS` and
+`REASON_FIELDS` columns, DeepEval's ``actualOutput`` and each metric's ``reason``, RAGChecker's ``response``,
+promptfoo's ``response.output`` and ``gradingResult.reason`` (or the result's ``error``).
 """
 
 from __future__ import annotations
@@ -51,6 +56,10 @@ TEXT_FIELDS = frozenset({
     "retrieved_context", "reason", "comment", "notes",
 })
 """Columns a grade table may carry that are not grades (the answer, the contexts, a judge's reason): not read."""
+ANSWER_FIELDS = ("response", "answer", "actual_output")
+"""A grade table's column holding the answer graded (first found wins), read only when notes are asked for."""
+REASON_FIELDS = ("reason", "comment", "notes")
+"""A grade table's column holding the judge's reason for the row's grades (first found wins), likewise."""
 QUERY_VARS = ("query", "question", "input", "user_input", "prompt")
 """The promptfoo vars taken as the query's text when ``--query-var`` is not given (first found wins)."""
 RAGAS_COLUMNS = frozenset({"user_input", "question", "retrieved_contexts", "contexts", "response", "answer"})
@@ -72,6 +81,7 @@ class ParsedGrades:
     place: Callable[[int], tuple[int, str]]
     metadata: dict = field(default_factory=dict)
     errored: np.ndarray | None = None  # rows the tool marks as failed to run (promptfoo errors): no grades
+    notes: pd.DataFrame | None = None  # with ``notes``: each row's answer and the judge's reasons (`answer_notes`)
 
 
 # ----------------------------------------------------------------------------- which tool wrote it
@@ -134,10 +144,11 @@ def container(src: Source) -> str:
 
 
 def parse_grades(src: Source, fmt: str, *, run: str | None = None, query_var: str | None = None,
-                 named: bool = False) -> ParsedGrades:
+                 named: bool = False, notes: bool = False) -> ParsedGrades:
     """``src`` read as the tool ``fmt`` wrote it (``run``: the run the file belongs to, which picks one provider's rows
     from a promptfoo file that holds several; ``query_var``: the promptfoo var holding the query; ``named``: the
-    format was given, not detected, so a table is called what it was called)."""
+    format was given, not detected, so a table is called what it was called; ``notes``: each row's answer and the
+    judge's reasons too)."""
     if fmt in ("deepeval", "ragchecker", "promptfoo"):
         if container(src) != "json":
             raise InputError(f"{fmt}'s JSON output (a JSON document)", source=src.name,
@@ -146,14 +157,14 @@ def parse_grades(src: Source, fmt: str, *, run: str | None = None, query_var: st
         if not isinstance(value, Mapping):
             raise InputError(f"{fmt}'s JSON output (a JSON object)", source=src.name, text=type(value).__name__)
         if fmt == "deepeval":
-            return _deepeval(value, src)
+            return _deepeval(value, src, notes)
         if fmt == "ragchecker":
-            return _ragchecker(value, src)
-        return _promptfoo(value, src, run, query_var)
-    parsed = _table(src)
+            return _ragchecker(value, src, notes)
+        return _promptfoo(value, src, run, query_var, notes)
+    parsed = _table(src, notes)
     columns = {str(c).strip().lower() for c in parsed.metadata["columns"]}
     name = fmt if named else "ragas" if columns & RAGAS_COLUMNS and parsed.ids is None else "table"
-    return ParsedGrades(name, parsed.grades, parsed.ids, parsed.texts, parsed.where, parsed.place)
+    return ParsedGrades(name, parsed.grades, parsed.ids, parsed.texts, parsed.where, parsed.place, notes=parsed.notes)
 
 
 # ----------------------------------------------------------------------------- JSON with NaN
@@ -200,32 +211,35 @@ def _records(value: object, what: str, src: Source, where: str) -> list[dict]:
 # ----------------------------------------------------------------------------- tables (ragas, plain)
 
 
-def _table(src: Source) -> ParsedGrades:
+def _table(src: Source, notes: bool = False) -> ParsedGrades:
     kind = container(src)
     if kind == "json":
         records = _records(read_json_nan(src), "grade records", src, "row")
         frame = pd.DataFrame.from_records(records) if records else pd.DataFrame()
-        return _split_columns(frame, src, "row", _record_place(records))
+        return _split_columns(frame, src, "row", _record_place(records), notes=notes)
     if kind == "jsonl":
-        frame, place = _jsonl(src)
-        return _split_columns(frame, src, "line", place)
+        frame, place = _jsonl(src, notes)
+        return _split_columns(frame, src, "line", place, notes=notes)
     if kind == "parquet":
-        table, names = read_parquet_columns(src, choose=lambda names: [n for n in names if _wanted(n)])
+        table, names = read_parquet_columns(src, choose=lambda names: [n for n in names if _wanted(n, notes)])
         found = ArrowTable(table, src, where="row", header_lines=0, header=names)
     else:
         delimiter = "\t" if kind == "tsv" else ","
         names = _header(src, delimiter)
-        found = read_arrow_table(src, kind, {n.strip().lower() for n in names if _wanted(n)},
+        found = read_arrow_table(src, kind, {n.strip().lower() for n in names if _wanted(n, notes)},
                                  "query_id or query_text and a column per grade")
     frame = found.table.to_pandas() if found.table.num_columns else pd.DataFrame()
     frame.columns = [str(c).strip() for c in frame.columns]
     return _split_columns(frame, src, found.where, lambda row: (found.line_of(row), found.raw_line(row)),
-                          header=found.header)
+                          header=found.header, notes=notes)
 
 
-def _wanted(name: str) -> bool:
-    """A column worth reading: not a known text column, not pandas' unnamed index."""
+def _wanted(name: str, notes: bool = False) -> bool:
+    """A column worth reading: not a known text column (but the answer and the reason when ``notes`` are asked for),
+    not pandas' unnamed index."""
     key = str(name).strip().lower()
+    if notes and key in ANSWER_FIELDS + REASON_FIELDS:
+        return True
     return key not in TEXT_FIELDS and not _UNNAMED.match(key)
 
 
@@ -237,7 +251,7 @@ def _header(src: Source, delimiter: str) -> list[str]:
     return next(csv.reader([line], delimiter=delimiter, quoting=quoting))
 
 
-def _jsonl(src: Source) -> tuple[pd.DataFrame, Callable[[int], tuple[int, str]]]:
+def _jsonl(src: Source, notes: bool = False) -> tuple[pd.DataFrame, Callable[[int], tuple[int, str]]]:
     """JSON lines: Arrow's reader (typed columns); a file it refuses (NaN, a bad line) one object per line, which
     names the bad line."""
     numbers = content_lines(src.data)  # the line of each row, found without a loop per line
@@ -247,7 +261,7 @@ def _jsonl(src: Source) -> tuple[pd.DataFrame, Callable[[int], tuple[int, str]]]
 
     try:
         table = pa_json.read_json(pa.BufferReader(src.data))
-        table = table.select([n for n in table.column_names if _wanted(n)])  # contexts (lists) are not read
+        table = table.select([n for n in table.column_names if _wanted(n, notes)])  # contexts (lists) are not read
         if table.num_rows == len(numbers) and all(not pa.types.is_nested(t) for t in table.schema.types):
             return table.to_pandas(), place
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
@@ -266,8 +280,9 @@ def _jsonl(src: Source) -> tuple[pd.DataFrame, Callable[[int], tuple[int, str]]]
 
 
 def _split_columns(frame: pd.DataFrame, src: Source, where: str, place: Callable[[int], tuple[int, str]],
-                   header: tuple[str, ...] | None = None) -> ParsedGrades:
-    """The query id and text columns found, the text columns dropped, every other column a grade."""
+                   header: tuple[str, ...] | None = None, notes: bool = False) -> ParsedGrades:
+    """The query id and text columns found, the text columns dropped, every other column a grade (with ``notes``, the
+    answer and reason columns kept as notes)."""
     lowered = {str(c).strip().lower(): c for c in frame.columns}
     id_col = next((lowered[a] for a in ID_COLUMNS if a in lowered), None)
     text_col = next((lowered[a] for a in TEXT_COLUMNS if a in lowered), None)
@@ -279,7 +294,40 @@ def _split_columns(frame: pd.DataFrame, src: Source, where: str, place: Callable
     return ParsedGrades("table", grades.reset_index(drop=True),
                         None if id_col is None else _ids(frame[id_col]),
                         None if text_col is None else frame[text_col].reset_index(drop=True),
-                        where, place, {"columns": tuple(header or frame.columns)})
+                        where, place, {"columns": tuple(header or frame.columns)},
+                        notes=_table_notes(frame, lowered) if notes else None)
+
+
+def _table_notes(frame: pd.DataFrame, lowered: dict) -> pd.DataFrame:
+    answer = next((lowered[a] for a in ANSWER_FIELDS if a in lowered), None)
+    reason = next((lowered[a] for a in REASON_FIELDS if a in lowered), None)
+    return answer_notes(len(frame), None if answer is None else frame[answer].tolist(),
+                        {} if reason is None else {"": frame[reason].tolist()})
+
+
+def answer_notes(n: int, answers: list | None, reasons: Mapping[str, list]) -> pd.DataFrame:
+    """``n`` rows of notes as text (None where there is none): ``answer``, then ``reason`` (the judge's reason for every
+    grade of the row, from ``reasons[""]``) and ``reason: GRADE`` (for that grade alone)."""
+    columns = {"answer": _texts(answers, n)}
+    for metric, values in reasons.items():
+        columns["reason" if not metric else f"reason: {metric}"] = _texts(values, n)
+    return pd.DataFrame(columns, dtype=object)
+
+
+def _texts(values: list | None, n: int) -> np.ndarray:
+    out = np.full(n, None, dtype=object)
+    for i, value in enumerate(values or ()):
+        out[i] = _text(value)
+    return out
+
+
+def _text(value: object) -> str | None:
+    """A cell as text: strings stripped (empty: None), missing values None, anything else as JSON."""
+    if value is None or (isinstance(value, float) and np.isnan(value)) or value is pd.NA:
+        return None
+    if isinstance(value, str):
+        return value.strip() or None
+    return json.dumps(value, ensure_ascii=False, default=str)
 
 
 def _ids(values: pd.Series) -> pd.Series:
@@ -299,7 +347,7 @@ def _ids(values: pd.Series) -> pd.Series:
 # ----------------------------------------------------------------------------- DeepEval
 
 
-def _deepeval(value: Mapping, src: Source) -> ParsedGrades:
+def _deepeval(value: Mapping, src: Source, notes: bool = False) -> ParsedGrades:
     run = value.get("testRunData", value)
     if not isinstance(run, Mapping):
         raise InputError("testRunData as a JSON object", source=src.name, text=type(run).__name__)
@@ -333,16 +381,25 @@ def _deepeval(value: Mapping, src: Source) -> ParsedGrades:
     meta = {"hyperparameters": run.get("hyperparameters") or {}}
     if run.get("identifier"):
         meta["identifier"] = run["identifier"]
+    found = None
+    if notes:  # each metric's reason (else its error), and the test case's answer
+        why = scores["reason"] if "reason" in scores.columns else pd.Series(None, index=scores.index, dtype=object)
+        if "error" in scores.columns:
+            why = why.where(why.notna(), scores["error"])
+        wide_why = scores.assign(why=why.astype(object)).pivot(index="case", columns="name", values="why").reindex(
+            index=range(len(frame)), columns=order)
+        found = answer_notes(len(frame), [c.get("actualOutput", c.get("actual_output")) for c in cases],
+                             {metric: wide_why[metric].tolist() for metric in order})
     return ParsedGrades("deepeval", wide.reset_index(drop=True).astype(object),
                         _ids(frame["name"]) if "name" in frame.columns else None,
                         frame["input"].reset_index(drop=True) if "input" in frame.columns else None,
-                        "test case", _record_place(cases), meta)
+                        "test case", _record_place(cases), meta, notes=found)
 
 
 # ----------------------------------------------------------------------------- RAGChecker
 
 
-def _ragchecker(value: Mapping, src: Source) -> ParsedGrades:
+def _ragchecker(value: Mapping, src: Source, notes: bool = False) -> ParsedGrades:
     results = _records(value.get("results"), "results", src, "result")
     frame = pd.DataFrame.from_records(results) if results else pd.DataFrame(columns=["query_id", "query", "metrics"])
     metrics = frame["metrics"] if "metrics" in frame.columns else pd.Series([None] * len(frame))
@@ -355,13 +412,15 @@ def _ragchecker(value: Mapping, src: Source) -> ParsedGrades:
     return ParsedGrades("ragchecker", grades.reset_index(drop=True).astype(object),
                         _ids(frame["query_id"]) if "query_id" in frame.columns else None,
                         frame["query"].reset_index(drop=True) if "query" in frame.columns else None,
-                        "result", _record_place(results))
+                        "result", _record_place(results),
+                        notes=answer_notes(len(results), [r.get("response") for r in results], {}) if notes else None)
 
 
 # ----------------------------------------------------------------------------- promptfoo
 
 
-def _promptfoo(value: Mapping, src: Source, run: str | None, query_var: str | None) -> ParsedGrades:
+def _promptfoo(value: Mapping, src: Source, run: str | None, query_var: str | None,
+               notes: bool = False) -> ParsedGrades:
     summary = value.get("results")
     if not isinstance(summary, Mapping) or not isinstance(summary.get("results"), list):
         raise InputError("promptfoo's results.results list (promptfoo eval -o results.json)", source=src.name)
@@ -397,9 +456,16 @@ def _promptfoo(value: Mapping, src: Source, run: str | None, query_var: str | No
     if errored.any():
         grades.loc[errored, :] = None  # the provider failed to answer: nothing was graded
     meta = {"provider": provider} if provider else {}
+    found = None
+    if notes:  # the output answered, and the grader's reason (a result that errored: its error)
+        output = [(r.get("response") or {}).get("output") if isinstance(r.get("response"), Mapping) else None
+                  for r in kept]
+        why = [(r.get("gradingResult") or {}).get("reason") if isinstance(r.get("gradingResult"), Mapping) else None
+               for r in kept]
+        found = answer_notes(len(kept), output, {"": [w if w else r.get("error") for w, r in zip(why, kept)]})
     return ParsedGrades("promptfoo", grades, _ids(frame[vars_[id_var]]) if id_var else None,
                         frame[vars_[text_var]].reset_index(drop=True) if text_var else None,
-                        "result", _record_place(kept), meta, errored)
+                        "result", _record_place(kept), meta, errored, found)
 
 
 def _one_provider(frame: pd.DataFrame, src: Source, run: str | None) -> tuple[np.ndarray, str | None]:

@@ -43,7 +43,8 @@ class GradeSet:
     ``run`` is the run the file belongs to; ``label`` names the file (its stem) when a run has several (two judges
     of the same answers). ``grades`` holds one float64 column per grade, NaN where missing, in the file's order of
     rows and columns. ``ids`` and ``texts`` are each row's query id and text (None when the file has none, or the
-    row none). ``place(i)`` gives the number and text of row ``i`` as the file has it, for messages.
+    row none). ``place(i)`` gives the number and text of row ``i`` as the file has it, for messages. ``notes``: each
+    row's answer and the judge's reasons as text, when they were asked for (`evalcore.readers.grade_parsers`).
     """
 
     run: str
@@ -58,6 +59,7 @@ class GradeSet:
     missing: dict[str, int] = field(default_factory=dict)
     metadata: dict = field(default_factory=dict)
     warnings: tuple[EvalWarning, ...] = ()
+    notes: pd.DataFrame | None = None
 
     @property
     def metrics(self) -> list[str]:
@@ -88,7 +90,8 @@ class GradeSet:
         warnings = tuple(w for w in self.warnings if w.code != "grade_missing" or
                          any(w.message.endswith(_missing_tail(m)) for m in kept))
         return GradeSet(self.run, self.label, self.format, self.source, self.grades[kept], self.ids, self.texts,
-                        self.where, self.place, {m: self.missing.get(m, 0) for m in kept}, self.metadata, warnings)
+                        self.where, self.place, {m: self.missing.get(m, 0) for m in kept}, self.metadata, warnings,
+                        self.notes)
 
     def error(self, row: int, expected: str, text: str | None = None) -> InputError:
         """The message for row ``row`` (0-based): the file, its line (or row, test case, result), ``text`` (else the
@@ -103,14 +106,15 @@ class GradeSet:
 
 
 def read_grades(source: SourceLike, *, run: str | None = None, format: str | None = None,
-                query_var: str | None = None, label: str | None = None) -> GradeSet:
+                query_var: str | None = None, label: str | None = None, notes: bool = False) -> GradeSet:
     """Read one grade file (a path, bytes or an upload) for run ``run`` (default: the file's stem).
 
     ``format`` names the tool (ragas, deepeval, ragchecker, promptfoo, table) instead of detecting it; ``query_var``
-    is the promptfoo var holding the query. Every grade is checked here (module docs)."""
+    is the promptfoo var holding the query; ``notes``: keep each row's answer and the judge's reasons too (the
+    dashboard shows them beside a query's grade). Every grade is checked here (module docs)."""
     src = open_source(source)
     fmt = detect_grades_format(src, format)
-    parsed = parse_grades(src, fmt, run=run, query_var=query_var, named=format is not None)
+    parsed = parse_grades(src, fmt, run=run, query_var=query_var, named=format is not None, notes=notes)
     stem = label or file_stem(src.name)
     name = run or stem
     if not len(parsed.grades):
@@ -133,7 +137,7 @@ def read_grades(source: SourceLike, *, run: str | None = None, format: str | Non
         warnings.append(EvalWarning("grade_errored", f"{src.name}: {plural(count, 'result')} the tool marks as an "
                                     "error (no answer to grade), left out of every grade's n", count, name))
     found = GradeSet(name, stem, parsed.format, src.name, pd.DataFrame(grades), ids, texts, parsed.where,
-                     parsed.place, missing, dict(parsed.metadata), tuple(warnings))
+                     parsed.place, missing, dict(parsed.metadata), tuple(warnings), parsed.notes)
     _check_once(found)
     return found
 

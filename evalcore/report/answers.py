@@ -152,14 +152,17 @@ def joint_sentence(j: Joint, good: float) -> str:
 def diverging_sentences(d: Diverging) -> list[str]:
     """Both ways: "bm25 finds more than tfidf for 31 queries (recall@10 strictly higher), yet answers 9 of them worse
     (faithfulness strictly lower): q1, q7, ..."."""
-    out = []
-    for better, worse, more, listed in ((d.b, d.a, d.b_finds_more, d.retrieval_better_answer_worse),
-                                        (d.a, d.b, d.a_finds_more, d.retrieval_worse_answer_better)):
-        sentence = (f"{better} finds more than {worse} for {plural(more, 'query', 'queries')} (recall@{d.k} strictly "
-                    f"higher), " + (f"yet answers {len(listed):,} of them worse ({d.metric} strictly lower)" if listed
-                                    else f"and answers none of them worse ({d.metric})"))
-        out.append(sentence + (f": {named(listed)}." if listed else "."))
-    return out
+    return [diverging_sentence(d, d.b), diverging_sentence(d, d.a)]
+
+
+def diverging_sentence(d: Diverging, better: str, names: bool = True) -> str:
+    """One way of `diverging_sentences`, ``better`` the run said to find more; ``names``: name the queries."""
+    worse, more, listed = (d.a, d.b_finds_more, d.retrieval_better_answer_worse) if better == d.b else \
+        (d.b, d.a_finds_more, d.retrieval_worse_answer_better)
+    sentence = (f"{better} finds more than {worse} for {plural(more, 'query', 'queries')} (recall@{d.k} strictly "
+                f"higher), " + (f"yet answers {len(listed):,} of them worse ({d.metric} strictly lower)" if listed
+                                else f"and answers none of them worse ({d.metric})"))
+    return sentence + (f": {named(listed)}." if listed and names else ".")
 
 
 def correlation_sentence(c: Correlation) -> str:

@@ -1,7 +1,8 @@
-"""A one-page report for a meeting: the answers on page one (the best run, the k to take, the leaderboard, each run's
-failures and the top open ones), then an appendix on pages of its own: the paired comparison, the k to take and the
-cost at the report's k with recall against k, the leaderboard drawn, how each model line moved, and where every
-number came from.
+"""A one-page report for a meeting: the answers on page one (the best run, the k to take, the leaderboard, with answer
+grades each run's mean grade beside it and one sentence on where better retrieval answers worse
+(`evalcore.report.meeting_answers`), each run's failures and the top open ones), then an appendix on pages of its
+own: the paired comparison, the answer grades in words, the k to take and the cost at the report's k with recall
+against k, the leaderboard drawn, how each model line moved, and where every number came from.
 
 `build_report` takes an `Evaluation` (and optionally the failure ledger, history and provenance);
 `report_from_workspace` fills those from a saved evaluation. The `MeetingReport` renders as
@@ -25,6 +26,8 @@ from typing import Mapping
 
 import pandas as pd
 
+from ..analyses.answer_join import DEFAULT_GOOD, join_grades
+from ..analyses.answers import AnswerStudy, answer_study
 from ..analyses.budget_report import BudgetReport
 from ..analyses.compare import ComparisonReport, compare_evaluation
 from ..analyses.decision import Decision, decide
@@ -34,6 +37,7 @@ from ..errors import UsageError, invalid_parameter
 from ..metrics.evaluation import Evaluation
 from ..metrics.failure import FAILURE_MODE, MISS_NAMES
 from ..metrics.measures import DESCRIPTIONS, Measure, check_k
+from ..readers.grades import GradeSet
 from ..safe_text import to_csv
 from ..store.workspace import Workspace
 from ..timestamps import minute
@@ -44,6 +48,7 @@ from .charts import history_spec, leaderboard_spec, recall_k_spec
 from .choose_k import choose_k_headline
 from .compare import comparison_verdict, plan_summary
 from .headlines import overview_headline
+from .meeting_answers import ANSWER_LINES, answers_json, appendix_section, diverging_line, grade_cell, grade_header
 from .meeting_render import CHART_SCALE, Safe, Section, compact_png, labels_ref, render_html, render_markdown
 from .meeting_tables import (
     FAILURE_COLUMNS,
@@ -88,6 +93,7 @@ class MeetingReport:
     warnings: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default=())
     headline: str = ""  # the Overview's headline (`evalcore.report.headlines.overview_headline`)
+    answers: AnswerStudy | None = None  # answer grades beside retrieval (`evalcore.report.meeting_answers`)
 
     @property
     def budget(self) -> BudgetReport | None:
@@ -96,9 +102,10 @@ class MeetingReport:
 
     def to_dict(self) -> dict:
         """``evalcore report --format json``: the decisions (`Decision.to_dict`) with the report's title, k and
-        headlines."""
+        headlines, and ``answers``: the answer grades (`evalcore.report.meeting_answers.answers_json`; null without
+        them)."""
         return {"title": self.title, "k": self.k, "headline": self.headline, "k_headline": self.k_headline,
-                **self.decision.to_dict()}
+                **self.decision.to_dict(), "answers": answers_json(self.answers)}
 
     @property
     def k_headline(self) -> str | None:
@@ -179,6 +186,7 @@ def build_report(
     failures: pd.DataFrame | None = None,
     history: pd.DataFrame | None = None,
     provenance: dict | None = None,
+    answers: AnswerStudy | None = None,
 ) -> MeetingReport:
     """The report of one evaluation at the chosen cutoff ``k`` (default: its largest k).
 
@@ -189,11 +197,14 @@ def build_report(
     compared with (default: the first). ``failures`` (columns `FAILURE_COLUMNS`, from the ledger)
     and ``history`` (`Workspace.history` rows) come from a workspace; without ``failures`` the
     queries each run misses at k (hit@k = 0) are listed as untracked. ``provenance`` overrides
-    what is said about where the inputs came from.
+    what is said about where the inputs came from. ``answers``: answer grades studied beside this evaluation at ``k``
+    (`evalcore.analyses.answers.answer_study`), shown beside recall.
     """
     chosen = evaluation.check_k(max(evaluation.ks) if k is None else k)
     if isinstance(top_failures, bool) or not isinstance(top_failures, int) or top_failures < 0:
         raise invalid_parameter("top_failures", "an integer >= 0", top_failures)
+    if answers is not None and answers.k not in (None, chosen):
+        raise invalid_parameter("answers", f"answer grades studied beside recall@{chosen}", f"recall@{answers.k}")
     if baseline is not None and baseline not in evaluation.run_names:
         raise UsageError(f"No run named {baseline!r} to use as baseline; runs are: {', '.join(evaluation.run_names)}.")
     metrics = tuple(dict.fromkeys(["recall@1", f"recall@{chosen}", f"hit@{chosen}", "mrr"]))
@@ -226,19 +237,23 @@ def build_report(
         title=title or f"Retrieval quality: {labels['name']}{version}, k = {chosen}",
         generated_at=provenance["generated_at"], k=chosen, leaderboard=board, metrics=metrics,
         comparison=comparison, decision=decision, failures=order_failures(failures), top_failures=top_failures,
-        history=history, provenance=provenance, headline=overview_headline(decision.best),
+        history=history, provenance=provenance, headline=overview_headline(decision.best), answers=answers,
         warnings=tuple(f"[{w.code}] x{w.count}: {w.message}" for w in evaluation.all_warnings)
         + (tuple(f"[{w.code}] x{w.count}: {w.message}" for w in budget.warnings if w.code not in
-                 {x.code for x in evaluation.all_warnings}) if budget is not None else ()),
+                 {x.code for x in evaluation.all_warnings}) if budget is not None else ())
+        + (tuple(f"[{w.code}] x{w.count}: {w.message}" for w in answers.joined.warnings) if answers else ()),
     )
 
 
 def report_from_workspace(workspace: Workspace, evaluation: int | str = "latest", *, k: int | None = None,
-                          workspace_name: str | None = None, **options) -> MeetingReport:
+                          workspace_name: str | None = None, grades: list[GradeSet] | None = None,
+                          good: float | None = None, **options) -> MeetingReport:
     """The report of a saved evaluation: recomputed from its stored files (same seed, same numbers), its
     failures annotated from the ledger (status, tags, notes, regressions in each run), each model
     line's history, and the stored provenance. ``workspace_name``: what follows "in the workspace" (default its
-    folder; the dashboard says "of the dashboard's server": a server shows its visitors no path). ``options`` are those of `build_report`."""
+    folder; the dashboard says "of the dashboard's server": a server shows its visitors no path). ``grades``: answer
+    grade files joined to the saved labels and set beside recall at k (an answer is good at ``good``, default as
+    `evalcore answers`), with the evaluation's level and seed. ``options`` are those of `build_report`."""
     saved = workspace.evaluation(evaluation)
     chosen = saved.k if k is None else k
     chosen = check_k(chosen, max(saved.ks))
@@ -263,7 +278,13 @@ def report_from_workspace(workspace: Workspace, evaluation: int | str = "latest"
         if not frame.empty:
             histories.append(frame)
     history = pd.concat(histories, ignore_index=True) if histories else None
-    return build_report(computed, k=chosen, failures=failures, history=history, provenance=provenance, **options)
+    answers = None
+    if grades:
+        joined = join_grades(grades, computed.labels, runs=list(computed.run_names))
+        answers = answer_study(joined, computed, k=chosen, good=DEFAULT_GOOD if good is None else good,
+                               level=computed.level, seed=computed.seed)
+    return build_report(computed, k=chosen, failures=failures, history=history, provenance=provenance,
+                        answers=answers, **options)
 
 
 # ----------------------------------------------------------------------------- page content
@@ -301,6 +322,9 @@ def _sections(report: MeetingReport) -> tuple[list[Section], list[Section]]:
 
     # Leaderboard
     header = [Safe("#"), Safe("run"), Safe("model")] + [Safe(f"{m} ({level}% CI)") for m in report.metrics] + [Safe("n")]
+    graded = report.answers is not None and bool(report.answers.means)
+    if graded:
+        header.append(grade_header(report.answers, level))
     show_cost = board["price_per_mtok"].notna().any() or board["dims"].notna().any()
     if show_cost:
         header += [Safe("embedding $/Mtok"), Safe("dims")]
@@ -309,6 +333,8 @@ def _sections(report: MeetingReport) -> tuple[list[Section], list[Section]]:
         cells = [Safe(str(row["rank"])), row["run"], row["model"]]
         cells += [_ci(row[m], row[f"{m}_ci_low"], row[f"{m}_ci_high"]) for m in report.metrics]
         cells.append(Safe(str(row["n"])))
+        if graded:
+            cells.append(grade_cell(report.answers, row["run"]))
         if show_cost:
             cells += [Safe("" if pd.isna(row["price_per_mtok"]) else f"{row['price_per_mtok']:g}"),
                       Safe("" if pd.isna(row["dims"]) else f"{int(row['dims'])}")]
@@ -318,6 +344,9 @@ def _sections(report: MeetingReport) -> tuple[list[Section], list[Section]]:
     notes = sorted({n for n in board["note"] if n})
     if notes:
         blocks.append(("p", [Safe("Note: "), *notes]))
+    said = diverging_line(report.answers) if graded else None
+    if said:
+        blocks.append(("p", [said]))
     out.append((f"Leaderboard at k = {report.k}", blocks))
 
     # Each run's failures, and the top open ones (as many as the page has room for; all of them in the appendix)
@@ -334,7 +363,7 @@ def _sections(report: MeetingReport) -> tuple[list[Section], list[Section]]:
                                  f"{report.k}); {len(opened)} open"
                                  + (f", {regressed} regressed in this run" if regressed else ""))])
     top = pd.concat([open_rows[open_rows["run"] == run].head(report.top_failures) for run in runs])
-    room = page_one_room(len(runs), report.top_failures)
+    room = page_one_room(len(runs), report.top_failures, ANSWER_LINES if graded else 0)
     shown, cut = page_one_failures(top, runs, room)
     full = f"Top open failures at k = {report.k} in full (up to {report.top_failures} per run, regressions first)"
     blocks = [("list", counts)]
@@ -360,6 +389,8 @@ def _sections(report: MeetingReport) -> tuple[list[Section], list[Section]]:
             base, run = report.comparison.planner_pair
             blocks.append(("p", [f"Planner ({base} vs {run}): {plan_summary(report.comparison.planner)}"]))
         appendix.append(("Paired comparison", blocks))
+    if graded:
+        appendix.append(appendix_section(report.answers))
 
     # The k to take, and the cost at the report's k
     if report.budget is not None:

@@ -133,11 +133,11 @@ def order_failures(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.loc[order].reset_index(drop=True)
 
 
-def page_one_room(runs: int, per_run: int) -> int:
+def page_one_room(runs: int, per_run: int, taken: int = 0) -> int:
     """How many top failures of each run the first page shows: ``per_run``, fewer when the runs are many (at least
-    one each; `PAGE_ONE_ROWS`, `PAGE_ONE_FAILURES`)."""
+    one each; `PAGE_ONE_ROWS`, `PAGE_ONE_FAILURES`) or other lines take ``taken`` rows (the answer grades' sentence)."""
     runs = max(1, runs)
-    return min(per_run, max(1, min(PAGE_ONE_FAILURES, PAGE_ONE_ROWS - 2 * runs) // runs))
+    return min(per_run, max(1, min(PAGE_ONE_FAILURES, PAGE_ONE_ROWS - 2 * runs - taken) // runs))
 
 
 def page_one_failures(top: pd.DataFrame, runs: Sequence[str], room: int) -> tuple[pd.DataFrame, bool]:

@@ -6,11 +6,23 @@
   (`evalcore.stats.bootstrap`: ``rng.integers(0, n, size=(rows, n))`` in blocks, counted by `count_rows`), so
   with the same seed it resamples the same queries as the intervals of the means (`SpearmanDraws` reads the very
   counts `evalcore.stats.subset_draw` draws). A resample is the original queries, each repeated as often as it was
-  drawn; its Spearman is computed exactly from those counts (ranks from cumulative counts in score order, a query
-  drawn twice tying with itself; a score of few values, such as recall@k, ranked from its values' totals), with no
-  sorting per resample. A resample in which one score is constant has no correlation and is left out; the interval
-  is of the others. The percentile interval, not BCa: BCa's acceleration for a correlation needs a jackknife of n
-  correlations.
+  drawn (a query drawn twice ties with itself); a resample in which one score is constant has no correlation and is
+  left out; the interval is of the others. The percentile interval, not BCa: BCa's acceleration for a correlation
+  needs a jackknife of n correlations.
+* **Every resample at once, exactly, no sorting per resample.** Each score is sorted once; in a resample a value's
+  mid-rank is the draws of lower values plus half its own draws plus a half, so every resample's ranks come from
+  cumulated counts, all resamples of a block in one array operation. How, by the number of distinct values
+  (`FEW`):
+
+  - **both scores few** (recall@k beside a pass/fail or 0-10 grade): the draws of each (x value, y value) cell,
+    one matrix product for every such pair at once (`_Cells`); ranks from the values' totals;
+  - **one few, one many** (recall@k beside a continuous grade): the counts cumulated in the many one's order give
+    each of its values' draws and rank; weighted by the draws and summed by the few one's values (`_Sorted`);
+  - **both many**: both ranked so, one brought into the other's order (`_Ranked`).
+
+  The sums of squared ranks come from the ties alone, ``sum w (r - (N + 1) / 2)^2 = (N^3 - N - sum(t^3 - t)) / 12``
+  (``t``: the draws of one value). Every sum is of whole or half numbers, exact in float64, so each resample's rho is
+  the same float whichever way it is computed (tests: against scipy on the resampled queries themselves).
 """
 
 from __future__ import annotations
@@ -25,6 +37,14 @@ from .intervals import check_level, check_resamples, resolve_rng
 
 _BLOCK_ELEMENTS = 1 << 21
 """Counts held at once per block (n queries x rows resamples): 16 MB of float64."""
+_CHUNK_ELEMENTS = 1 << 20
+"""Resampled counts ranked at once (rows x queries): a few MB per array."""
+FEW = 64
+"""A score with at most this many distinct values (recall@k, a pass/fail or 0-10 grade) is ranked from its values'
+resampled totals, not from cumulated counts over every query."""
+CELLS_AT_MOST = 64
+"""Two few-valued scores are summed by their (x, y) cells when they have at most this many (each cell is a column
+of one matrix product); past that, as one few and one many."""
 
 
 @dataclass(frozen=True)
@@ -59,144 +79,253 @@ def spearman(x: np.ndarray, y: np.ndarray) -> float:
     if len(x) < 2:
         return float("nan")
     rx, ry = mid_ranks(x) - (len(x) + 1) / 2, mid_ranks(y) - (len(y) + 1) / 2
-    sxx, syy = float(rx @ rx), float(ry @ ry)
+    # Sums of products of half-integers: exact in any order, so plain sums (a threaded BLAS dot waits on a busy CPU)
+    sxx, syy = float((rx * rx).sum()), float((ry * ry).sum())
     if sxx <= 0 or syy <= 0:
         return float("nan")
-    return float(np.clip(float(rx @ ry) / np.sqrt(sxx * syy), -1.0, 1.0))
+    return float(np.clip(float((rx * ry).sum()) / np.sqrt(sxx * syy), -1.0, 1.0))
 
 
-GROUPED_AT_MOST = 64
-"""A score with at most this many distinct values (recall@k, a pass/fail or 0-10 grade) is ranked from its values'
-resampled totals (one small matrix product), not from cumulative counts over every query."""
+# ----------------------------------------------------------------------------- sums shared by every pair
 
 
-class _Ranker:
-    """One score's order and tie groups, to rank it inside resamples from their counts alone."""
+class _Totals:
+    """Per resample, the draws of fixed groups of queries (a pair's cells, a score's values): columns of one
+    indicator matrix for every pair at once, one product per block. Whole numbers, summed in float32 while n is
+    below 2**24 (exact there), else in float64."""
 
-    def __init__(self, values: np.ndarray) -> None:
-        self.order = np.argsort(values, kind="stable")
-        ordered = values[self.order]
-        starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
-        self.ends = np.r_[starts[1:], len(values)] - 1
-        self.sizes = np.diff(np.r_[starts, len(values)])
-        self.position = np.empty_like(self.order)
-        self.position[self.order] = np.arange(len(values))
-        self.group = np.repeat(np.arange(len(starts)), self.sizes)[self.position]  # each query's tie group
-        self.grouped = len(starts) <= GROUPED_AT_MOST
-        self.one_hot = (self.group[:, None] == np.arange(len(starts))[None, :]).astype(np.float64) \
-            if self.grouped else None
-        self._in_order: dict[int, object] = {}
+    def __init__(self, n: int) -> None:
+        self.n, self.width = n, 0
+        self.groups: list[np.ndarray] = []
 
-    def one_hot_in(self, other: "_Ranker") -> np.ndarray:
-        """This score's one-hot groups in ``other``'s order (kept: a grade is summed by recall@k's groups once a
-        block)."""
-        key = id(other)
-        if key not in self._in_order:
-            self._in_order[key] = np.ascontiguousarray(self.one_hot[other.order])
-        return self._in_order[key]
+    def add(self, groups: np.ndarray, n_groups: int) -> slice:
+        """Columns for ``groups`` (each query's group, -1: none); their slice of `of`'s sums."""
+        self.groups.append(np.where(groups >= 0, groups + self.width, -1))
+        self.width += n_groups
+        return slice(self.width - n_groups, self.width)
 
-    def cells_with(self, other: "_Ranker") -> tuple[np.ndarray, np.ndarray]:
-        """The (this group, other group) cells the queries fall in, as ``group * other_groups + other_group``, and
-        each query's cell one-hot (kept, as `one_hot_in`)."""
-        key = -id(other)
-        if key not in self._in_order:
-            cells = self.group * len(other.sizes) + other.group
-            present, cell = np.unique(cells, return_inverse=True)
-            self._in_order[key] = (present, (cell[:, None] == np.arange(len(present))[None, :]).astype(np.float64))
-        return self._in_order[key]
+    def prepare(self) -> None:
+        self.dtype = np.float32 if self.n < 1 << 24 else np.float64
+        self.indicator = np.zeros((self.n, self.width), dtype=self.dtype)
+        for column in self.groups:
+            kept = column >= 0
+            self.indicator[np.flatnonzero(kept), column[kept]] = 1
 
-    def group_ranks(self, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Each value's draws and mid-rank in each resample, (rows, groups): the draws of lower values, plus half
-        its own draws, plus a half."""
-        drawn = counts @ self.one_hot
-        return drawn, np.cumsum(drawn, axis=1) - (drawn - 1) / 2
-
-    def sorted_ranks(self, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The counts (rows, n) in this score's order, and each query's mid-rank in each resample in that order."""
-        ordered = np.take(counts, self.order, axis=1)  # np.take: several times faster than fancy indexing here
-        cumulative = np.cumsum(ordered, axis=1)
-        if len(self.sizes) == len(self.order):  # each query its own group: before + (own + 1) / 2
-            cumulative -= (ordered - 1) / 2
-            return ordered, cumulative
-        through = cumulative[:, self.ends]
-        drawn = np.diff(through, axis=1, prepend=0.0)
-        return ordered, np.repeat(through - (drawn - 1) / 2, self.sizes, axis=1)
+    def of(self, counts: np.ndarray) -> np.ndarray:
+        """Each group's draws in each resample of ``counts`` (rows, n): (rows, width), float64."""
+        return (counts.astype(self.dtype) @ self.indicator).astype(np.float64)
 
 
-def resampled_spearman(x: np.ndarray, y: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """Spearman's rho of each resample given by ``counts`` (rows, n): how often each query was drawn."""
-    x, y = _pair(x, y)
-    return _resampled(_Ranker(x), _Ranker(y), np.asarray(counts, dtype=np.float64), {})
+def _ranks_of_totals(totals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each value's mid-rank in each resample from the values' draws (rows, groups, in value order), and each
+    resample's ``sum(t^3 - t)``."""
+    return np.cumsum(totals, axis=1) - (totals - 1) / 2, (totals**3 - totals).sum(axis=1)
 
 
-def _resampled(by_x: _Ranker, by_y: _Ranker, counts: np.ndarray, known: dict) -> np.ndarray:
-    """`resampled_spearman` from the two scores' rankers; ``known`` keeps each ranker's ranks of these counts, so a
-    score beside several others (recall@k beside each grade) is ranked once."""
-
-    def ranked(ranker: _Ranker) -> tuple[np.ndarray, np.ndarray]:
-        if id(ranker) not in known:
-            known[id(ranker)] = ranker.group_ranks(counts) if ranker.grouped else ranker.sorted_ranks(counts)
-        return known[id(ranker)]
-
-    (wx, rx), (wy, ry) = ranked(by_x), ranked(by_y)
-    sxx, syy = np.einsum("ij,ij,ij->i", wx, rx, rx), np.einsum("ij,ij,ij->i", wy, ry, ry)
-    if by_x.grouped and by_y.grouped:  # every (x value, y value) cell's draws
-        present, one_hot = by_x.cells_with(by_y)
-        drawn = counts @ one_hot
-        sxy = np.einsum("ij,ij,ij->i", drawn, rx[:, present // len(by_y.sizes)], ry[:, present % len(by_y.sizes)])
-    elif by_x.grouped or by_y.grouped:  # the grouped score's rank times the other's weighted ranks, summed by group
-        (few, r_few), (many, w_many, r_many) = ((by_x, rx), (by_y, wy, ry)) if by_x.grouped else ((by_y, ry), (by_x, wx, rx))
-        sums = (w_many * r_many) @ few.one_hot_in(many)
-        sxy = np.einsum("ij,ij->i", sums, r_few)
-    else:
-        sxy = np.einsum("ij,ij,ij->i", wx, rx, np.take(ry, by_y.position[by_x.order], axis=1))
-    n = counts.sum(axis=1)
-    centre = n * ((n + 1) / 2) ** 2
-    sxy, sxx, syy = sxy - centre, sxx - centre, syy - centre
+def _rho(drawn: np.ndarray, products: np.ndarray, ties_x: np.ndarray, ties_y: np.ndarray) -> np.ndarray:
+    """Rho of each resample from its draws ``N``, ``sum(w * rx * ry)`` and the two ties sums: NaN where a score is
+    constant."""
+    centre = drawn * ((drawn + 1) / 2) ** 2
+    sxy = products - centre
+    sxx, syy = (drawn**3 - drawn - ties_x) / 12, (drawn**3 - drawn - ties_y) / 12
     with np.errstate(invalid="ignore", divide="ignore"):
         rho = sxy / np.sqrt(sxx * syy)
     rho[(sxx <= 1e-9) | (syy <= 1e-9)] = np.nan
     return np.clip(rho, -1.0, 1.0)
 
 
+def _one_hot(groups: np.ndarray, n_groups: int) -> np.ndarray:
+    return (groups[:, None] == np.arange(n_groups)[None, :]).astype(np.float64)
+
+
+def _value_groups(values: np.ndarray, used: np.ndarray) -> tuple[np.ndarray, int]:
+    """Each query's value group among the used ones, in value order (-1: not used), and how many groups."""
+    levels, group = np.unique(values[used], return_inverse=True)
+    out = np.full(len(used), -1)
+    out[used] = group
+    return out, len(levels)
+
+
+# ----------------------------------------------------------------------------- the three ways
+
+
+class _Cells:
+    """Two few-valued scores: each (x value, y value) cell's draws in each resample (`_Totals`); ranks follow from
+    the values' totals."""
+
+    def __init__(self, j: int, x: tuple[np.ndarray, int], y: tuple[np.ndarray, int], totals: _Totals) -> None:
+        (gx, nx), (gy, ny) = x, y
+        used = gx >= 0
+        present, cell = np.unique(gx[used] * ny + gy[used], return_inverse=True)
+        groups = np.full(len(used), -1)
+        groups[used] = cell
+        self.j, self.cells = j, totals.add(groups, len(present))
+        self.cx, self.cy = present // ny, present % ny
+        self.to_x, self.to_y = _one_hot(self.cx, nx), _one_hot(self.cy, ny)
+
+    def fill(self, counts: np.ndarray, sums: np.ndarray, out: np.ndarray) -> None:
+        cells = sums[:, self.cells]
+        rx, ties_x = _ranks_of_totals(cells @ self.to_x)
+        ry, ties_y = _ranks_of_totals(cells @ self.to_y)
+        products = np.einsum("ij,ij,ij->i", cells, rx[:, self.cx], ry[:, self.cy])
+        out[:, self.j] = _rho(cells.sum(axis=1), products, ties_x, ties_y)
+
+
+class _Sorted:
+    """A few-valued score x beside a many-valued y. The queries sorted by y, then x; in a resample the counts
+    cumulated in that order, read at the end of each run of one (y, x) value and of each y value, give each run's
+    draws ``d`` and each y value's draws ``t`` and doubled mid-rank ``2 * (draws up to its end) - t + 1``; then
+    ``sum(w * rx * ry)`` is, per x value, its rank times the sum of its runs' ``d * ry`` (one weighted sum: with two
+    x values the other is the rest of ``N (N + 1) / 2``). x's draws per value come from `_Totals`."""
+
+    def __init__(self, j: int, x: tuple[np.ndarray, int], y: np.ndarray, totals: _Totals) -> None:
+        (gx, self.nx), n = x, len(y)
+        queries = np.flatnonzero(gx >= 0)
+        self.j, self.order = j, queries[np.lexsort((gx[queries], y[queries]))]
+        ys, xs = y[self.order], gx[self.order]
+        new_value = np.r_[True, ys[1:] != ys[:-1]]
+        new_run = new_value | np.r_[True, xs[1:] != xs[:-1]]
+        run_ends = np.r_[np.flatnonzero(new_run)[1:], len(xs)] - 1
+        self.run_ends = None if len(run_ends) == len(xs) else run_ends  # None: every query its own run
+        run_value = (np.cumsum(new_value) - 1)[new_run]
+        self.value_ends, self.run_value = None, None  # None: every run its own y value
+        if new_value.sum() < len(run_ends):
+            self.value_ends = np.r_[np.flatnonzero(np.diff(run_value)), len(run_value) - 1]
+            self.run_value = run_value
+        run_group = xs[new_run]
+        self.upper = (run_group == 1).astype(np.float64) if self.nx == 2 else None
+        self.in_runs = None if self.nx == 2 else _one_hot(run_group, self.nx)
+        self.draws = totals.add(gx, self.nx)
+        self.small = n < 1 << 30  # twice a rank fits in int32
+
+    def fill(self, counts: np.ndarray, sums: np.ndarray, out: np.ndarray) -> None:
+        totals = sums[:, self.draws]
+        n_drawn = totals.sum(axis=1)
+        drawn = np.take(counts, self.order, axis=1)
+        through = np.cumsum(drawn, axis=1, dtype=np.int32 if self.small else np.int64)  # draws up to each query
+        runs = drawn
+        if self.run_ends is not None:
+            through = np.take(through, self.run_ends, axis=1)  # up to each run's end
+            runs = np.diff(through, axis=1, prepend=0)
+        values = runs
+        if self.value_ends is not None:
+            through = np.take(through, self.value_ends, axis=1)  # up to each y value's end
+            values = np.diff(through, axis=1, prepend=0)
+        twice = through * 2
+        twice -= values  # twice each y value's mid-rank, minus 1 (added back below as the draws)
+        if self.run_value is not None:
+            twice = np.take(twice, self.run_value, axis=1)
+        if self.upper is not None:
+            upper = np.einsum("ij,ij,j->i", runs, twice, self.upper, dtype=np.float64) + totals[:, 1]
+            shares = np.column_stack([n_drawn * (n_drawn + 1) - upper, upper])
+        else:
+            shares = (runs * twice.astype(np.float64)) @ self.in_runs + totals
+        ties_y = np.einsum("ij,ij,ij->i", values, values, values, dtype=np.float64) - n_drawn
+        r_x, ties_x = _ranks_of_totals(totals)
+        out[:, self.j] = _rho(n_drawn, np.einsum("ij,ij->i", r_x, shares) / 2, ties_x, ties_y)
+
+
+class _Ranked:
+    """Two many-valued scores: each ranked from cumulated draws in its own order (ties from the values' ends), one
+    brought into the other's order, the products summed."""
+
+    def __init__(self, j: int, x: np.ndarray, y: np.ndarray, used: np.ndarray) -> None:
+        queries = np.flatnonzero(used)
+        self.j, self.x, self.y = j, _Ranking(x, queries), _Ranking(y, queries)
+        place = np.empty(len(used), dtype=np.intp)
+        place[self.y.order] = np.arange(len(queries))
+        self.y_in_x = place[self.x.order]
+
+    def fill(self, counts: np.ndarray, sums: np.ndarray, out: np.ndarray) -> None:
+        drawn, twice_x, ties_x = self.x.doubled_ranks(counts)
+        _, twice_y, ties_y = self.y.doubled_ranks(counts)
+        products = np.einsum("ij,ij,ij->i", drawn, twice_x, np.take(twice_y, self.y_in_x, axis=1),
+                             dtype=np.float64) / 4
+        out[:, self.j] = _rho(drawn.sum(axis=1).astype(np.float64), products, ties_x, ties_y)
+
+
+class _Ranking:
+    """One score's queries by value and its value groups, to rank it inside resamples from cumulated draws."""
+
+    def __init__(self, values: np.ndarray, queries: np.ndarray) -> None:
+        own = values[queries]
+        by_value = np.argsort(own, kind="stable")
+        self.order, ordered = queries[by_value], own[by_value]
+        starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+        self.ends = np.r_[starts[1:], len(own)] - 1
+        self.tied = len(starts) < len(own)
+        self.group = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(own)]))
+
+    def doubled_ranks(self, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The draws in this order (rows, m), twice each query's mid-rank in each resample, and ``sum(t^3 - t)``."""
+        drawn = np.take(counts, self.order, axis=1).astype(np.int64)
+        through = np.cumsum(drawn, axis=1)
+        ties = drawn
+        if self.tied:
+            at_end = through[:, self.ends]
+            ties = np.diff(at_end, axis=1, prepend=0)
+            through = np.take(at_end, self.group, axis=1)
+            drawn_tied = np.take(ties, self.group, axis=1)
+            return drawn, 2 * through - drawn_tied + 1, (ties**3 - ties).sum(axis=1).astype(np.float64)
+        return drawn, 2 * through - drawn + 1, (ties**3 - ties).sum(axis=1).astype(np.float64)
+
+
+# ----------------------------------------------------------------------------- resamples of one draw
+
+
+def resampled_spearman(x: np.ndarray, y: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Spearman's rho of each resample given by ``counts`` (rows, n): how often each query was drawn."""
+    x, y = _pair(x, y)
+    found = SpearmanDraws([(x, y, np.ones(len(x), dtype=bool))], len(counts), every_pair=True)
+    found.add(counts, 0)
+    return found.draws[:, 0]
+
+
 class SpearmanDraws:
     """The resampled Spearman's rho of several score pairs, each over its own queries of one set of ``n``, filled
     block by block from the counts of one draw (`evalcore.stats.subset_draw.subset_deviations`' ``each_block``): a
     resample's rho is over the drawn queries the pair uses. ``pairs`` are (x, y, used) over all ``n`` queries; the
-    first ``n_resamples`` resamples of the draw are read."""
+    first ``n_resamples`` resamples of the draw are read. Pairs whose point is undefined, or with fewer than 3
+    queries, are not resampled (``every_pair``: resample them too)."""
 
-    def __init__(self, pairs: list[tuple[np.ndarray, np.ndarray, np.ndarray]], n_resamples: int) -> None:
+    def __init__(self, pairs: list[tuple[np.ndarray, np.ndarray, np.ndarray]], n_resamples: int,
+                 every_pair: bool = False) -> None:
         self.n_resamples = n_resamples
         self.used = [np.asarray(used, dtype=bool) for _, _, used in pairs]
-        self.points = [spearman(np.asarray(x)[used], np.asarray(y)[used]) for (x, y, _), used in zip(pairs, self.used)]
+        values = [(np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)) for x, y, _ in pairs]
+        self.points = [spearman(x[used], y[used]) for (x, y), used in zip(values, self.used)]
         self.draws = np.full((n_resamples, len(pairs)), np.nan)
-        rankers: dict[bytes, _Ranker] = {}
-
-        def ranker(values: np.ndarray, used: np.ndarray) -> _Ranker:
-            filled = np.where(used, np.asarray(values, dtype=np.float64), 0.0)  # unused queries weigh nothing
-            key = filled.tobytes()
-            if key not in rankers:
-                rankers[key] = _Ranker(filled)
-            return rankers[key]
-
-        self.jobs = [(ranker(x, used), ranker(y, used)) for (x, y, _), used in zip(pairs, self.used)]
-        self.groups: dict[bytes, list[int]] = {}
-        for j, used in enumerate(self.used):
-            if np.isfinite(self.points[j]) and used.sum() >= 3:
-                self.groups.setdefault(np.packbits(used).tobytes(), []).append(j)
+        n = len(self.used[0]) if pairs else 0
+        self.totals = _Totals(n)
+        self.jobs: list[_Cells | _Sorted | _Ranked] = []
+        for j, ((x, y), used) in enumerate(zip(values, self.used)):
+            if not used.any() or not every_pair and not (np.isfinite(self.points[j]) and used.sum() >= 3):
+                continue
+            (gx, nx), (gy, ny) = _value_groups(x, used), _value_groups(y, used)
+            if max(nx, ny) <= FEW and len(np.unique(gx[used] * ny + gy[used])) <= CELLS_AT_MOST:
+                self.jobs.append(_Cells(j, (gx, nx), (gy, ny), self.totals))
+            elif nx <= FEW or ny <= FEW:
+                self.jobs.append(_Sorted(j, (gx, nx), y, self.totals) if nx <= ny else
+                                 _Sorted(j, (gy, ny), x, self.totals))
+            else:
+                self.jobs.append(_Ranked(j, x, y, used))
+        self.totals.prepare()
+        self.groups = bool(self.jobs)  # anything to resample
 
     def add(self, counts: np.ndarray, start: int) -> None:
-        """Read the drawn counts (rows, n) of resamples ``start`` onwards."""
+        """Read the drawn counts (rows, n; whole numbers) of resamples ``start`` onwards."""
         rows = min(len(counts), self.n_resamples - start)
-        if rows <= 0:
+        if rows <= 0 or not self.groups:
             return
-        counts = counts[:rows].astype(np.float64, copy=False)
-        for members in self.groups.values():
-            used = self.used[members[0]]
-            weights = counts if used.all() else counts * used
-            known: dict = {}
-            for j in members:
-                self.draws[start:start + rows, j] = _resampled(*self.jobs[j], weights, known)
+        counts = counts[:rows]
+        if counts.dtype.kind == "f":
+            counts = counts.astype(np.int64)
+        out = self.draws[start:start + rows]
+        sums = self.totals.of(counts)
+        step = max(1, _CHUNK_ELEMENTS // max(counts.shape[1], 1))
+        for first in range(0, rows, step):
+            for job in self.jobs:
+                job.fill(counts[first:first + step], sums[first:first + step], out[first:first + step])
 
     def intervals(self, level: float, seed: int | None) -> list[RankCorrelation]:
         """Each pair's rho with its percentile interval over the resamples where it is defined."""

@@ -10,6 +10,8 @@ front end to put into words:
 * `reveal_holdout` - unseal the holdout on purpose: the view is recorded (who, when, which labels and runs).
 * `flag_for_rejudging` - queue queries whose labels look wrong for blind re-judging (labels never edited).
 * `save_judging_round` - turn a blind judging round into a new label-set version.
+* `save_marks`, `adjudicate`, `freeze_panel` - several judges: each person's marks kept apart, disagreements
+  decided, the result frozen as one new label-set version.
 * `add_cases` - add or correct labeled cases, as a new label-set version (`add_production_miss`: one query seen
   failing in production, with its relevant docs).
 * `edit_entry` - change a failure-ledger entry's status, cause tags or note.
@@ -28,9 +30,10 @@ from .deletion import delete
 from .evaluations import SavedRound, save_evaluation
 from .holdout import reveal_holdout
 from .ledger import edit_entry
-from .rejudging import Flagged, flag_for_rejudging, save_judging_round
+from .rejudging import Flagged, adjudicate, flag_for_rejudging, freeze_panel, save_judging_round, save_marks
 from .session import Session
 from .uploads import record_upload
 
-__all__ = ["AddedCases", "Flagged", "SavedRound", "Session", "add_cases", "add_production_miss", "delete", "edit_entry", "flag_for_rejudging",
-           "record_upload", "reveal_holdout", "save_evaluation", "save_judging_round"]
+__all__ = ["AddedCases", "Flagged", "SavedRound", "Session", "add_cases", "add_production_miss", "adjudicate", "delete",
+           "edit_entry", "flag_for_rejudging", "freeze_panel", "record_upload", "reveal_holdout", "save_evaluation",
+           "save_judging_round", "save_marks"]

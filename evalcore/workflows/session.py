@@ -2,11 +2,11 @@
 
 Each front end builds one per command (the CLI, for the person at the terminal) or per signed-in visitor (the
 dashboard), and changes the workspace only through it: storing a file or a saved view, recording an upload, saving
-an evaluation, revealing the holdout, flagging and judging, adding label-set versions, editing the failure ledger,
-deleting, sweeping unreferenced files. Every method checks the person's role first (`evalcore.access.require`:
-`NotPermitted` before anything is written) and stores the change together with the event that records it, in one
-transaction (`Workspace.atomic`): a process killed between the two leaves neither. Reading needs no session: use the
-`Workspace` itself (``session.workspace``).
+an evaluation, revealing the holdout, flagging and judging (alone, or by several people: marks, adjudication, the
+freeze), adding label-set versions, editing the failure ledger, deleting, sweeping unreferenced files. Every method
+checks the person's role first (`evalcore.access.require`: `NotPermitted` before anything is written) and stores the
+change together with the event that records it, in one transaction (`Workspace.atomic`): a process killed between
+the two leaves neither. Reading needs no session: use the `Workspace` itself (``session.workspace``).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from .deletion import delete
 from .evaluations import SavedRound, save_evaluation
 from .holdout import reveal_holdout
 from .ledger import edit_entry
-from .rejudging import Flagged, flag_for_rejudging, save_judging_round
+from .rejudging import Flagged, adjudicate, flag_for_rejudging, freeze_panel, save_judging_round, save_marks
 from .uploads import record_upload
 
 STORE_FILE = "store file"
@@ -89,12 +89,12 @@ class Session:
 
     def record_upload(self, *, labels: LabelSet | None = None, labels_file: StoredFile | None = None,
                       runs: Sequence[tuple[Run, StoredFile, str | None]] = (), documents: StoredFile | None = None,
-                      chunk_maps: Sequence[tuple[str, StoredFile]] = ()) -> tuple[LabelVersion | None,
-                                                                                 list[StoredRun]]:
-        """Uploaded labels and runs kept as a label-set version and stored runs; documents and chunk maps logged
-        (`evalcore.workflows.uploads.record_upload`)."""
+                      chunk_maps: Sequence[tuple[str, StoredFile]] = (),
+                      grades: Sequence[tuple[str, StoredFile]] = ()) -> tuple[LabelVersion | None, list[StoredRun]]:
+        """Uploaded labels and runs kept as a label-set version and stored runs; documents, chunk maps and answer-grade
+        files logged (`evalcore.workflows.uploads.record_upload`)."""
         return record_upload(self.workspace, actor=self.actor, labels=labels, labels_file=labels_file,
-                                     runs=runs, documents=documents, chunk_maps=chunk_maps)
+                             runs=runs, documents=documents, chunk_maps=chunk_maps, grades=grades)
 
     # ------------------------------------------------------------------ evaluations and label sets
 
@@ -117,6 +117,19 @@ class Session:
         """A blind judging round as a new label-set version (`evalcore.workflows.rejudging.save_judging_round`)."""
         return save_judging_round(self.workspace, label_set, pool, marks, actor=self.actor, base=base,
                                             base_file=base_file)
+
+    def save_marks(self, label_set: str, pool: JudgingPool, marks: Mapping[str, object]) -> int:
+        """This person's marks on a pool, kept apart from other judges' (`evalcore.workflows.rejudging.save_marks`)."""
+        return save_marks(self.workspace, label_set, pool, marks, actor=self.actor)
+
+    def adjudicate(self, label_set: str, query: str, decisions: Mapping[str, object], *, note: str = "") -> int:
+        """Decide pairs the judges disagree on (`evalcore.workflows.rejudging.adjudicate`)."""
+        return adjudicate(self.workspace, label_set, query, decisions, actor=self.actor, note=note)
+
+    def freeze_panel(self, label_set: str, *, base: LabelSet | None = None,
+                     base_file: StoredFile | None = None) -> LabelVersion:
+        """The judges' marks as one new label-set version (`evalcore.workflows.rejudging.freeze_panel`)."""
+        return freeze_panel(self.workspace, label_set, actor=self.actor, base=base, base_file=base_file)
 
     def add_cases(self, label_set: str, source: str | os.PathLike | bytes, *, format: str | None = None,
                   note: str | None = None, name: str | None = None) -> AddedCases:

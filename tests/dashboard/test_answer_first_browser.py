@@ -28,6 +28,7 @@ def on_first_screen(page: Page, selector: str, viewport: dict) -> dict:
     ("", "Best run: tuned ("),
     ("failures?k=10", "At k = 10, "),
     ("sources?k=10", "Customers' queries score "),
+    ("answers?k=1", "tuned retrieves better than base for 39 queries but answers 12 of them worse"),
 ])
 def test_each_headline_is_on_the_first_screen(screen: Page, server: str, path: str, opening: str) -> None:
     open_page(screen, f"{server}/{path}")

@@ -92,6 +92,25 @@ def test_many_long_named_runs_with_long_notes_still_fit_page_one(browser: Browse
     assert _squeezed("the label may be wrong here; " * 12) in _squeezed(" ".join(pages[1:]))  # the note in full
 
 
+def test_the_answer_grades_stay_on_page_one(browser: Browser, tmp_path) -> None:
+    # The sample with its answer grades (base's and tuned's): the grade column and its sentence join page one, the
+    # failures give up a line, and the appendix still starts page two.
+    target = tmp_path / "graded.html"
+    runs = [a for r in RUNS for a in ("--run", SAMPLE / f"{r}.trec")]
+    grades = [a for r in ("base", "tuned") for a in ("--grades", f"{r}={SAMPLE / 'answers' / f'{r}.deepeval.json'}")]
+    done = run_cli("report", "--labels", SAMPLE / "labels.tsv", *runs, "--docs", SAMPLE / "docs.jsonl", *grades,
+                   "--output", target)
+    assert done.returncode == 0, done.stderr
+    pages = pdf_pages(print_a4(browser, target))
+    first = _squeezed(pages[0])
+    assert _first_page_with(pages, "Appendix: details") == 1, pages[0]
+    for text in ("answer grade: Correctness (95% CI; n graded)", "0.7143 (0.6718 to 0.7531; n = 224)", "not graded",
+                 "base finds more than tuned for 8 queries (recall@10 strictly higher), yet answers 3 of them worse",
+                 "tuned-256d: 25 of 224 queries found nothing relevant at k = 10"):
+        assert _squeezed(text) in first, text
+    assert _squeezed("Answer grades beside retrieval") in _squeezed(" ".join(pages[1:]))
+
+
 # ----------------------------------------------------------------------------- printing and reading the PDF
 
 

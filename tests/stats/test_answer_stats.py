@@ -1,5 +1,6 @@
-"""The statistics behind `evalcore answers`: Spearman's rho inside resamples (from counts, no sorting) against
-scipy on the resampled data itself, Cohen's kappa against a plain loop, and one draw serving columns with gaps."""
+"""The statistics behind `evalcore answers`: Spearman's rho inside resamples (from counts, no sorting; every way it
+is computed) against scipy on the resampled data itself, Cohen's kappa against a plain loop, one draw serving
+columns with gaps, and paired differences summed through their grades exactly as the full product sums them."""
 
 from __future__ import annotations
 
@@ -12,11 +13,12 @@ from hypothesis import strategies as st
 from scipy.stats import spearmanr
 
 from evalcore.stats.agreement import cohen_kappa, kappa_interval
-from evalcore.stats.bootstrap import count_rows
+from evalcore.stats.bootstrap import count_rows, on_grid
 from evalcore.stats.intervals import bca_intervals, mean_intervals
+from evalcore.stats.paired import paired_differences
 from evalcore.stats.rank_correlation import SpearmanDraws, mid_ranks, resampled_spearman, spearman, \
     spearman_intervals
-from evalcore.stats.subset_draw import subset_deviations, subset_intervals
+from evalcore.stats.subset_draw import DifferenceProducts, subset_deviations, subset_intervals
 
 scores = st.lists(st.sampled_from([0.0, 0.25, 0.5, 1.0]), min_size=2, max_size=40) | \
     st.lists(st.floats(0, 1), min_size=2, max_size=40)
@@ -121,3 +123,56 @@ def test_one_draw_for_columns_with_and_without_gaps() -> None:
         expected = np.nanmean(gappy[draw], axis=1) - own.mean()
     assert deviations[:, 3] == pytest.approx(expected, abs=1e-12, nan_ok=True)
     assert subset_intervals(np.full((3, 1), np.nan), None, 0.95, 300, 9) == [None]
+
+
+def _kinds(rng: np.random.Generator, n: int) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Score pairs that take each of the ways a resample's rho is computed (few or many values, ties or none)."""
+    binary = (rng.random(n) < 0.5) * 1.0
+    return {
+        "few x few": (rng.integers(0, 5, n) / 4, rng.integers(0, 3, n) / 2),
+        "few x few, many cells": (rng.integers(0, 30, n) / 29, rng.integers(0, 40, n) / 39),
+        "binary x continuous": (binary, rng.random(n)),
+        "continuous x binary": (rng.random(n), binary),
+        "few x tied": (rng.integers(0, 5, n) / 4, rng.random(n).round(2)),
+        "binary x tied within and across": (binary, rng.integers(0, 90, n) / 89),
+        "continuous x continuous": (rng.random(n), rng.random(n)),
+        "tied x continuous": (rng.random(n).round(2), rng.random(n)),
+    }
+
+
+@pytest.mark.parametrize("kind", list(_kinds(np.random.default_rng(0), 10)))
+def test_every_way_of_ranking_resamples_is_scipys_on_the_resampled_queries(kind) -> None:
+    rng = np.random.default_rng(11)
+    n = 240
+    x, y = _kinds(rng, n)[kind]
+    used = rng.random(n) < 0.9
+    draw = rng.integers(0, n, size=(40, n), dtype=np.int32)
+    found = SpearmanDraws([(x, y, used)], 40)
+    found.add(count_rows(draw, n), 0)  # small whole numbers, as the shared draw hands them over
+    for row, rho in zip(draw, found.draws[:, 0]):
+        picked = row[used[row]]
+        assert rho == pytest.approx(_scipy(x[picked], y[picked]), abs=1e-12)
+    assert found.points[0] == pytest.approx(_scipy(x[used], y[used]), abs=1e-12)
+
+
+def test_hinted_products_are_the_full_product_to_the_last_bit() -> None:
+    rng = np.random.default_rng(5)
+    n = 400
+    grades = rng.integers(0, 8, (n, 3)) / 7
+    grades[rng.random((n, 3)) < 0.02] = np.nan
+    both = ~np.isnan(grades[:, 0]) & ~np.isnan(grades[:, 1])
+    diff = np.full(n, np.nan)
+    diff[both] = paired_differences(grades[both, 1], grades[both, 0])  # on the grid, as `answer_study` makes them
+    wrong = np.where(both, grades[:, 2] - grades[:, 0], np.nan)  # hinted as column 1 - column 0: not so, kept dense
+    values = np.column_stack([grades, diff, wrong])
+    hints = [None, None, None, (0, 1), (0, 1)]
+    with_hints = subset_deviations(values, 500, np.random.default_rng(3), differences=hints)
+    without = subset_deviations(values, 500, np.random.default_rng(3))
+    assert np.array_equal(with_hints, without, equal_nan=True)
+    gridded = on_grid(np.nan_to_num(values))
+    product = DifferenceProducts(gridded[:, 3:], gridded[:, :3], [(0, 1), (0, 1)])
+    assert [j for j, _, _ in product.derived] == [0]  # the true hint is used, the false one is not
+    bits = rng.integers(0, 2, (n, 64)).astype(np.float64)
+    out = np.empty((64, 2))
+    product(bits, out)
+    assert np.array_equal(out, bits.T @ gridded[:, 3:])
