@@ -57,14 +57,15 @@ def index_choice(report: IndexSizeReport) -> IndexChoice:
     """The index to take from ``report`` by the rule in this module's docstring."""
     worse = tuple(item.name for item in report.variants[1:] if _worse(report.comparisons.get(item.name)))
     candidates = [item for item in report.variants if item.name not in worse]
-    if any(item.variant.index is not None for item in report.variants):
-        order = lambda item: (-_speed(item), item.index_bytes, -_mean(report, item))  # noqa: E731
-    else:
-        order = lambda item: (item.index_bytes, -_speed(item), -_mean(report, item))  # noqa: E731
+    by_speed = any(item.variant.index is not None for item in report.variants)
+
+    def order(item: VariantRun) -> tuple:
+        speed, size, mean = -_speed(item), item.index_bytes, -_mean(report, item)
+        return (speed, size, mean) if by_speed else (size, speed, mean)
+
     take = min(candidates, key=order)
     return IndexChoice(take, report.reference, report.metric, report.comparisons.get(take.name),
-                       report.ratio(take), worse, by_speed=any(item.variant.index is not None
-                                                               for item in report.variants))
+                       report.ratio(take), worse, by_speed)
 
 
 def _worse(found: Comparison | None) -> bool:
