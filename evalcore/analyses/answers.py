@@ -23,6 +23,7 @@ queries in Python.
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -199,9 +200,9 @@ def _drawn(joined: JoinedGrades, recall: dict[str, np.ndarray], k: int | None, l
     hints = [(column[a, metric], column[b, metric]) for a, b, metric in pairs]  # each difference: b's grade - a's
     deviations = None
     if needs_draw(grades) or needs_draw(diffs, wilson=False) or (spearman is not None and spearman.groups):
-        deviations = subset_deviations(np.hstack([grades, diffs]), n_resamples, generator,
-                                       spearman.add if spearman is not None else None,
-                                       [None] * grades.shape[1] + hints)
+        with spearman.beside() if spearman is not None else nullcontext() as each_block:
+            deviations = subset_deviations(np.hstack([grades, diffs]), n_resamples, generator, each_block,
+                                           [None] * grades.shape[1] + hints)
     split = grades.shape[1]
     found = subset_intervals(grades, None if deviations is None else deviations[:, :split], level, n_resamples, seed)
     out_means = [GradeMean(run, metric, interval, int((~np.isnan(values)).sum()))

@@ -161,7 +161,10 @@ def grade_values(parsed: ParsedGrades, column: object, source: str) -> tuple[np.
         gap = values.isna().to_numpy()
         text = values.astype(object).where(~gap, "").astype(str).str.strip().str.lower()
         missing = gap | text.isin(MISSING).to_numpy()
-        word = text.map(WORDS).to_numpy(dtype=np.float64, na_value=np.nan)
+        word = np.full(len(text), np.nan)
+        is_word = text.isin(WORDS).to_numpy()
+        if is_word.any():  # mapped only where there are words: a map over every cell costs more than the parse
+            word[is_word] = text[is_word].map(WORDS).to_numpy(dtype=np.float64)
         numbers = np.where(np.isnan(word), pd.to_numeric(text.where(~missing & np.isnan(word)), errors="coerce")
                            .to_numpy(dtype=np.float64, na_value=np.nan), word)
         bad = ~missing & ~((numbers >= 0) & (numbers <= 1))

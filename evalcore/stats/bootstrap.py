@@ -31,8 +31,9 @@ import numpy as np
 _BLOCK_ELEMENTS = 1 << 22
 """Index draws held in memory at once (4M int32 + 4M float64 counts = 48 MB)."""
 
-_COUNT_ROWS = 4
-"""Resamples counted by one ``np.bincount`` (their bins, 4 x n int64, stay in the CPU's cache)."""
+_COUNT_BINS = 1 << 15
+"""Bins counted by one ``np.bincount`` (256 KB of int64: they stay in the CPU's cache): one resample of 20,000
+queries, or several of a few hundred, each shifted to its own bins."""
 
 FLOAT32_EXACT = 1 << 24
 """Integers up to this are exact in float32: so is any sum of them that stays within it."""
@@ -117,7 +118,8 @@ class ExactProducts:
             curve[1:] = (changes < SPARSE_SHARE * self.n) & (exponents[1:] == exponents[:-1])
         self.curve = np.flatnonzero(curve)
         self.dense = np.flatnonzero(~curve)
-        self.values = np.ascontiguousarray(gridded[:, self.dense])
+        values = gridded[:, self.dense]
+        self.values_t = np.ascontiguousarray(values.T)  # the product's left side: see `__call__`
         # Chains of consecutive curve columns; each hangs from the dense column on its left.
         breaks = np.flatnonzero(np.diff(self.curve) != 1) + 1
         self.chains = [(int(a), int(b)) for a, b in zip(np.r_[0, breaks], np.r_[breaks, len(self.curve)]) if b > a]
@@ -129,18 +131,20 @@ class ExactProducts:
         # Every column narrow: a resample's counts add up to n, so its sums stay within float32's integers.
         self.narrow_values: np.ndarray | None = None
         if not len(self.curve):
-            unit, top = integer_units(self.values)
+            unit, top = integer_units(values)
             if (top * self.n <= FLOAT32_EXACT).all():
                 self.narrow_units = unit
-                self.narrow_values = (self.values / unit).astype(np.float32)
+                self.narrow_values = (values / unit).astype(np.float32)
 
     def __call__(self, columns: np.ndarray, out: np.ndarray) -> None:
         """Write ``columns.T @ gridded`` into ``out`` (m, n_cols); ``columns`` is (n, m), C-ordered,
-        each column one resample's counts (or flip bits): the transposed layout the sparse product reads."""
+        each column one resample's counts (or flip bits): the transposed layout the sparse product reads.
+        Computed as ``gridded.T @ columns``: the same exact sums, and BLAS runs a few wide columns against
+        many resamples about twice as fast that way round as many resamples against a few columns."""
         if not len(self.curve):
-            np.matmul(columns.T, self.values, out=out)
+            out[...] = (self.values_t @ columns).T
             return
-        dense = columns.T @ self.values
+        dense = (self.values_t @ columns).T
         stepped = (self.steps @ columns).T
         out[:, self.dense] = dense
         for (a, b), anchor in zip(self.chains, self.anchors):
@@ -172,22 +176,22 @@ class ExactProducts:
         self(columns, out)
 
 
-def count_rows(draw: np.ndarray, n: int) -> np.ndarray:
+def count_rows(draw: np.ndarray, n: int, out: np.ndarray | None = None) -> np.ndarray:
     """How often each query appears in each resample: (rows, n) small integers from a (rows, n) index draw.
 
-    `_COUNT_ROWS` resamples at a time go through one ``np.bincount``, each shifted to its own n bins;
-    a count is at most the resample size ``n``, so 16 bits hold it below 65,536 queries.
+    Up to `_COUNT_BINS` bins go through one ``np.bincount``: one resample of many queries, or several of few,
+    each shifted to its own n bins. A count is at most the resample size ``n``, so 16 bits hold it below 65,536
+    queries. ``out``: a (rows, n) array to count into instead (float64 for a matrix product: no small-integer
+    copy on the way), returned.
     """
     rows = draw.shape[0]
-    counts = np.empty((rows, n), dtype=np.uint16 if n < 1 << 16 else np.uint32)
-    step = min(_COUNT_ROWS, rows)
+    counts = np.empty((rows, n), dtype=np.uint16 if n < 1 << 16 else np.uint32) if out is None else out
+    step = max(1, min(rows, _COUNT_BINS // max(n, 1)))
     shifts = (np.arange(step, dtype=np.int64) * n)[:, None]
-    shifted = np.empty((step, draw.shape[1]), dtype=np.int64)
     for start in range(0, rows, step):
         block = draw[start:start + step]
-        here = shifted[:len(block)]
-        np.add(block, shifts[:len(block)], out=here)
-        counts[start:start + len(block)] = np.bincount(here.ravel(), minlength=len(block) * n).reshape(-1, n)
+        drawn = block[0] if step == 1 else (block + shifts[:len(block)]).ravel()
+        counts[start:start + len(block)] = np.bincount(drawn, minlength=len(block) * n).reshape(-1, n)
     return counts
 
 
@@ -227,7 +231,8 @@ def prefetched(draw: Callable[[int], np.ndarray], sizes: list[int]) -> Iterator[
 
     NumPy releases the GIL while it fills a draw, so the caller's counting and products of block i
     overlap the draw of block i+1. Draws stay in order from the one generator, so the stream, and
-    every result, are exactly those of a plain loop.
+    every result, are exactly those of a plain loop. Block i+2 is drawn only once the caller is done
+    with block i, so two buffers taking turns can hold what ``draw`` returns.
     """
     if len(sizes) < 3:
         for rows in sizes:

@@ -16,17 +16,24 @@
 
   - **both scores few** (recall@k beside a pass/fail or 0-10 grade): the draws of each (x value, y value) cell,
     one matrix product for every such pair at once (`_Cells`); ranks from the values' totals;
-  - **one few, one many** (recall@k beside a continuous grade): the counts cumulated in the many one's order give
-    each of its values' draws and rank; weighted by the draws and summed by the few one's values (`_Sorted`);
+  - **one few, one many** (recall@k beside a continuous grade): sparse products of the counts, turned over, give
+    the draws of each of the many one's values (split by the few one's), cumulated into its ranks; weighted by the
+    draws and summed by the few one's values (`_Sorted`);
   - **both many**: both ranked so, one brought into the other's order (`_Ranked`).
 
   The sums of squared ranks come from the ties alone, ``sum w (r - (N + 1) / 2)^2 = (N^3 - N - sum(t^3 - t)) / 12``
   (``t``: the draws of one value). Every sum is of whole or half numbers, exact in float64, so each resample's rho is
   the same float whichever way it is computed (tests: against scipy on the resampled queries themselves).
+* **Beside the products**: `SpearmanDraws.beside` reads each block on a thread of its own while the caller goes on
+  with the block's other sums.
 """
 
 from __future__ import annotations
 
+from collections import deque
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -37,6 +44,8 @@ from .intervals import check_level, check_resamples, resolve_rng
 
 _BLOCK_ELEMENTS = 1 << 21
 """Counts held at once per block (n queries x rows resamples): 16 MB of float64."""
+_WAITING_BLOCKS = 2
+"""Blocks of copied counts `SpearmanDraws.beside` lets wait for its thread: the caller runs at most this far ahead."""
 _CHUNK_ELEMENTS = 1 << 20
 """Resampled counts ranked at once (rows x queries): a few MB per array."""
 FEW = 64
@@ -90,13 +99,15 @@ def spearman(x: np.ndarray, y: np.ndarray) -> float:
 
 
 class _Totals:
-    """Per resample, the draws of fixed groups of queries (a pair's cells, a score's values): columns of one
-    indicator matrix for every pair at once, one product per block. Whole numbers, summed in float32 while n is
-    below 2**24 (exact there), else in float64."""
+    """Per resample, the draws of fixed groups of queries (a pair's cells, a score's values): rows of one indicator
+    matrix for every pair at once, one product per block with the counts turned over (n, rows). Whole numbers, in
+    ``dtype``: float32 while twice n is below 2**24 (exact there, and so are the doubled ranks `_Sorted` makes from
+    them), else float64."""
 
     def __init__(self, n: int) -> None:
         self.n, self.width = n, 0
         self.groups: list[np.ndarray] = []
+        self.dtype = np.float32 if 2 * n < 1 << 24 else np.float64
 
     def add(self, groups: np.ndarray, n_groups: int) -> slice:
         """Columns for ``groups`` (each query's group, -1: none); their slice of `of`'s sums."""
@@ -105,15 +116,15 @@ class _Totals:
         return slice(self.width - n_groups, self.width)
 
     def prepare(self) -> None:
-        self.dtype = np.float32 if self.n < 1 << 24 else np.float64
-        self.indicator = np.zeros((self.n, self.width), dtype=self.dtype)
+        self.indicator = np.zeros((self.width, self.n), dtype=self.dtype)
         for column in self.groups:
             kept = column >= 0
-            self.indicator[np.flatnonzero(kept), column[kept]] = 1
+            self.indicator[column[kept], np.flatnonzero(kept)] = 1
 
-    def of(self, counts: np.ndarray) -> np.ndarray:
-        """Each group's draws in each resample of ``counts`` (rows, n): (rows, width), float64."""
-        return (counts.astype(self.dtype) @ self.indicator).astype(np.float64)
+    def of(self, columns: np.ndarray) -> np.ndarray:
+        """Each group's draws in each resample of ``columns`` (n, rows: the counts turned over, in ``dtype``):
+        (rows, width), float64."""
+        return (self.indicator @ columns).T.astype(np.float64)
 
 
 def _ranks_of_totals(totals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -163,7 +174,7 @@ class _Cells:
         self.cx, self.cy = present // ny, present % ny
         self.to_x, self.to_y = _one_hot(self.cx, nx), _one_hot(self.cy, ny)
 
-    def fill(self, counts: np.ndarray, sums: np.ndarray, out: np.ndarray) -> None:
+    def fill(self, counts: np.ndarray, columns: np.ndarray, sums: np.ndarray, out: np.ndarray) -> None:
         cells = sums[:, self.cells]
         rx, ties_x = _ranks_of_totals(cells @ self.to_x)
         ry, ties_y = _ranks_of_totals(cells @ self.to_y)
@@ -172,55 +183,51 @@ class _Cells:
 
 
 class _Sorted:
-    """A few-valued score x beside a many-valued y. The queries sorted by y, then x; in a resample the counts
-    cumulated in that order, read at the end of each run of one (y, x) value and of each y value, give each run's
-    draws ``d`` and each y value's draws ``t`` and doubled mid-rank ``2 * (draws up to its end) - t + 1``; then
-    ``sum(w * rx * ry)`` is, per x value, its rank times the sum of its runs' ``d * ry`` (one weighted sum: with two
-    x values the other is the rest of ``N (N + 1) / 2``). x's draws per value come from `_Totals`."""
+    """A few-valued score x beside a many-valued y. Each run of queries sharing one (y value, x value) is a row of a
+    sparse 0/1 matrix over the queries, and each y value a row of one over the runs, so two sparse products with the
+    counts turned over (n, rows) give every run's draws ``d`` and every y value's draws ``t`` in each resample (a
+    pass over the queries for all resamples at once, rather than cumulating each resample's counts); the values'
+    draws cumulated give each one's doubled mid-rank ``2 * (draws up to its end) - t + 1``. Then ``sum(w * rx * ry)``
+    is, per x value, its rank times the sum of its runs' ``d * ry``: one more sparse product, x's first value taking
+    the rest of ``N (N + 1)`` (twice the ranks add up to that). x's draws per value come from `_Totals`. Every
+    number is whole, exact in float32 below 2**24 and in float64 past that (products)."""
 
     def __init__(self, j: int, x: tuple[np.ndarray, int], y: np.ndarray, totals: _Totals) -> None:
-        (gx, self.nx), n = x, len(y)
+        import scipy.sparse as sparse  # not at import: the dashboard's cold start reads this module
+
+        (gx, nx), n = x, len(y)
         queries = np.flatnonzero(gx >= 0)
-        self.j, self.order = j, queries[np.lexsort((gx[queries], y[queries]))]
-        ys, xs = y[self.order], gx[self.order]
+        order = queries[np.lexsort((gx[queries], y[queries]))]
+        ys, xs = y[order], gx[order]
         new_value = np.r_[True, ys[1:] != ys[:-1]]
         new_run = new_value | np.r_[True, xs[1:] != xs[:-1]]
-        run_ends = np.r_[np.flatnonzero(new_run)[1:], len(xs)] - 1
-        self.run_ends = None if len(run_ends) == len(xs) else run_ends  # None: every query its own run
-        run_value = (np.cumsum(new_value) - 1)[new_run]
-        self.value_ends, self.run_value = None, None  # None: every run its own y value
-        if new_value.sum() < len(run_ends):
-            self.value_ends = np.r_[np.flatnonzero(np.diff(run_value)), len(run_value) - 1]
-            self.run_value = run_value
-        run_group = xs[new_run]
-        self.upper = (run_group == 1).astype(np.float64) if self.nx == 2 else None
-        self.in_runs = None if self.nx == 2 else _one_hot(run_group, self.nx)
-        self.draws = totals.add(gx, self.nx)
-        self.small = n < 1 << 30  # twice a rank fits in int32
+        run, value = np.cumsum(new_run) - 1, np.cumsum(new_value) - 1  # each query's, in that order
+        n_runs, n_values = int(run[-1]) + 1, int(value[-1]) + 1
+        self.to_runs = sparse.csr_matrix((np.ones(len(order), totals.dtype), (run, order)), shape=(n_runs, n))
+        run_value = value[new_run]
+        self.to_values = sparse.csr_matrix((np.ones(n_runs, totals.dtype), (run_value, np.arange(n_runs))),
+                                           shape=(n_values, n_runs))
+        group = xs[new_run]
+        rest = np.flatnonzero(group > 0)  # runs of x's other values (its first value takes the rest)
+        self.rest, self.rest_value = rest, run_value[rest]
+        self.to_groups = sparse.csr_matrix((np.ones(len(rest)), (group[rest] - 1, np.arange(len(rest)))),
+                                           shape=(nx - 1, len(rest)))
+        self.j, self.draws = j, totals.add(gx, nx)
 
-    def fill(self, counts: np.ndarray, sums: np.ndarray, out: np.ndarray) -> None:
+    def fill(self, counts: np.ndarray, columns: np.ndarray, sums: np.ndarray, out: np.ndarray) -> None:
         totals = sums[:, self.draws]
         n_drawn = totals.sum(axis=1)
-        drawn = np.take(counts, self.order, axis=1)
-        through = np.cumsum(drawn, axis=1, dtype=np.int32 if self.small else np.int64)  # draws up to each query
-        runs = drawn
-        if self.run_ends is not None:
-            through = np.take(through, self.run_ends, axis=1)  # up to each run's end
-            runs = np.diff(through, axis=1, prepend=0)
-        values = runs
-        if self.value_ends is not None:
-            through = np.take(through, self.value_ends, axis=1)  # up to each y value's end
-            values = np.diff(through, axis=1, prepend=0)
-        twice = through * 2
+        runs = self.to_runs @ columns  # (runs, rows): each run's draws
+        values = self.to_values @ runs  # (y values, rows): each value's draws
+        twice = np.cumsum(values, axis=0)  # draws up to each value's end
+        twice *= 2
         twice -= values  # twice each y value's mid-rank, minus 1 (added back below as the draws)
-        if self.run_value is not None:
-            twice = np.take(twice, self.run_value, axis=1)
-        if self.upper is not None:
-            upper = np.einsum("ij,ij,j->i", runs, twice, self.upper, dtype=np.float64) + totals[:, 1]
-            shares = np.column_stack([n_drawn * (n_drawn + 1) - upper, upper])
-        else:
-            shares = (runs * twice.astype(np.float64)) @ self.in_runs + totals
-        ties_y = np.einsum("ij,ij,ij->i", values, values, values, dtype=np.float64) - n_drawn
+        weighted = np.multiply(np.take(runs, self.rest, axis=0), np.take(twice, self.rest_value, axis=0),
+                               dtype=np.float64)  # d * (2 ry - 1) of each run of x's other values
+        rest = (self.to_groups @ weighted).T + totals[:, 1:]
+        shares = np.column_stack([n_drawn * (n_drawn + 1) - rest.sum(axis=1), rest])
+        wide = values.astype(np.float64)
+        ties_y = np.einsum("ij,ij,ij->j", wide, wide, wide) - n_drawn
         r_x, ties_x = _ranks_of_totals(totals)
         out[:, self.j] = _rho(n_drawn, np.einsum("ij,ij->i", r_x, shares) / 2, ties_x, ties_y)
 
@@ -236,7 +243,7 @@ class _Ranked:
         place[self.y.order] = np.arange(len(queries))
         self.y_in_x = place[self.x.order]
 
-    def fill(self, counts: np.ndarray, sums: np.ndarray, out: np.ndarray) -> None:
+    def fill(self, counts: np.ndarray, columns: np.ndarray, sums: np.ndarray, out: np.ndarray) -> None:
         drawn, twice_x, ties_x = self.x.doubled_ranks(counts)
         _, twice_y, ties_y = self.y.doubled_ranks(counts)
         products = np.einsum("ij,ij,ij->i", drawn, twice_x, np.take(twice_y, self.y_in_x, axis=1),
@@ -317,15 +324,36 @@ class SpearmanDraws:
         rows = min(len(counts), self.n_resamples - start)
         if rows <= 0 or not self.groups:
             return
-        counts = counts[:rows]
-        if counts.dtype.kind == "f":
-            counts = counts.astype(np.int64)
         out = self.draws[start:start + rows]
-        sums = self.totals.of(counts)
         step = max(1, _CHUNK_ELEMENTS // max(counts.shape[1], 1))
         for first in range(0, rows, step):
+            chunk = counts[first:min(first + step, rows)]
+            columns = np.ascontiguousarray(chunk.T, dtype=self.totals.dtype)  # turned over, as sparse products read
+            sums = self.totals.of(columns)
             for job in self.jobs:
-                job.fill(counts[first:first + step], sums[first:first + step], out[first:first + step])
+                job.fill(chunk, columns, sums, out[first:first + step])
+
+    @contextmanager
+    def beside(self) -> Iterator[Callable[[np.ndarray, int], None]]:
+        """`add` on a thread of its own, beside the caller's own work on each block (the house's products): the
+        rows it reads are copied first, as small whole numbers (the caller refills its buffer for the next block),
+        at most `_WAITING_BLOCKS` of them wait; leaving waits for every block and raises what `add` raised. The
+        draws are the same as from `add` called in turn: each block fills its own rows."""
+        waiting: deque[Future] = deque()
+        small = np.uint16 if self.totals.n < 1 << 16 else np.uint32
+
+        def each_block(counts: np.ndarray, start: int) -> None:
+            rows = min(len(counts), self.n_resamples - start)
+            if rows <= 0 or not self.groups:
+                return
+            if len(waiting) >= _WAITING_BLOCKS:
+                waiting.popleft().result()
+            waiting.append(worker.submit(self.add, counts[:rows].astype(small), start))
+
+        with ThreadPoolExecutor(max_workers=1) as worker:
+            yield each_block
+            while waiting:
+                waiting.popleft().result()
 
     def intervals(self, level: float, seed: int | None) -> list[RankCorrelation]:
         """Each pair's rho with its percentile interval over the resamples where it is defined."""

@@ -15,8 +15,8 @@ each; instead one draw serves them all:
 * **Intervals** as the house makes them (`evalcore.stats.intervals`): Wilson where every value is 0 or 1 (``wilson``),
   constant where every value is the same, else BCa on the column's own values from its resampled means.
 * ``each_block(counts, start)`` lets other statistics read the same counts (rows x n drawn counts of resamples
-  ``start`` onwards, small whole numbers as `count_rows` gives them): the rank correlations of
-  `evalcore.analyses.answers`.
+  ``start`` onwards, whole numbers in float64, counted straight into the product's buffer: read them before the
+  call returns): the rank correlations of `evalcore.analyses.answers`.
 * **Few products** (`DifferenceProducts`): a paired difference is, on the queries both runs graded, one grade
   minus the other, and a column's mask of queries is all ones but for its gaps. Given those hints (``differences``),
   such a column's resampled sum is the two grades' sums subtracted plus the sum of what differs (the queries one run
@@ -54,8 +54,7 @@ def subset_deviations(values: np.ndarray, n_resamples: int, rng: np.random.Gener
     present = ~np.isnan(values)
     full = present.all(axis=0)
     gridded = on_grid(np.where(present, values, 0.0))
-    gaps, mask_of = np.unique(present[:, ~full].T, axis=0, return_inverse=True) if (~full).any() else \
-        (np.empty((0, n), dtype=bool), np.empty(0, dtype=np.intp))
+    gaps, mask_of = _distinct_columns(present[:, ~full])
     matrix = np.hstack([gridded, gaps.T.astype(np.float64)])
     hints = list(differences) if differences is not None else [None] * n_cols
     hints = [(None, j) if hint is None else hint for j, hint in enumerate(hints)] + [(None, n_cols)] * len(gaps)
@@ -70,9 +69,8 @@ def subset_deviations(values: np.ndarray, n_resamples: int, rng: np.random.Gener
 
     start = 0
     for size, indices in zip(sizes, prefetched(draw, sizes)):
-        counts = count_rows(indices, n)
-        np.copyto(widened[:size], counts)
-        product(widened[:size].T, sums[start:start + size])  # exact: whole counts times values on the grid
+        counts = count_rows(indices, n, out=widened[:size])
+        product(counts.T, sums[start:start + size])  # exact: whole counts times values on the grid
         if each_block is not None:
             each_block(counts, start)
         start += size
@@ -86,6 +84,15 @@ def subset_deviations(values: np.ndarray, n_resamples: int, rng: np.random.Gener
             means = sums[:, gappy] / drawn
         deviations[:, gappy] = np.where(drawn > 0, means - totals[gappy] / present[:, gappy].sum(axis=0), np.nan)
     return deviations
+
+
+def _distinct_columns(masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct columns of a boolean (n, c) array as rows (k, n), in the order first met, and which of them each
+    column is: ``np.unique(masks.T, axis=0, return_inverse=True)`` but for the order, without sorting rows of n."""
+    first: dict[bytes, int] = {}
+    mask_of = np.array([first.setdefault(column.tobytes(), j) for j, column in enumerate(masks.T)], dtype=np.intp)
+    picked = np.unique(mask_of)  # the first column of each kind, in the order met
+    return masks[:, picked].T, np.searchsorted(picked, mask_of)
 
 
 class DifferenceProducts:
@@ -122,24 +129,25 @@ class DifferenceProducts:
         self.dense = [j for j in range(targets.shape[1]) if j not in hinted]
         used = sorted({i for _, a, b in derived for i in (a, b) if i is not None})
         self.base_at = {i: len(self.dense) + k for k, i in enumerate(used)}
-        self.matrix = np.ascontiguousarray(np.hstack([targets[:, self.dense], bases[:, used]]))
+        # Kept turned over: ``matrix.T @ columns`` is the product BLAS runs fastest (`ExactProducts.__call__`).
+        self.matrix_t = np.ascontiguousarray(np.hstack([targets[:, self.dense], bases[:, used]]).T)
         self.derived, self.gathered = derived, gathered
-        self.remainders = np.column_stack(remainders)[gathered] if remainders else np.empty((0, 0))
+        self.remainders_t = np.ascontiguousarray(np.column_stack(remainders)[gathered].T) if remainders else \
+            np.empty((0, 0))
 
     def __call__(self, columns: np.ndarray, out: np.ndarray) -> None:
         """Write ``columns.T @ targets`` into ``out`` (rows, t); ``columns`` is (n, rows), any layout."""
-        left = columns.T
-        sums = left @ self.matrix
-        out[:, self.dense] = sums[:, :len(self.dense)]
+        sums = self.matrix_t @ columns  # (dense + bases, rows): exact, so the same numbers either way round
+        out[:, self.dense] = sums[:len(self.dense)].T
         if not self.derived:
             return
-        extra = left[:, self.gathered] @ self.remainders
+        extra = self.remainders_t @ columns[self.gathered]
         for k, (j, a, b) in enumerate(self.derived):
-            total = extra[:, k].copy()
+            total = extra[k].copy()
             if b is not None:
-                total += sums[:, self.base_at[b]]
+                total += sums[self.base_at[b]]
             if a is not None:
-                total -= sums[:, self.base_at[a]]
+                total -= sums[self.base_at[a]]
             out[:, j] = total
 
 

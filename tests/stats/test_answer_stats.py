@@ -155,6 +155,25 @@ def test_every_way_of_ranking_resamples_is_scipys_on_the_resampled_queries(kind)
     assert found.points[0] == pytest.approx(_scipy(x[used], y[used]), abs=1e-12)
 
 
+def test_reading_blocks_beside_the_caller_gives_the_draws_of_reading_them_in_turn() -> None:
+    rng = np.random.default_rng(12)
+    n = 300
+    kinds = _kinds(rng, n)
+    pairs = [(x, y, rng.random(n) < 0.9) for x, y in kinds.values()]
+    blocks = [rng.integers(0, n, size=(rows, n), dtype=np.int32) for rows in (30, 30, 30, 30)]
+    in_turn, beside = SpearmanDraws(pairs, 100), SpearmanDraws(pairs, 100)  # the last block is read in part
+    start = 0
+    with beside.beside() as each_block:
+        for draw in blocks:
+            counts = count_rows(draw, n, out=np.empty(draw.shape))  # float64, refilled by the caller
+            in_turn.add(counts, start)
+            each_block(counts, start)
+            counts[:] = -1  # the next block's counts: read beside only from the copy taken
+            start += len(draw)
+    assert np.array_equal(in_turn.draws, beside.draws, equal_nan=True)
+    assert np.isfinite(beside.draws).all() and beside.draws.shape == (100, len(pairs))
+
+
 def test_hinted_products_are_the_full_product_to_the_last_bit() -> None:
     rng = np.random.default_rng(5)
     n = 400

@@ -1,6 +1,7 @@
 """Every way the bootstrap sums a column is the plain ``counts @ scores`` of the same draw, to the last bit.
 
-`evalcore.stats.bootstrap` counts the draw a few resamples per ``np.bincount``, multiplies columns that are all
+`evalcore.stats.bootstrap` counts the draw one resample per ``np.bincount`` (a few at once when they are short, or
+straight into a float64 buffer), multiplies columns that are all
 narrow (small multiples of a power of two) in float32, and sums a few narrow columns by gathering packed words
 instead of counting. The references here are the plain computations: one
 ``np.bincount`` per resample, float64 counts times the gridded scores.
@@ -61,6 +62,9 @@ def test_counts_are_one_bincount_per_resample(n: int, rows: int) -> None:
     counts = count_rows(draw, n)
     assert counts.dtype == (np.uint16 if n < 1 << 16 else np.uint32)
     np.testing.assert_array_equal(counts, plain_counts(draw, n))
+    widened = np.empty((rows, n))  # counted straight into a matrix product's float64 buffer
+    assert count_rows(draw, n, out=widened) is widened
+    np.testing.assert_array_equal(widened, plain_counts(draw, n))
 
 
 def test_integer_units_are_found_value_by_value() -> None:

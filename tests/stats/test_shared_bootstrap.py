@@ -86,3 +86,16 @@ def test_resampled_sums_and_flips_equal_the_plain_products_of_the_same_stream() 
     flips = flip_sums(gridded, resamples, shared, product=product)
     np.testing.assert_array_equal(sums, counts @ gridded)
     np.testing.assert_array_equal(flips, bits @ gridded)
+
+
+def test_flips_over_several_blocks_are_the_plain_products_block_by_block() -> None:
+    """Three blocks of flips (each unpacked on the worker thread while the block before it is multiplied, two buffers
+    taking turns): every row is ``bits @ scores`` of the same stream of bytes."""
+    n = 1 << 14  # blocks of 256 flips
+    gridded = on_grid(np.random.default_rng(3).random((n, 3)) - 0.5)
+    flips = flip_sums(gridded, 600, np.random.default_rng(8))
+    plain = np.random.default_rng(8)
+    for start, rows in ((0, 256), (256, 256), (512, 88)):
+        packed = plain.integers(0, 256, size=(rows, n // 8), dtype=np.uint8)
+        bits = np.unpackbits(packed, axis=1, count=n).astype(np.float64)
+        np.testing.assert_array_equal(flips[start:start + rows], bits @ gridded)
