@@ -9,6 +9,10 @@ shared). The log is kept in ``--out`` and reused while its size matches.
     .venv/bin/python benchmarks/bench_sample.py                       # about 1.5 GB, 4 M searches
     .venv/bin/python benchmarks/bench_sample.py --gb 0.1 --out /tmp/s   # a quick try
     .venv/bin/python benchmarks/bench_sample.py --gzip                  # the same log gzip-compressed
+    .venv/bin/python benchmarks/bench_sample.py --clicks 0.3            # with ubi_events: a click on 30% of searches
+
+With ``--clicks``, the command also writes the production run (``--production-run``): the logged results and the
+clicks of the sampled queries, read by one more scan of the file (two with click events).
 """
 
 from __future__ import annotations
@@ -33,8 +37,9 @@ WORDS = ("reset password account login invoice refund order shipping delivery tr
          "search filter report dashboard chart").split()
 
 
-def make_log(path: Path, target_bytes: int, distinct: int, seed: int, packed: bool) -> int:
-    """Write the log; the number of searches written."""
+def make_log(path: Path, target_bytes: int, distinct: int, seed: int, packed: bool, clicks: float = 0.0) -> int:
+    """Write the log (a ``ubi_events`` click after a ``clicks`` share of the searches that found something); the
+    number of searches written."""
     rng = np.random.default_rng(seed)
     pool = [" ".join(rng.choice(WORDS, size=rng.integers(1, 5))) + (f" {i}" if i % 3 == 0 else "")
             for i in range(distinct)]
@@ -55,6 +60,7 @@ def make_log(path: Path, target_bytes: int, distinct: int, seed: int, packed: bo
             client = rng.integers(0, 400_000, size=n)
             gaps = rng.choice([8.0, 25.0, 90.0, 600.0], size=n, p=[0.2, 0.2, 0.3, 0.3])
             hits = rng.integers(1, 10, size=n)
+            clicked = rng.random(n) < clicks
             lines = []
             for i in range(n):
                 r = int(rank[i])
@@ -67,6 +73,10 @@ def make_log(path: Path, target_bytes: int, distinct: int, seed: int, packed: bo
                 lines.append(f'{{"query_id": "q{searches + i}", "user_query": {text}, '
                              f'"query_response_object_ids": {ids}, "client_id": "c{int(client[i]) // 8 + i % 8}", '
                              f'"timestamp": "{stamp}", {filler}}}\n')
+                if clicked[i] and not zero[i]:
+                    lines.append(f'{{"action_name": "click", "query_id": "q{searches + i}", "event_attributes": '
+                                 f'{{"object": {{"object_id": "doc-{(r * 7 + int(hits[i]) - 1) % 5000}"}}, '
+                                 f'"position": {{"ordinal": {int(hits[i])}}}}}, "timestamp": "{stamp}"}}\n')
             block = "".join(lines)
             out.write(block)
             written += len(block)
@@ -74,12 +84,13 @@ def make_log(path: Path, target_bytes: int, distinct: int, seed: int, packed: bo
     return searches
 
 
-def run(path: Path) -> dict:
+def run(path: Path, production: bool = False) -> dict:
     """``evalcore sample`` on ``path`` under /usr/bin/time -v: seconds, peak resident memory, the JSON's counts."""
     before = os.getloadavg()
     started = time.perf_counter()
+    extra = ["--production-run", str(path.with_suffix(".production.trec"))] if production else []
     done = subprocess.run(["/usr/bin/time", "-v", str(ROOT / ".venv/bin/evalcore"), "sample", "--log", str(path),
-                           "--format", "json", "--seed", "0"], capture_output=True, text=True)
+                           "--format", "json", "--seed", "0", *extra], capture_output=True, text=True)
     seconds = time.perf_counter() - started
     if done.returncode:
         sys.exit(f"evalcore sample failed: {done.stderr[-2000:]}")
@@ -90,6 +101,7 @@ def run(path: Path) -> dict:
             "distinct": found["distinct"], "clusters": found["clusters"],
             "near_duplicates_looked_at": found["near_duplicates"]["looked_at"],
             "pii_queries": found["pii"]["queries"], "sampled": len(found["sample"]),
+            "logged_docs": found["logged_docs"],
             "strata": {s["name"]: s["distinct"] for s in found["strata"]}}
 
 
@@ -99,17 +111,21 @@ def main() -> None:
     parser.add_argument("--distinct", type=int, default=300_000, help="distinct queries in the pool (default 300,000)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--gzip", action="store_true", help="write the log gzip-compressed")
+    parser.add_argument("--clicks", type=float, default=0.0, metavar="SHARE",
+                        help="a click event after this share of the searches (default 0: queries only)")
     parser.add_argument("--out", default="/tmp/evalcore-bench-sample", help="folder of the log (kept, reused)")
     args = parser.parse_args()
     folder = Path(args.out)
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / (f"ubi-{args.gb:g}gb-{args.distinct}-{args.seed}.ndjson" + (".gz" if args.gzip else ""))
+    clicked = f"-clicks{args.clicks:g}" if args.clicks else ""
+    path = folder / (f"ubi-{args.gb:g}gb-{args.distinct}-{args.seed}{clicked}.ndjson" + (".gz" if args.gzip else ""))
     if not path.exists():
         started = time.perf_counter()
-        searches = make_log(path, int(args.gb * 1e9), args.distinct, args.seed, args.gzip)
+        searches = make_log(path, int(args.gb * 1e9), args.distinct, args.seed, args.gzip, args.clicks)
         print(f"wrote {path}: {path.stat().st_size / 1e9:.2f} GB on disk, {searches:,} searches, "
               f"{time.perf_counter() - started:.0f} s", file=sys.stderr)
-    result = {"log": str(path), "bytes_on_disk": path.stat().st_size, "cores": os.cpu_count(), **run(path)}
+    result = {"log": str(path), "bytes_on_disk": path.stat().st_size, "cores": os.cpu_count(),
+              **run(path, production=bool(args.clicks))}
     print(json.dumps(result, indent=2))
 
 

@@ -36,6 +36,14 @@ def safe_cell(value: object) -> object:
     return value
 
 
+def unsafe_cell(value: object) -> object:
+    """A cell `safe_cell` wrote back to its text (its leading ' before = + - @ removed): files evalcore wrote and
+    reads again."""
+    if isinstance(value, str) and len(value) > 1 and value[0] == "'" and value[1] in "=+-@\t\r":
+        return value[1:]
+    return value
+
+
 def safe_frame(frame: pd.DataFrame) -> pd.DataFrame:
     """A copy of ``frame`` with every text cell (and column name) passed through `safe_cell`."""
     out = frame.copy()

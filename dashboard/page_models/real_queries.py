@@ -7,7 +7,9 @@ masked by the core before anything here sees a query) and the sentences ``evalco
 included, so it is held in this server's memory only (a link to it works while the server runs). The sampled
 queries file, masked, is stored through the person's session (`dashboard.uploads.Uploads.add_file`: role checked,
 recorded under their name) when it is handed over: a data set whose queries file is the sample, which the Blind
-judging page offers (`dashboard.page_models.judge`).
+judging page offers (`dashboard.page_models.judge`), each query's pool holding the docs its log gave (its latest
+results and the docs clicked). When the log lists results, they go along as a run named ``production``
+(`evalcore.logs.production_run`), stored the same way, scored once the judged sample is frozen into labels.
 """
 
 from __future__ import annotations
@@ -17,11 +19,12 @@ from dataclasses import dataclass
 import pandas as pd
 
 from evalcore.analyses.uploaded_log import sample_log_bytes
+from evalcore.logs.production_run import PRODUCTION, production_text
 from evalcore.logs.queries_out import queries_frame
 from evalcore.logs.strata import ALLOCATIONS, STRATA
-from evalcore.metrics.dataset import Dataset, FileRef
+from evalcore.metrics.dataset import Dataset, FileRef, RunSpec
 from evalcore.readers.formats import file_stem
-from evalcore.report.log_sample import pii_sentence, plan_sentence, read_sentence
+from evalcore.report.log_sample import logged_sentence, pii_sentence, plan_sentence, read_sentence
 from evalcore.safe_text import to_csv
 
 from dashboard import loading
@@ -47,10 +50,12 @@ class RealQueries:
     sentences: tuple[str, ...]  # read, personal data, the draw: `evalcore sample`'s own sentences
     strata: pd.DataFrame  # stratum, queries, share (of logged queries), distinct, clusters, labeled, sampled
     zero_result_share: float | None  # logged queries that found nothing; None when the log says no results
-    sample: pd.DataFrame  # query, count, stratum, query_id, variants: the queries drawn, masked
-    queries_file: bytes  # the sample as a queries file (CSV: query_id, query_text, source, stratum, count)
-    queries_name: str
+    sample: pd.DataFrame  # query, count, stratum, query_id, variants, logged, clicked: the queries drawn, masked
+    queries_file: bytes  # the sample as a queries file (CSV: query_id, query_text, source, stratum, count, and
+    queries_name: str  # logged_doc_ids and clicked_doc_ids: the docs the log gave each query)
     warnings: tuple[str, ...]
+    production_file: bytes = b""  # the logged results as a TREC run named production; empty: the log lists none
+    production_name: str = ""
 
 
 def log_key(ref: FileRef) -> str:
@@ -65,8 +70,8 @@ def hold(name: str, data: bytes) -> FileRef:
 
 
 def _store_sample(name: str, data: bytes) -> Loaded:
-    """The sampled queries file (masked) stored in the workspace through this person's session (recorded as theirs);
-    the `FileRef`, or why it could not be kept."""
+    """A file of the sample (its queries file, masked, or its production run: doc ids only) stored in the workspace
+    through this person's session (recorded as theirs); the `FileRef`, or why it could not be kept."""
     return loading.attempt(loading.uploads().add_file, name, data, session=loading.session())
 
 
@@ -94,21 +99,34 @@ def draw(dataset: Dataset, log: FileRef, log_format: str | None, n: int, seed: i
     rows = result["sample"]
     table = pd.DataFrame({"query": [r["query"] for r in rows], "count": [r["count"] for r in rows],
                           "stratum": [r["stratum"] for r in rows], "query_id": [r["query_id"] for r in rows],
-                          "variants": [" | ".join(r["variants"]) for r in rows]},
-                         columns=["query", "count", "stratum", "query_id", "variants"])
-    counts = {key: result[key] for key in ("read", "queries", "distinct", "clusters", "strata")}
-    name = f"{file_stem(log.name)}.sample-n{int(n)}-seed{int(seed)}-{allocation}.csv"
-    return Loaded(RealQueries(log.name, counts, (read_sentence(result), pii_sentence(result), plan_sentence(sample)),
+                          "variants": [" | ".join(r["variants"]) for r in rows],
+                          "logged": [r["logged"] for r in rows], "clicked": [r["clicked"] for r in rows]},
+                         columns=["query", "count", "stratum", "query_id", "variants", "logged", "clicked"])
+    counts = {key: result[key] for key in ("read", "queries", "distinct", "clusters", "strata", "logged_docs")}
+    stem = f"{file_stem(log.name)}.sample-n{int(n)}-seed{int(seed)}-{allocation}"
+    sentences = (read_sentence(result), pii_sentence(result), plan_sentence(sample), logged_sentence(result))
+    return Loaded(RealQueries(log.name, counts, sentences,
                               strata, float(zero.iloc[0]) if result["read"]["results"] and len(zero) else None,
-                              table, to_csv(queries_frame(rows)).encode("utf-8"), name,
-                              tuple(w["message"] for w in result["warnings"])))
+                              table, to_csv(queries_frame(rows)).encode("utf-8"), f"{stem}.csv",
+                              tuple(w["message"] for w in result["warnings"]),
+                              production_text(rows).encode("utf-8"), f"{stem}.{PRODUCTION}.trec"))
 
 
 def send_to_judging(dataset: Dataset, found: RealQueries) -> Loaded:
     """Store the sampled queries file (through this person's session) and keep the data set with it as its queries
     file: the key of that data set, which the Blind judging page opens on, offering the sampled queries with their
-    source and stratum. The data set's own queries file, if it had one, is replaced by the sample (the page says so)."""
+    source and stratum, each pool with the docs the log gave the query. The data set's own queries file, if it had
+    one, is replaced by the sample (the page says so). When the log lists results they are stored too, as the run
+    ``production`` of the data set (in place of an earlier one); without them no run is added."""
     stored = _store_sample(found.queries_name, found.queries_file)
     if not stored.ok:
         return stored
-    return loading.attempt(loading.register, dataset.with_queries(stored.value))
+    judged = dataset.with_queries(stored.value)
+    if found.production_file:
+        run = _store_sample(found.production_name, found.production_file)
+        if not run.ok:
+            return run
+        others = tuple(spec for spec in judged.runs if spec.name != PRODUCTION)
+        judged = judged.with_runs(others + (RunSpec(file=run.value, name=PRODUCTION, model=PRODUCTION),))
+    return loading.attempt(loading.register, judged)
+

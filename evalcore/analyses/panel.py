@@ -34,6 +34,7 @@ from ..readers.labels import LabelSet
 from ..readers.queries import read_queries
 from ..readers.query_parsers import ID_ALIASES
 from ..readers.sources import SourceLike
+from ..safe_text import unsafe_cell
 from ..stats.intervals import DEFAULT_RESAMPLES
 from ..stats.reliability import ALPHA, COHEN, FLEISS, PERCENT, Reliability, reliability, strength
 
@@ -77,11 +78,12 @@ def read_sampled_queries(source: SourceLike, *, format: str | None = None, name:
         found = read_arrow_table(src, fmt, ID_ALIASES + SAMPLE_COLUMNS, "query_id and query_text columns")
         id_name = found.column(ID_ALIASES, "query id")
         ids = id_column(found, id_name, "a query id").to_pylist()
+        undo = unsafe_cell if fmt == "csv" else str  # a CSV evalcore wrote: its formula-safe cells back as written
         for column in SAMPLE_COLUMNS:
             present = found.column((column,), column, required=False)
             if present is None or present == id_name:
                 continue
-            values = [None if v is None or not str(v).strip() else str(v).strip()
+            values = [None if v is None or not str(v).strip() else undo(str(v).strip())
                       for v in text_column(found, present).to_pylist()]
             columns[column] = pd.Series(values, index=pd.Index(ids, dtype=object), dtype=object).reindex(frame.index)
     extra = [tuple(d.strip() for part in (logged, clicked) if isinstance(part, str) for d in part.split(";")

@@ -13,7 +13,7 @@ from ..analyses.judging import SAMPLE_INFO, JudgingPool, judging_pool, parse_mar
 from ..analyses.panel import read_sampled_queries
 from ..errors import InputError, UsageError
 from ..readers.documents import read_documents
-from ..safe_text import to_csv
+from ..safe_text import to_csv, unsafe_cell
 from ..store.workspace import Workspace
 from ..warning_log import plural
 from ..access import local_actor
@@ -92,13 +92,6 @@ def read_pool_file(path: str) -> tuple[JudgingPool, dict[str, bool]]:
     lines = dict(zip(frame["doc_id"].astype(str), range(2, len(frame) + 2)))
     marks = {doc: parse_mark(mark, f"{path}, line {lines[doc]}") for doc, mark in given.items()}
     return judged, marks
-
-
-def unsafe_cell(value: str) -> str:
-    """A cell written by `safe_text.to_csv` back to its text (its leading ' before = + - @ removed)."""
-    if isinstance(value, str) and len(value) > 1 and value[0] == "'" and value[1] in "=+-@\t\r":
-        return value[1:]
-    return value
 
 
 def queue(args: argparse.Namespace) -> int:

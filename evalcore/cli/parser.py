@@ -340,8 +340,11 @@ def _add_sample_command(sub) -> None:
                      help="similarity (Jaccard of character 3-grams) at which two queries are merged as "
                           "near-duplicates (default 0.8; 1 merges none)")
     smp.add_argument("--output", default=None, metavar="FILE",
-                     help="also write the sample as a queries file (query_id, query_text, source, stratum, count): "
-                          ".csv, .tsv, .parquet, else JSON lines")
+                     help="also write the sample as a queries file (query_id, query_text, source, stratum, count, "
+                          "logged_doc_ids, clicked_doc_ids): .csv, .tsv, .parquet, else JSON lines")
+    smp.add_argument("--production-run", default=None, metavar="FILE",
+                     help="also write the results the log gave the sampled queries as a TREC run named production "
+                          "(the queries file's ids), to score against the labels they become; none without results")
     smp.add_argument("--format", choices=("table", "json", "csv"), default="table",
                      help="output format (default table)")
     smp.set_defaults(handler="sample:run")

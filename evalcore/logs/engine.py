@@ -34,10 +34,13 @@ MAX_JSON_DEPTH = 128
 """How deep a JSON line may nest: DuckDB's parser stops there (a log line has 5 levels or so)."""
 SHOWN = 80
 """Characters of an offending line a message shows."""
-RELATION_COLUMNS = ("ord", "kind", "q", "bad", "results", "session", "ts")
+RELATION_COLUMNS = ("ord", "kind", "q", "bad", "results", "session", "ts", "ids", "clicks", "qid")
 """What every log format becomes: the record's place (``ord``, 1-based among non-blank lines or rows), its kind
 (``query``, ``event``, ``action``, ``span``, ``other``), the query text, why the row cannot be read (``bad``), how
-many results it returned (NULL: not known), its session and its timestamp as written."""
+many results it returned (NULL: not known), its session and its timestamp as written; the doc ids it returned and
+the doc ids clicked, as the text the log lists them in (`evalcore.logs.id_lists.text_ids` reads it; NULL: not
+known) and the search's id (``qid``, which UBI's click events name). Only the last pass
+(`evalcore.logs.logged_docs`) reads these three."""
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,8 @@
 
 `sample_log` is the one entry point (the ``evalcore sample`` command's); its `LogSample` says what was read, how many
 queries (logged rows with a text) and distinct normalised queries there were, the groups they merged into, the
-personal data masked, every stratum with its counts, and the sample. `LogSample.to_dict` is the command's JSON.
+personal data masked, every stratum with its counts, and the sample, each query with the docs its log gave
+(`evalcore.logs.logged_docs`: its latest results, the docs clicked). `LogSample.to_dict` is the command's JSON.
 """
 
 from __future__ import annotations
@@ -17,10 +18,11 @@ import pyarrow.compute as pc
 from ..readers.labels import LabelSet, read_labels
 from ..warning_log import EvalWarning
 from .detect import detect, log_file
+from .logged_docs import LoggedDocs, logged_docs, may_list, none_logged
 from .near_duplicates import THRESHOLD, Merged, merge_near_duplicates
 from .normalise import normalise_texts
 from .personal_data import mask_texts, stronger_recogniser
-from .scan import QueryCounts, count_queries
+from .scan import QueryCounts, count_queries, relation_of
 from .strata import STRATA, Plan, allocate, assign_strata, draw, listed_strata, planned_size
 
 SOURCE = "customer log"
@@ -49,6 +51,7 @@ class LogSample:
     recogniser: str
     shown_masked: int = 0
     warnings: list[EvalWarning] = field(default_factory=list)
+    logged: LoggedDocs | None = None
 
     def to_dict(self) -> dict:
         counts = self.counts
@@ -65,7 +68,11 @@ class LogSample:
                 "pii": {"queries": counts.masked_queries, "distinct": counts.masked_distinct,
                         "kinds": counts.masked_kinds, "shown_masked": self.shown_masked, "action": "masked",
                         "recogniser": self.recogniser},
-                "strata": self.strata, "sample": self.sample, "plan": self.plan.to_dict(),
+                "strata": self.strata, "sample": self.sample,
+                "logged_docs": {"with_results": self.logged.with_results if self.logged else 0,
+                                "with_clicks": self.logged.with_clicks if self.logged else 0,
+                                "left_out": self.logged.left_out if self.logged else 0},
+                "plan": self.plan.to_dict(),
                 "settings": {"seed": self.seed, "allocate": self.allocation, "source": SOURCE},
                 "warnings": [w.to_dict() for w in self.warnings]}
 
@@ -115,17 +122,34 @@ def sample_log(path: str, *, log_format: str | None = None, labels: LabelSet | s
     volume = {s: int(group_count[stratum == STRATA.index(s)].sum()) for s in names}
     quota = allocate(available, volume, plan.n, allocation)
     chosen = draw(stratum, eligible, group_count, quota, seed)
+    events = counts.rows.get("event", 0)
+    logged = (logged_docs(counts.shape, relation_of(counts.shape), _picked(counts, group, chosen), len(chosen),
+                          events=events > 0)
+              if may_list(counts.shape, counts.results, events) else none_logged(len(chosen)))
     shown = _Shown()
     followers = _followers(leader, count)
     sample = [_row(texts, leaders, followers, i, int(group_count[i]), STRATA[stratum[i]], shown) for i in chosen]
+    for row, results, clicks in zip(sample, logged.results, logged.clicks):
+        row.update({"logged": len(results or ()), "clicked": len(clicks), "logged_doc_ids": list(results or ()),
+                    "clicked_doc_ids": list(clicks)})
     strata = [{"name": s, "queries": volume[s], "distinct": int(members[stratum == STRATA.index(s)].sum()),
                "clusters": int((stratum == STRATA.index(s)).sum()),
                "labeled": int(((stratum == STRATA.index(s)) & labeled).sum()), "sampled": quota[s]}
               for s in names]
     groups = _largest(texts, leaders, followers, group_count, members, shown)
-    warnings = list(counts.warnings) + _short_warnings(plan, quota, counts)
+    warnings = list(counts.warnings) + _short_warnings(plan, quota, counts) + _left_out_warnings(logged, counts)
     return LogSample(counts, merged, threshold, len(leaders), strata, sample, groups, plan, allocation, seed,
-                     shown.name, shown.masked, warnings)
+                     shown.name, shown.masked, warnings, logged)
+
+
+def _picked(counts: QueryCounts, group: np.ndarray, chosen: np.ndarray) -> pa.Table:
+    """Every logged text of a sampled query by its hash (``h``), with that query's place in the sample (``pos``):
+    its own spelling, its repeats and the near-duplicates merged into it."""
+    place = np.full(int(group.max()) + 1 if len(group) else 0, -1, dtype=np.int32)
+    place[chosen] = np.arange(len(chosen), dtype=np.int32)
+    pos = place[group[counts.texts["row"].to_numpy()]]
+    kept = pos >= 0
+    return pa.table({"h": counts.texts["h"].filter(pa.array(kept)), "pos": pa.array(pos[kept], pa.int32())})
 
 
 class _Shown:
@@ -185,6 +209,14 @@ def _labeled(labels: LabelSet | str | None, labels_format: str | None) -> tuple[
     normal = normalise_texts(pa.array(values, pa.large_string()))
     masked = mask_texts(normal)[0]
     return set(pc.drop_null(masked).to_pylist()) | set(values), len(found.queries)
+
+
+def _left_out_warnings(logged: LoggedDocs, counts: QueryCounts) -> list[EvalWarning]:
+    if not logged.left_out:
+        return []
+    return [EvalWarning("doc_ids_left_out", f"{counts.shape.log.name}: {logged.left_out:,} logged doc ids left out "
+                                            "(white space or ';', too long, or personal data: not an id to carry)",
+                        logged.left_out)]
 
 
 def _short_warnings(plan: Plan, quota: dict[str, int], counts: QueryCounts) -> list[EvalWarning]:

@@ -49,11 +49,15 @@ _RELATIONS = {"ubi": ubi_relation, "openinference": spans_relation, "table": pla
 @dataclass
 class QueryCounts:
     """The distinct normalised queries of a log (``table``: ``query``, ``count``, ``known``, ``empty``, ``timed``,
-    ``reformulated``, sorted by ``query``) and what else the log held (``rows`` by kind)."""
+    ``reformulated``, sorted by ``query``) and what else the log held (``rows`` by kind). ``texts``: each distinct
+    query text as logged, by its hash (``h``), with the row of ``table`` it normalises to (``row``): how a later scan
+    finds the logged searches of a normalised query."""
 
     shape: LogShape
     table: pa.Table
     rows: dict[str, int]
+    texts: pa.Table = field(default_factory=lambda: pa.table({"h": pa.array([], pa.uint64()),
+                                                               "row": pa.array([], pa.int32())}))
     masked_queries: int = 0
     masked_distinct: int = 0
     masked_kinds: dict[str, int] = field(default_factory=dict)
@@ -67,9 +71,14 @@ class QueryCounts:
         return int(pc.sum(self.table["count"]).as_py() or 0)
 
 
+def relation_of(shape: LogShape) -> str:
+    """The SELECT giving ``shape``'s rows as `evalcore.logs.engine.RELATION_COLUMNS`, whatever its format."""
+    return _RELATIONS[shape.kind](shape)
+
+
 def count_queries(shape: LogShape) -> QueryCounts:
     """Scan ``shape``'s file: the distinct normalised, masked queries with their counts (see the module docs)."""
-    relation = _RELATIONS[shape.kind](shape)
+    relation = relation_of(shape)
     with connect() as con:
         try:
             _group(con, relation)
@@ -96,15 +105,17 @@ def count_queries(shape: LogShape) -> QueryCounts:
             raise InputError(f"{_HOLDS[shape.kind]} ({shape.describe()})", source=shape.log.name,
                              text=_nothing(rows))
         in_session = int(pc.sum(table["in_session"]).as_py() or 0) > 0
+        rows_of = pa.table({"query": table["query"], "row": pa.array(np.arange(table.num_rows, dtype=np.int32))})
+        texts = per_text.select(["h", "query"]).join(rows_of, "query").select(["h", "row"])
         try:
-            timed, reformulated = (_reformulations(con, relation, per_text, table) if in_session
+            timed, reformulated = (_reformulations(con, relation, texts, table.num_rows) if in_session
                                    else (np.zeros(table.num_rows, np.int64),) * 2)
         except duckdb.Error as exc:
             raise read_error(exc, shape.log, f"{shape.describe()} throughout") from None
         sessions = bool(timed.sum())
     table = table.drop_columns(["in_session"]).append_column("timed", pa.array(timed, pa.int64())) \
         .append_column("reformulated", pa.array(reformulated, pa.int64()))
-    counts = QueryCounts(shape, table, rows, masked_queries=int(weights[changed].sum()),
+    counts = QueryCounts(shape, table, rows, texts, masked_queries=int(weights[changed].sum()),
                          masked_distinct=int(pc.count_distinct(pc.filter(masked, pa.array(changed))).as_py()),
                          masked_kinds=kind_counts(kinds, weights[changed]), sessions=sessions,
                          results=int(pc.sum(table["known"]).as_py() or 0) > 0)
@@ -173,17 +184,17 @@ def _nothing(rows: dict[str, int]) -> str:
     return ", ".join(held) if held else "no rows"
 
 
-def _reformulations(con: duckdb.DuckDBPyConnection, relation: str, per_text: pa.Table,
-                    table: pa.Table) -> tuple[np.ndarray, np.ndarray]:
-    """Pass 2: for each normalised query (its row in ``table``), the logged occurrences with a session and a
-    readable time, and those a different query followed in the same session within `REFORMULATION_SECONDS`.
+def _reformulations(con: duckdb.DuckDBPyConnection, relation: str, texts: pa.Table,
+                    distinct: int) -> tuple[np.ndarray, np.ndarray]:
+    """Pass 2: for each of the ``distinct`` normalised queries (``texts``: each logged text's hash and the row of its
+    normal form), the logged occurrences with a session and a readable time, and those a different query followed in
+    the same session within `REFORMULATION_SECONDS`.
 
     Each search's session (hashed), time and query go to a Parquet file in the spill folder; DuckDB sorts them by
     session, time and query (an external sort: it spills what does not fit; ties in time are ordered by the normal
     form, so the answer does not depend on the file's order) and streams them back in batches, each search compared
     with the next one a batch at a time in numpy."""
-    ids = pa.table({"query": table["query"], "nid": pa.array(np.arange(table.num_rows, dtype=np.int32))})
-    con.register("norms_found", per_text.select(["h", "query"]).join(ids, "query").select(["h", "nid"]))
+    con.register("norms_found", texts.rename_columns(["h", "nid"]))
     con.execute("CREATE TEMP TABLE norms AS SELECT * FROM norms_found")
     con.unregister("norms_found")
     # DuckDB cannot tell how many rows a log holds (it guesses none) and would build the join's hash table from the
@@ -199,8 +210,8 @@ COPY (WITH log AS ({relation})
 TO {literal(searches)} (FORMAT parquet)""")
     sorted_searches = con.sql(f"SELECT s, t, nid FROM read_parquet({literal(searches)}) ORDER BY s, t, nid"
                               ).to_arrow_reader(1 << 20)
-    timed = np.zeros(table.num_rows, np.int64)
-    again = np.zeros(table.num_rows, np.int64)
+    timed = np.zeros(distinct, np.int64)
+    again = np.zeros(distinct, np.int64)
     carried = None  # the last search of the batch before: its next search starts this batch
     for batch in sorted_searches:
         session, time, nid = (batch.column(i).to_numpy() for i in range(3))

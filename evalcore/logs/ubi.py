@@ -11,17 +11,20 @@ mixed stops there.
 
 A query's results are known when ``query_response_object_ids`` (or the older ``query_response_hit_ids``) is
 there: a list, or ids in one string separated by commas or spaces; an empty one is a search that found nothing.
-The session is ``session_id``, else ``client_id``.
+The session is ``session_id``, else ``client_id``. A click is an event whose ``action_name`` holds ``click`` (any
+case: ``click``, ``CLICK_THROUGH``, ``product_click``); the doc clicked is its ``event_attributes.object.object_id``
+and the search it followed its ``query_id``.
 """
 
 from __future__ import annotations
 
 from .detect import LogShape
 from .engine import ident, json_count, json_lines_sql, json_text, lines_sql
+from .id_lists import json_raw, one_raw
 
 _FIELDS = {"user_query": "JSON", "query_id": "VARCHAR", "client_id": "VARCHAR", "session_id": "VARCHAR",
            "timestamp": "VARCHAR", "query_response_object_ids": "JSON", "query_response_hit_ids": "JSON",
-           "action_name": "VARCHAR"}
+           "action_name": "VARCHAR", "event_attributes": "JSON"}
 _WRAPPERS = {"_source": "JSON", "doc": "JSON"}
 _ACTIONS = {"index": "JSON", "create": "JSON", "update": "JSON", "delete": "JSON"}
 
@@ -62,6 +65,7 @@ def _rows_sql(rows: str) -> str:
     ids = f"coalesce({field('query_response_object_ids')}, {field('query_response_hit_ids')})"
     query_id = field("query_id", text=True)
     is_action = " OR ".join(f"{ident(name)} IS NOT NULL" for name in _ACTIONS)
+    clicked = "json_extract(attributes, '$.object.object_id')"
     return f"""
 SELECT ordinality AS ord,
        CASE WHEN not_json THEN 'other'
@@ -73,9 +77,12 @@ SELECT ordinality AS ord,
        CASE WHEN not_json THEN 'a JSON object after the index name'
             WHEN json_type(uq) IN ('OBJECT', 'ARRAY', 'BOOLEAN') THEN 'user_query as text' END AS bad,
        {json_count("ids")} AS results,
-       sess AS session, ts
+       sess AS session, ts,
+       CASE WHEN kind = 'query' THEN {json_raw("ids")} END AS ids,
+       CASE WHEN kind = 'event' AND contains(lower(an), 'click') THEN {one_raw(clicked)} END AS clicks,
+       qid
 FROM (SELECT ordinality, not_json, {query} AS uq, {action} AS an, {ids} AS ids, {query_id} AS qid,
-             ({is_action}) AS is_action,
+             ({is_action}) AS is_action, {field('event_attributes')} AS attributes,
              coalesce("session_id", "client_id", json_extract_string({wrapped}, '$.session_id'),
                       json_extract_string({wrapped}, '$.client_id')) AS sess,
              coalesce("timestamp", json_extract_string({wrapped}, '$.timestamp')) AS ts

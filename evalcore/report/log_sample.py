@@ -10,7 +10,7 @@ from ..logs.detect import KIND_NAMES, LAYOUT_NAMES
 from ..logs.sampling import LogSample
 from ..warning_log import plural
 
-__all__ = ["pii_sentence", "plan_sentence", "read_sentence"]
+__all__ = ["logged_sentence", "pii_sentence", "plan_sentence", "read_sentence"]
 
 
 def read_sentence(data: dict) -> str:
@@ -51,3 +51,21 @@ def plan_sentence(found: LogSample) -> str:
     return (f"Sampled {plural(drawn, 'query', 'queries')} ({how}): the planner needs {plan.needed:,} labeled queries "
             f"to detect a difference of {plan.target_diff * 100:g} points between two models (power 80%, alpha "
             f"0.05){held}.")
+
+
+def logged_sentence(data: dict) -> str:
+    """What the log gave the sampled queries: how many have logged results (the production run) and clicked docs,
+    both added to their judging pools; said plainly when the log has neither."""
+    logged, drawn = data["logged_docs"], len(data["sample"])
+    if not drawn:
+        return "Logged docs: no query sampled."
+    with_results, with_clicks = logged["with_results"], logged["with_clicks"]
+    if not with_results and not with_clicks:
+        return ("Logged docs: the log lists no results and no clicks for the sampled queries, so there is no "
+                "production run; their judging pools hold the runs' docs only.")
+    results = (f"the log gave {with_results:,} of the {plural(drawn, 'sampled query', 'sampled queries')} their "
+               "results (the latest search's: the production run)" if with_results else
+               "the log lists no results for the sampled queries (no production run)")
+    clicks = (f"{with_clicks:,} {'has' if with_clicks == 1 else 'have'} clicked docs" if with_clicks
+              else "none has a clicked doc")
+    return f"Logged docs: {results}; {clicks}. Their judging pools add them to the runs' docs."

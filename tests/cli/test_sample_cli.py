@@ -3,6 +3,7 @@ planner's size, both allocations, and the queries file the judging commands and 
 
 from __future__ import annotations
 
+import csv
 import hashlib
 import json
 from pathlib import Path
@@ -10,9 +11,12 @@ from pathlib import Path
 import pytest
 from cli_runner import run_cli
 
+from evalcore.analyses.panel import read_sampled_queries
 from evalcore.analyses.segments import is_team_written
 from evalcore.logs.sampling import query_id
 from evalcore.readers.queries import read_queries
+from evalcore.readers.runs import read_run
+from evalcore.store.workspace import Workspace
 
 LOGS = Path(__file__).resolve().parents[1] / "fixtures" / "logs"
 
@@ -133,8 +137,8 @@ def test_table_and_csv_outputs(tmp_path) -> None:
     assert done.returncode == 0
     assert done.stdout.startswith("Read ") and "OpenInference retriever spans" in done.stdout
     assert "zero-result" in done.stdout and "how do i export my data" in done.stdout
-    csv = run_cli("sample", "--log", LOGS / "spans_phoenix.jsonl", "--n", "5", "--format", "csv")
-    assert csv.stdout.splitlines()[0] == "query,count,stratum,query_id,source,variants"
+    table = run_cli("sample", "--log", LOGS / "spans_phoenix.jsonl", "--n", "5", "--format", "csv")
+    assert table.stdout.splitlines()[0] == "query,count,stratum,query_id,source,variants,logged,clicked"
 
 
 def test_bad_options_are_one_line(tmp_path) -> None:
@@ -142,3 +146,117 @@ def test_bad_options_are_one_line(tmp_path) -> None:
     assert done.returncode == 2 and "'n' parameter" in done.stderr
     done = run_cli("sample", "--log", LOGS / "queries.csv", "--target-diff", "3")
     assert done.returncode == 2 and "target_diff" in done.stderr
+
+
+UBI_SEARCHES = [  # (query_id, text, results, minute, clicked docs)
+    ("a1", "Reset password", ["doc-7", "doc-2"], 0, ["doc-2"]),
+    ("a2", "reset password", ["doc-3", "doc-7"], 5, ["doc-9"]),
+    ("a3", "refund", [], 6, []),
+    ("a4", "pricing plans", ["doc-5"], 7, []),
+    ("a5", "contact jane.doe@example.com", ["doc-1"], 8, []),
+]
+LOGGED = {"reset password": (["doc-3", "doc-7"], ["doc-2", "doc-9"]), "refund": ([], []),
+          "pricing plans": (["doc-5"], []), "contact <email>": (["doc-1"], [])}
+"""What the log gave each query: the latest search's results; the clicks of every search (ties by id)."""
+
+
+def ubi_log(tmp_path: Path) -> Path:
+    """UBI queries and their click events (and an impression, no click) in one file of JSON lines."""
+    lines = []
+    for qid, text, results, minute, clicks in UBI_SEARCHES:
+        lines.append(json.dumps({"query_id": qid, "user_query": text, "query_response_object_ids": results,
+                                 "client_id": qid, "timestamp": f"2025-03-01T10:{minute:02d}:00Z"}))
+        lines += [json.dumps({"action_name": "click", "query_id": qid, "event_attributes": {"object": {
+            "object_id": doc}}}) for doc in clicks]
+        lines.append(json.dumps({"action_name": "impression", "query_id": qid,
+                                 "event_attributes": {"object": {"object_id": "doc-seen"}}}))
+    path = tmp_path / "ubi.ndjson"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("ending", [".csv", ".jsonl", ".parquet"])
+def test_the_queries_file_and_the_production_run_carry_what_the_log_gave(tmp_path, ending: str) -> None:
+    out, run = tmp_path / f"sample{ending}", tmp_path / "production.trec"
+    done = run_cli("sample", "--log", ubi_log(tmp_path), "--n", "10", "--output", out, "--production-run", run,
+                   "--format", "json")
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    assert found["logged_docs"] == {"with_results": 3, "with_clicks": 1, "left_out": 0}
+    assert {r["query"]: (r["logged_doc_ids"], r["clicked_doc_ids"]) for r in found["sample"]} == LOGGED
+    assert {r["query"]: (r["logged"], r["clicked"]) for r in found["sample"]} == {
+        q: (len(r), len(c)) for q, (r, c) in LOGGED.items()}
+    sampled = read_sampled_queries(str(out))
+    for query, (results, clicks) in LOGGED.items():
+        assert sampled.info(query_id(query))["extra"] == tuple(results + clicks)
+    lines = run.read_text(encoding="utf-8").splitlines()
+    expected = [f"{query_id(q)} Q0 {d} {rank} {101 - rank} production" for q, (results, _) in LOGGED.items()
+                for rank, d in enumerate(results, start=1)]
+    assert sorted(lines) == sorted(expected) and len(lines) == 4
+    read = read_run(str(run))
+    assert read.ranking(query_id("reset password"))[:2] == ["doc-3", "doc-7"]
+    assert f"wrote {run}: the results the log gave 3 sampled queries as a TREC run named production" in done.stderr
+    assert "jane.doe" not in run.read_text(encoding="utf-8") + (out.read_bytes().decode("utf-8", "replace"))
+
+
+def test_a_log_without_results_writes_no_production_run(tmp_path) -> None:
+    run = tmp_path / "production.trec"
+    done = run_cli("sample", "--log", LOGS / "queries.tsv", "--n", "5", "--production-run", run)
+    assert done.returncode == 0, done.stderr
+    assert not run.exists()
+    assert f"no production run written to {run}: the log lists no results for the sampled queries" in done.stderr
+    assert "Logged docs: the log lists no results and no clicks for the sampled queries" in done.stdout
+
+
+def test_sampled_judged_frozen_then_the_production_run_scored_against_it(tmp_path) -> None:
+    """The whole way: sample a log, pool each query (a team run's top doc, the logged results, the clicks), judge
+    it blind into a label-set version, and score the production run against that version, as a plain-Python
+    recall of the same files says."""
+    ws = {"EVALCORE_WORKSPACE": str(tmp_path / "ws")}
+    (tmp_path / "labels.csv").write_text("query,doc_id,grade,query_text\nt1,doc-1,1,team words\n", encoding="utf-8")
+    ids = [query_id(q) for q in LOGGED]
+    (tmp_path / "team.trec").write_text("".join(f"{q} Q0 doc-1 1 1 team\n" for q in ["t1", *ids]), encoding="utf-8")
+    assert run_cli("evaluate", "--labels", tmp_path / "labels.csv", "--run", tmp_path / "team.trec", "--save",
+                   env=ws).returncode == 0
+    sampled, run = tmp_path / "sample.csv", tmp_path / "production.trec"
+    assert run_cli("sample", "--log", ubi_log(tmp_path), "--n", "10", "--output", sampled, "--production-run", run
+                   ).returncode == 0
+    relevant = {"reset password": {"doc-7", "doc-9"}, "refund": set(), "pricing plans": {"doc-5"},
+                "contact <email>": {"doc-1"}}
+    for query, (results, clicks) in LOGGED.items():
+        pool = tmp_path / f"{query_id(query)}.csv"
+        made = run_cli("judge", "pool", "--labels", tmp_path / "labels.csv", "--run", tmp_path / "team.trec",
+                       "--queries", sampled, "--query", query_id(query), "--depth", "1", "--output", pool, env=ws)
+        assert made.returncode == 0, made.stderr
+        with pool.open(encoding="utf-8", newline="") as handle:
+            rows = list(csv.DictReader(handle))
+        assert {r["doc_id"] for r in rows} == {"doc-1", *results, *clicks}  # the run's top 1, logged, clicked
+        assert {(r["source"], r["query_text"]) for r in rows} == {("customer log", query)}
+        for row in rows:
+            row["relevant"] = "yes" if row["doc_id"] in relevant[query] else "no"
+        with pool.open("w", encoding="utf-8", newline="") as handle:
+            writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+            writer.writeheader()
+            writer.writerows(rows)
+        saved = run_cli("judge", "save", "labels", pool, env=ws)
+        assert saved.returncode == 0, saved.stderr
+    frozen = Workspace(tmp_path / "ws").load_labels("labels")
+    assert set(frozen.query_info.loc[ids, "source"]) == {"customer log"}
+    qrels = tmp_path / "frozen.qrels"
+    qrels.write_text("".join(f"{q} 0 {d} {int(g)}\n" for q, d, g in frozen.judgments[["query", "doc_id", "grade"]]
+                             .itertuples(index=False)), encoding="utf-8")
+    scored = run_cli("evaluate", "--labels", qrels, "--run", f"production={run}", "--k", "1,2", "--format", "json")
+    assert scored.returncode == 0, scored.stderr
+    metrics = json.loads(scored.stdout)["runs"][0]["metrics"]
+    ranked = {}
+    for line in run.read_text(encoding="utf-8").splitlines():
+        q, _, d, rank, _, _ = line.split()
+        ranked.setdefault(q, []).append((int(rank), d))
+    wanted = {}
+    for q, d, g in frozen.judgments[["query", "doc_id", "grade"]].itertuples(index=False):
+        if g >= 1:
+            wanted.setdefault(q, set()).add(d)
+    for k in (1, 2):
+        per_query = [len({d for r, d in ranked.get(q, []) if r <= k} & docs) / len(docs) for q, docs in wanted.items()]
+        assert metrics[f"recall@{k}"]["mean"] == pytest.approx(sum(per_query) / len(per_query))
+    assert (metrics["recall@1"]["mean"], metrics["recall@2"]["mean"]) == (pytest.approx(2 / 4), pytest.approx(2.5 / 4))

@@ -1,12 +1,14 @@
 """The Real queries page's model, called directly: its counts are ``evalcore sample``'s on the same log, the same
 seed draws the same sample, no personal data from the log reaches what the page shows, a file that is not a log is
-refused with one line naming it, and the sample handed to Blind judging is offered there with source and stratum."""
+refused with one line naming it, and the sample handed to Blind judging is offered there with source and stratum,
+each pool holding the docs the log gave, and the logged results along as the run production."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
-from evalcore.logs.sampling import sample_log
+from evalcore.logs.sampling import query_id, sample_log
 from evalcore.readers.labels import read_labels
 
 from dashboard import loading
@@ -65,3 +67,51 @@ def test_the_sample_sent_to_judging_is_offered_there_with_source_and_stratum(sam
     assert all(names[q].startswith(f"{q} · customer log · stratum ") for q in ids)
     stored = set(loading.workspace().value.files()["name"])
     assert model.queries_name in stored and LOG.name not in stored  # the sample is kept; the raw log never is
+
+
+def ubi_bytes() -> bytes:
+    """UBI queries and click events: "reset password" logged twice (latest results doc-3, doc-7; clicks doc-2 and
+    doc-9, neither in the latest results), "refund" found nothing."""
+    rows = [{"query_id": "a1", "user_query": "Reset password", "query_response_object_ids": ["doc-7", "doc-2"],
+             "timestamp": "2025-03-01T10:00:00Z"},
+            {"action_name": "click", "query_id": "a1", "event_attributes": {"object": {"object_id": "doc-2"}}},
+            {"query_id": "a2", "user_query": "reset password", "query_response_object_ids": ["doc-3", "doc-7"],
+             "timestamp": "2025-03-01T10:05:00Z"},
+            {"action_name": "click", "query_id": "a2", "event_attributes": {"object": {"object_id": "doc-9"}}},
+            {"query_id": "a3", "user_query": "refund", "query_response_object_ids": [],
+             "timestamp": "2025-03-01T10:06:00Z"}]
+    return "".join(json.dumps(r) + "\n" for r in rows).encode("utf-8")
+
+
+def test_sending_adds_the_production_run_and_every_pool_holds_the_logged_docs(sample) -> None:
+    model = page.draw(sample, page.hold("ubi.ndjson", ubi_bytes()), "detect", 10, 0, "proportional").value
+    assert model.sample.set_index("query")[["logged", "clicked"]].to_dict("index") == {
+        "reset password": {"logged": 2, "clicked": 2}, "refund": {"logged": 0, "clicked": 0}}
+    assert any(s.startswith("Logged docs: the log gave 1 of the 2 sampled queries their results")
+               for s in model.sentences)
+    reset = query_id("reset password")
+    assert model.production_file.decode() == f"{reset} Q0 doc-3 1 100 production\n{reset} Q0 doc-7 2 99 production\n"
+    key = page.send_to_judging(sample, model)
+    assert key.ok, key.error
+    dataset, _ = loading.resolve(key.value)
+    assert dataset.run_names == sample.run_names + ["production"]
+    production = dataset.runs[-1]
+    assert loading.file_bytes(production.file) == model.production_file
+    stored = set(loading.workspace().value.files()["name"])
+    assert {model.queries_name, model.production_name} <= stored and "ubi.ndjson" not in stored
+    pooled = judge.pool(dataset, reset, 1)
+    assert pooled.ok, pooled.error
+    assert {"doc-3", "doc-7", "doc-2", "doc-9"} <= set(pooled.value.docs)  # logged results and clicks
+    assert pooled.value.source == "customer log"
+    again = page.send_to_judging(dataset, model)  # sent twice: still one production run
+    assert loading.resolve(again.value)[0].run_names == sample.run_names + ["production"]
+
+
+def test_a_log_without_results_adds_no_run(sample) -> None:
+    model = page.draw(sample, page.hold("plain.csv", b"query\nreset password\nrefund\n"), "detect", 5, 0,
+                      "proportional").value
+    assert model.production_file == b""
+    assert any("no production run" in s for s in model.sentences)
+    key = page.send_to_judging(sample, model)
+    assert key.ok, key.error
+    assert loading.resolve(key.value)[0].run_names == sample.run_names
