@@ -35,7 +35,7 @@ import streamlit as st
 
 from evalcore.analyses.curves import warnings_at
 from evalcore.errors import EvalcoreError, InputError
-from evalcore.metrics.split import scoring_labels
+from evalcore.metrics.split import SplitRule, scoring_labels
 from evalcore.readers.runs import read_sidecar, sidecar_path
 from evalcore.readers.formats import FORMATS, file_stem, formats_for
 from evalcore.readers.sources import Source, open_source
@@ -477,10 +477,11 @@ def runs_of(dataset: Dataset) -> list[Loaded]:
 
 @st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=HASH)
 def scope(dataset: Dataset) -> Loaded:
-    """The labels every page scores (`evalcore.metrics.split.scoring_labels`): with a tune/holdout split, the tune
-    queries only, the holdout sealed (the Integrity page reveals it, recorded in the workspace)."""
+    """The labels every page scores (`evalcore.metrics.split.scoring_labels`): with a tune/holdout split (the labels'
+    field, or the data set's hash split), the tune queries only, the holdout sealed (the Integrity page reveals it,
+    recorded in the workspace)."""
     label_set = labels_of(dataset)
-    return load(scoring_labels, label_set.value) if label_set.ok else label_set
+    return load(scoring_labels, label_set.value, SplitRule(dataset.split)) if label_set.ok else label_set
 
 
 def _core_inputs(dataset: Dataset) -> tuple[Any, list[Any], dict[str, Any]]:

@@ -32,6 +32,7 @@ from evalcore.analyses.judging import JudgingPool
 from evalcore.workflows.cases import split_doc_ids
 from evalcore.store.ledger import LedgerEntry
 from evalcore.metrics.dataset import Dataset, FileRef
+from evalcore.metrics.split import SplitRule
 from evalcore.store.workspace import Workspace
 
 from dashboard import access_ui, loading
@@ -191,7 +192,8 @@ def reveal_holdout(dataset: Dataset, runs: Sequence[tuple[str, str]]) -> loading
     if not full.ok:
         return full
     return _in_session("reveal_holdout", lambda session: session.reveal_holdout(
-        full.value, list(runs), labels_file=loading.uploads().stored_file(dataset.labels, session)))
+        full.value, list(runs), rule=SplitRule(dataset.split),
+        labels_file=loading.uploads().stored_file(dataset.labels, session)))
 
 
 def flag_for_rejudging(dataset: Dataset, queries: Sequence[str], found: Audit) -> loading.Loaded:

@@ -51,7 +51,12 @@ def revealed_at(dataset: Dataset, split: str, reveal: Reveal, k: int) -> Loaded:
     if not full.ok:
         return full
     runs = [r.value for r in loading.runs_of(dataset)]
-    return loading.load(lambda: scoring_labels(full.value, SplitRule(), reveal, split).evaluate(runs, sorted({1, k})))
+    return loading.load(lambda: scoring_labels(full.value, SplitRule(dataset.split), reveal, split).evaluate(runs, sorted({1, k})))
+
+
+def register(dataset: Dataset) -> str:
+    """Keep ``dataset`` (the same files with another split) and return the key its link names."""
+    return loading.register(dataset)
 
 
 def labels_as_read(dataset: Dataset):

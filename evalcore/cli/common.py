@@ -45,12 +45,13 @@ Recording = Callable[[], ModuleType]
 
 def dataset_of(args: argparse.Namespace) -> Dataset:
     """The data set the arguments name (`evalcore.metrics.dataset_reading.from_arguments`): --labels, --queries,
-    --run, --chunks, --docs and their format options."""
+    --run, --chunks, --docs and their format options, and --hash-split (the data set's split)."""
     return from_arguments(args.labels, [run_argument(value) for value in args.run],
                           chunks=[run_argument(value) for value in getattr(args, "chunks", None) or []],
                           documents=getattr(args, "docs", None), queries=getattr(args, "queries", None),
                           labels_format=args.labels_format, run_format=args.run_format,
-                          documents_format=getattr(args, "docs_format", None))
+                          documents_format=getattr(args, "docs_format", None),
+                          split=split_of(args))
 
 
 def load(args: argparse.Namespace):
@@ -77,6 +78,11 @@ def run_argument(value: str) -> tuple[str | None, str]:
 # ----------------------------------------------------------------------------- the tune/holdout split
 
 
+def split_of(args: argparse.Namespace) -> float | None:
+    """The data set's split as the arguments give it: --hash-split's fraction, or None (the labels' split field)."""
+    return getattr(args, "hash_split", None)
+
+
 def check_split_options(args: argparse.Namespace) -> None:
     """--split, --hash-split, --reveal and --who only make sense together (--who also names the person of a --save or
     --flag)."""
@@ -99,7 +105,7 @@ def scope(args: argparse.Namespace, labels, runs, recording: Recording):
     """The labels this command may score (`evalcore.metrics.split.scoring_labels`): the tune split by default when the
     labels carry a split; the holdout or all queries only with --reveal, recorded in the workspace first."""
     check_split_options(args)
-    rule = SplitRule(args.hash_split) if args.hash_split is not None else SplitRule()
+    rule = SplitRule(split_of(args))
     reveal = None
     if args.split in ("holdout", "all"):
         query_splits(labels, rule)  # labels without a split: say so before anything is recorded

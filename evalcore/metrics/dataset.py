@@ -1,7 +1,9 @@
 """The inputs of an evaluation as one value: a `Dataset` (labels, runs with their metadata and chunk maps,
 documents, queries), and the `VectorModel` an index-size study starts from.
 
-A data set may carry answer grades (`GradeSpec`: a grade file and the run whose answers it grades), which
+A data set carries its tune/holdout split rule (``split``: None, the labels' own ``split`` field; a fraction, the
+share of queries put in tune by a hash of the query id, `evalcore.metrics.split.SplitRule`), so every page and
+command scores the same side of the same split. A data set may carry answer grades (`GradeSpec`: a grade file and the run whose answers it grades), which
 `evalcore.analyses.answers` sets beside the runs' retrieval; a data set without them keeps the key it always had.
 
 Both front ends build one: the command line from its arguments (`evalcore.metrics.dataset_reading.from_arguments`:
@@ -21,6 +23,8 @@ import os
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Sequence
+
+from ..errors import invalid_parameter
 
 
 def content_key(manifest: object) -> str:
@@ -102,6 +106,11 @@ class Dataset:
     notes: tuple[str, ...] = field(default=(), compare=False)
     queries: FileRef | None = None
     grades: tuple[GradeSpec, ...] = ()
+    split: float | None = None  # None: the labels' split field; else the share of queries hashed into tune
+
+    def __post_init__(self) -> None:
+        if self.split is not None and (isinstance(self.split, bool) or not 0 < float(self.split) < 1):
+            raise invalid_parameter("tune fraction", "a number between 0 and 1 (exclusive)", self.split)
 
     @cached_property
     def key(self) -> str:
@@ -126,6 +135,8 @@ class Dataset:
             manifest["queries"] = self.queries.manifest()
         if self.grades:  # so do data sets without answer grades
             manifest["grades"] = [spec.manifest() for spec in self.grades]
+        if self.split is not None:  # and data sets split by the labels' own field
+            manifest["split"] = float(self.split)
         return manifest
 
     @classmethod
@@ -138,7 +149,8 @@ class Dataset:
         queries = FileRef(**manifest["queries"]) if manifest.get("queries") else None
         grades = tuple(GradeSpec.from_manifest(g) for g in manifest.get("grades") or ())
         return cls(labels=FileRef(**manifest["labels"]), runs=runs, documents=documents,
-                   sample=bool(manifest.get("sample", False)), queries=queries, grades=grades)
+                   sample=bool(manifest.get("sample", False)), queries=queries, grades=grades,
+                   split=manifest.get("split"))
 
     @property
     def files(self) -> list[FileRef]:
@@ -172,6 +184,11 @@ class Dataset:
         order = {name: i for i, name in enumerate(self.run_names)}
         grades = tuple(sorted(others + added, key=lambda g: order.get(g.run, len(order))))
         return replace(self, grades=grades, sample=False)
+
+    def with_split(self, fraction: float | None) -> "Dataset":
+        """The labels split by a hash of the query id, ``fraction`` of the queries in tune (None: by the labels' own
+        ``split`` field, or not at all when they have none)."""
+        return replace(self, split=None if fraction is None else float(fraction))  # the same files: still the sample
 
     def with_documents(self, ref: FileRef | None) -> "Dataset":
         return replace(self, documents=ref, sample=False)

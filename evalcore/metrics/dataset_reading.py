@@ -38,9 +38,11 @@ def by_path(ref: FileRef) -> SourceLike:
 def from_arguments(labels: str | os.PathLike, runs: Sequence[tuple[str | None, str]], *,
                    chunks: Sequence[tuple[str | None, str]] = (), documents: str | os.PathLike | None = None,
                    queries: str | os.PathLike | None = None, labels_format: str | None = None,
-                   run_format: str | None = None, documents_format: str | None = None) -> Dataset:
+                   run_format: str | None = None, documents_format: str | None = None,
+                   split: float | None = None) -> Dataset:
     """The data set the command line names: labels, runs as (name or None, path), chunk maps as (run name, path)
-    or (None, path) for every run, documents and queries. A chunk map named twice for every run, or for a run
+    or (None, path) for every run, documents, queries and the split (``--hash-split``'s fraction, None: the labels'
+    field). A chunk map named twice for every run, or for a run
     that is not there, is a usage error."""
     specs = [RunSpec(file=FileRef.at(path, run_format), name=name or file_stem(str(path))) for name, path in runs]
     names = [spec.name for spec in specs]
@@ -58,7 +60,7 @@ def from_arguments(labels: str | os.PathLike, runs: Sequence[tuple[str | None, s
     specs = [RunSpec(file=spec.file, name=spec.name, chunks=named.get(spec.name, shared)) for spec in specs]
     return Dataset(labels=FileRef.at(labels, labels_format), runs=tuple(specs),
                    documents=FileRef.at(documents, documents_format) if documents else None,
-                   queries=FileRef.at(queries) if queries else None)
+                   queries=FileRef.at(queries) if queries else None, split=split)
 
 
 def read_labels_file(ref: FileRef, source_of: SourceOf) -> LabelSet:

@@ -140,3 +140,34 @@ def test_the_data_checklist_does_not_call_sealed_holdout_queries_unlabeled(works
     runs = checklist[checklist["role"].str.startswith("run ")]
     assert len(runs) == 3 and (runs["run queries without labels"].astype(int) == 0).all()
     assert (checklist[checklist["role"] == "labels"]["queries"].astype(int) == 320).all()  # the file as loaded
+
+
+def test_labels_without_a_split_column_are_split_by_query_hash_on_the_integrity_page(workspace) -> None:
+    from dashboard import loading  # after the workspace is set: the dashboard keeps the files there
+
+    sample = loading.sample_dataset()
+    unsplit = "\n".join(line.rsplit("\t", 1)[0] if "\t" in line else line
+                        for line in SAMPLE_LABELS.read_text().splitlines()) + "\n"
+    assert "split" in SAMPLE_LABELS.read_text().splitlines()[0].split("\t")[-1]  # the sample's last column
+    mine = sample.with_labels(loading.uploads().add_file("mine.tsv", unsplit.encode("utf-8")))
+    key = loading.register(mine)
+
+    at = open_page("views/integrity.py", data=key, k="10")
+    assert "The labels have no split column" in _text(at, "info")
+    [share] = [n for n in at.number_input if n.label == "Share of queries to tune on"]
+    share.set_value(0.5)
+    [split] = [b for b in at.button if b.label == "Split by query hash"]
+    split.click()
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    hashed = at.query_params["data"][0] if isinstance(at.query_params["data"], list) else at.query_params["data"]
+    assert hashed != key
+    captions = _text(at, "caption")
+    assert "Split by a hash of each query id: 50% of the queries to tune on" in captions
+    n = loading.evaluation(mine.with_split(0.5)).value.split.n_queries
+    assert f"Every page shows the tune split: {n} queries, exploratory" in captions and n != 224
+
+    [stop] = [b for b in at.button if b.label == "Stop splitting by hash"]
+    stop.click()
+    at.run()
+    assert "The labels have no split column" in _text(at, "info")
