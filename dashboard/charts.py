@@ -172,7 +172,7 @@ def history_chart(frame: pd.DataFrame, line: str, subtitle: str = "") -> alt.Lay
     )
     order = data.drop_duplicates("run_id").sort_values("step")["point"].tolist()
     base = alt.Chart(data).encode(
-        x=alt.X("point:N", sort=order, title="run of the line, in upload order",
+        x=alt.X("point:N", sort=order, title="run of the model line, in upload order",
                 axis=alt.Axis(labelAngle=0, labelLimit=220)),
         xOffset=alt.XOffset("metric:N"),
         color=alt.Color("metric:N", title="metric"),

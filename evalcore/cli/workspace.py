@@ -219,8 +219,8 @@ def _orphan_lines(found: Orphans, minutes: float, kept_because: str | None) -> l
                 f"run, evaluation or dashboard data set uses, {age}")
         lines = [head + (f" (not removed: {kept_because})" if kept_because else "") + ":"]
         lines += [f"  {f.short}  {f.name}  {f.size:,} bytes  stored {minute(f.stored_at)}" for f in found.files]
-    if found.stray_chunks:
-        lines.append(f"{'removed' if found.removed else 'found'} {plural(found.stray_chunks, 'content row')} "
+    if found.stray_blocks:
+        lines.append(f"{'removed' if found.removed else 'found'} {plural(found.stray_blocks, 'content row')} "
                      "without a stored file")
     if found.recent:
         lines.append(f"kept {plural(found.recent, 'unused file')} stored in the last {minutes:g} minutes (a save "

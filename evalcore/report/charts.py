@@ -56,7 +56,7 @@ def history_spec(history: pd.DataFrame, k: int, level: float, provenance: dict) 
     values = [{"line": str(r.line), "step": int(r.step), "run": str(r.run), "metric": str(r.metric),
                "mean": float(r.mean), "ci_low": float(r.ci_low), "ci_high": float(r.ci_high),
                "labels_version": int(r.labels_version)} for r in frame.itertuples(index=False)]
-    x = {"field": "step", "type": "ordinal", "title": "run of the line, in upload order", "axis": {"labelAngle": 0}}
+    x = {"field": "step", "type": "ordinal", "title": "run of the model line, in upload order", "axis": {"labelAngle": 0}}
     color = {"field": "line", "type": "nominal", "title": "model line"}
     level = int(round(float(level) * 100))
     return {

@@ -54,11 +54,11 @@ class StoredFile:
 @dataclass(frozen=True)
 class Orphans:
     """What `remove_orphans` found: the unreferenced files removed (or, with ``dry_run``, that would be), the block
-    rows (``stray_chunks``: rows of ``file_chunks``) left without a file, and how many unreferenced files were kept as
+    rows (``stray_blocks``: rows of ``file_chunks``) left without a file, and how many unreferenced files were kept as
     too recent."""
 
     files: tuple[StoredFile, ...]
-    stray_chunks: int
+    stray_blocks: int
     recent: int
     older_than: float
     removed: bool

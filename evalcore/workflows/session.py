@@ -166,9 +166,9 @@ class Session:
 
         def change() -> Orphans:
             found = self.workspace._remove_orphans(older_than=older_than)
-            if found.files or found.stray_chunks:
+            if found.files or found.stray_blocks:
                 append_event_now(self.workspace, self.actor.who, SWEEP, f"{len(found.files)} files",
-                                 f"{found.size:,} bytes; {found.stray_chunks} blocks without a file")
+                                 f"{found.size:,} bytes; {found.stray_blocks} blocks without a file")
             return found
 
         return self.workspace.atomic(change)

@@ -340,7 +340,7 @@ def test_content_rows_without_a_file_are_removed(tmp_path) -> None:
     raw.close()
     assert any("foreign key" in problem for problem in ws.verify())
     done = ws._remove_orphans(older_than=0)
-    assert done.stray_chunks == 1 and done.files == ()
+    assert done.stray_blocks == 1 and done.files == ()
     assert ws.verify() == [] and ws.read_file(kept.sha256) == b"kept"
 
 
