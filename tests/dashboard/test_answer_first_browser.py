@@ -1,14 +1,14 @@
 """Answer first, in a real browser (Chromium via Playwright against `streamlit run`, the sample data with its three
-runs): each presented page's headline is on the first screen at 1400 x 900 (its box, not only its text), a row
-click on the Failures list brings the drill-down's heading into view, and the presenter view fits a 1280 x 720
-projector with three runs without scrolling, on every failure walked."""
+runs): each presented page's headline is on the first screen at 1400 x 900 (its box, not only its text). A row
+click bringing the drill-down into view is tested in test_dashboard_browser.py, the presenter view on a projector in
+test_present_fits_browser.py (three chunk runs, long text) and test_screenshots_browser.py."""
 
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Page, expect
 
-from tests.dashboard.browser_helpers import DESKTOP, PROJECTOR, WAIT_MS, no_exceptions, open_page, params, settle
+from tests.dashboard.browser_helpers import DESKTOP, no_exceptions, open_page
 
 MAIN = '[data-testid="stMain"]'
 
@@ -35,40 +35,3 @@ def test_each_headline_is_on_the_first_screen(screen: Page, server: str, path: s
     no_exceptions(screen)
     on_first_screen(screen, ".st-key-headline", DESKTOP)
     expect(screen.locator(".st-key-headline h3").first).to_contain_text(opening)
-
-
-def test_a_row_click_brings_the_drill_down_into_view(screen: Page, server: str) -> None:
-    open_page(screen, f"{server}/failures?k=10")
-    grid = screen.locator('[data-testid="stDataFrame"]').first
-    grid.scroll_into_view_if_needed()  # a person scrolls to the list first
-    settle(screen)
-    box = grid.bounding_box()
-    screen.mouse.click(box["x"] + 18, box["y"] + 35 + 17)  # the selection box of the first row
-    settle(screen)
-    assert params(screen)["query"]
-    heading = screen.get_by_role("heading", name="One query up close")
-    expect(heading).to_be_in_viewport()
-    found = heading.bounding_box()
-    assert 0 <= found["y"] and found["y"] + found["height"] <= DESKTOP["height"], found
-    expect(screen.get_by_text("What the customer typed", exact=True)).to_be_visible()
-    no_exceptions(screen)
-
-
-def test_present_fits_a_projector_with_three_runs(browser: Browser, server: str) -> None:
-    context = browser.new_context(viewport=PROJECTOR)
-    page = context.new_page()
-    page.set_default_timeout(WAIT_MS)
-    try:
-        # q218: three relevant docs; q015: two long titles; then the first failures in the list.
-        for opened in (f"{server}/present?k=5&query=q218", f"{server}/present?k=5&query=q015", f"{server}/present?k=5"):
-            open_page(page, opened)
-            for _ in range(4):
-                no_exceptions(page)
-                assert page.locator(".st-key-present [data-testid='stColumn']").count() >= 3  # three runs side by side
-                sizes = page.evaluate("(() => { const m = document.querySelector('" + MAIN + "');"
-                                      " return [m.scrollHeight, m.clientHeight]; })()")
-                assert sizes[0] <= sizes[1], f"{params(page)['query']}: scrolls {sizes[0] - sizes[1]} px"
-                page.keyboard.press("ArrowRight")
-                settle(page)
-    finally:
-        context.close()

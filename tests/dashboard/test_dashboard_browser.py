@@ -2,8 +2,8 @@
 
 One server per module (a free port on 127.0.0.1, started by the ``server`` fixture of tests/dashboard/conftest.py
 and stopped after; the helpers are in tests/dashboard/browser_helpers.py). The browser must be there: a missing
-/usr/bin/chromium fails the run (``bash scripts/test.sh`` installs it with apt). Screenshots of every page go to
-``test-output/screenshots/``.
+/usr/bin/chromium fails the run (``bash scripts/test.sh`` installs it with apt). Every page loading and drawing is
+tests/dashboard/test_screenshots_browser.py's; this module uploads, drills down and opens links.
 """
 
 from __future__ import annotations
@@ -23,32 +23,6 @@ from tests.dashboard.browser_helpers import (
     settle,
     shoot,
 )
-
-
-def test_every_page_loads_draws_and_is_photographed(page: Page, server: str) -> None:
-    open_page(page, server)
-    expect(page.get_by_role("heading", name="Overview")).to_be_visible()
-    expect(page.get_by_text("Is the difference real?")).to_be_visible()
-    chart_drawn(page)
-    no_exceptions(page)
-    shoot(page, "overview")
-
-    page.get_by_role("link", name="Choose k").click()
-    settle(page)
-    expect(page.get_by_text("At k = 9:").first).to_be_visible()  # no k asked: base's k to take, its elbow
-    chart_drawn(page)
-    no_exceptions(page)
-    shoot(page, "choose_k")
-    with page.expect_download() as download:
-        page.get_by_role("button", name="Download the chart (PNG)").click()
-    png = Path(download.value.path()).read_bytes()
-    assert png.startswith(b"\x89PNG")
-
-    page.get_by_role("link", name="Data").click()
-    settle(page)
-    expect(page.get_by_role("heading", name="Checklist")).to_be_visible()
-    no_exceptions(page)
-    shoot(page, "data")
 
 
 def test_uploads_through_the_file_inputs(page: Page, tmp_path: Path) -> None:
@@ -118,14 +92,21 @@ def _upload_and_check(page: Page, server: str, tmp_path: Path) -> None:
     shoot(page, "failures_uploaded")
 
 
-def test_failure_drill_down_from_the_list_and_from_a_copied_url(page: Page, server: str) -> None:
+def test_failure_drill_down_from_the_list_and_from_a_copied_url(screen: Page, server: str) -> None:
+    page = screen  # the desktop's first screen, 1400 x 900: the drill-down must come into view there
     open_page(page, f"{server}/failures?k=10")
     expect(page.get_by_text("Select a row in the list above")).to_be_visible()
     grid = page.locator('[data-testid="stDataFrame"]').first
-    expect(grid).to_be_visible()
+    grid.scroll_into_view_if_needed()  # a person scrolls to the list first
+    settle(page)
     box = grid.bounding_box()
     page.mouse.click(box["x"] + 18, box["y"] + 35 + 17)  # the selection box of the first row
     settle(page)
+    # The click brings the drill-down's heading into view: nobody has to hunt for what they opened.
+    heading = page.get_by_role("heading", name="One query up close")
+    expect(heading).to_be_in_viewport()
+    found = heading.bounding_box()
+    assert 0 <= found["y"] and found["y"] + found["height"] <= page.viewport_size["height"], found
     expect(page.get_by_text("What the customer typed", exact=True)).to_be_visible()
     first = params(page)["query"][0]
     expect(page.get_by_text("Relevant docs, and where each run put them")).to_be_visible()

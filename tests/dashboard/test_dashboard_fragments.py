@@ -15,7 +15,7 @@ def _k_field(page: Page):
     return page.locator('[data-testid="stNumberInputField"]').first
 
 
-@pytest.mark.parametrize("path", ["", "choose-k", "failures"])  # the Overview, the default page, is the root
+@pytest.mark.parametrize("path", ["choose-k", "failures"])  # the Overview's k: the next test
 def test_changing_k_updates_the_numbers_and_the_url_and_a_reload_keeps_it(page: Page, server: str, path: str) -> None:
     open_page(page, f"{server}/{path}?k=10")
     expect(page.get_by_text("k = 10 · n = 224 queries").first).to_be_visible()
@@ -34,10 +34,12 @@ def test_changing_k_updates_the_numbers_and_the_url_and_a_reload_keeps_it(page: 
 
 
 def test_overview_k_then_runs_shown_update_table_url_and_header(page: Page, server: str) -> None:
-    open_page(page, server)
+    open_page(page, f"{server}/?k=10")  # the Overview, the default page, is the root
+    expect(page.get_by_text("k = 10 · n = 224 queries").first).to_be_visible()
     page.locator('[data-testid="stNumberInputStepUp"]').first.click()
     settle(page)
     expect(page.get_by_text("k = 11 · n = 224 queries").first).to_be_visible()
+    expect(page.get_by_text("k = 10 · n = 224 queries")).to_have_count(0)
     # Drop a run from "Runs shown": the header above the fragment lists the runs shown, so it must follow.
     page.locator('[data-testid="stMultiSelect"]').first.get_by_role("button", name="Remove tuned-256d").click()
     settle(page)

@@ -1,8 +1,9 @@
 """Screenshots a person looks at: every page of the dashboard at 1400 x 900, and the presenter view at 1280 x 720
 (a projector), in a real browser (Chromium via Playwright against `streamlit run` on 127.0.0.1).
 
-The pictures go to the folder named by ``EVALCORE_SCREENSHOTS`` (kept after the run), else to a temporary folder
-(printed). Each page must render without an exception or an error box. The presenter view must show the query
+The pictures go to the folder named by ``EVALCORE_SCREENSHOTS`` (kept after the run, with each page's whole length
+too), else to a temporary folder (printed; first screens only). Each page must render without an exception or an
+error box; the Overview and Choose k draw their charts, and Choose k's chart downloads as a PNG. The presenter view must show the query
 text, the relevant doc and the next / previous controls inside the 1280 x 720 screen without scrolling, and an
 arrow key (or a clicker's Page Down) must move it to the next failure and change the URL.
 
@@ -19,10 +20,11 @@ import pytest
 from playwright.sync_api import Locator, Page, expect
 
 import evalcore
-from tests.dashboard.browser_helpers import (PROJECTOR, ROOT, WAIT_MS, Server, app_pages, no_exceptions, open_page,
-                                             params, settle)
+from tests.dashboard.browser_helpers import (PROJECTOR, ROOT, WAIT_MS, Server, app_pages, chart_drawn, no_exceptions,
+                                             open_page, params, settle)
 
 DESKTOP = {"width": 1400, "height": 900}
+DRAWN = {"Overview": "Is the difference real?", "Choose k": "At k = 9:"}  # no k asked: base's k to take, its elbow
 
 
 @pytest.fixture(scope="module")
@@ -58,9 +60,12 @@ def inside(locator: Locator, viewport: dict) -> None:
 
 
 def shoot(page: Page, folder: Path, name: str) -> None:
-    """The first screen as the viewer sees it (``name.png``), and the whole page (``name-full.png``): Streamlit
-    scrolls an inner container, not the document, so the window is made as tall as the page for that one."""
+    """The first screen as the viewer sees it (``name.png``), and when a folder was asked for, the whole page
+    (``name-full.png``): Streamlit scrolls an inner container, not the document, so the window is made as tall as
+    the page for that one."""
     page.screenshot(path=str(folder / f"{name}.png"))
+    if not os.environ.get("EVALCORE_SCREENSHOTS"):
+        return
     size = page.viewport_size
     tall = page.evaluate("""() => Math.max(document.documentElement.scrollHeight, ...Array.from(
         document.querySelectorAll('*'), e => ['auto', 'scroll'].includes(getComputedStyle(e).overflowY)
@@ -88,6 +93,13 @@ def test_every_page_at_1400_by_900(browser, server: str, shots: Path) -> None:
         for title, path in pages:
             open_page(page, f"{server}/{path}")
             rendered_cleanly(page, title)
+            if title in DRAWN:
+                expect(page.get_by_text(DRAWN[title]).first).to_be_visible()
+                chart_drawn(page)
+            if title == "Choose k":
+                with page.expect_download() as download:
+                    page.get_by_role("button", name="Download the chart (PNG)").click()
+                assert Path(download.value.path()).read_bytes().startswith(b"\x89PNG")
             shoot(page, shots, f"page-{path or 'home'}")
 
         # The Failures page with one query open: titles and readable text for every ranked doc, nothing cut.
