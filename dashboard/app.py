@@ -74,3 +74,7 @@ PAGES = [
 ]
 
 st.navigation(PAGES + _unknown_path(PAGES), position="top").run()
+
+from dashboard import warming  # noqa: E402 - after the path above is set
+
+warming.visit_every_page(ROOT / "dashboard" / "views", shown="overview.py")  # the start script's warm-up run only

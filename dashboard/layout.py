@@ -22,6 +22,7 @@ from evalcore.metrics.dataset import Dataset
 from evalcore.warning_log import plural
 
 from dashboard import loading, state
+from dashboard.warming import stop  # noqa: F401 - pages end their run with layout.stop()
 
 
 DEPTH = loading.DEPTH
@@ -181,7 +182,7 @@ def header(title: str, v: View | None, what: str) -> None:
     if v.evaluation is None:
         error(v.error or "The files cannot be scored.")
         st.page_link("views/data.py", label="Fix the files on the Data page", icon=":material/upload_file:")
-        st.stop()
+        stop()
     source = "sample data" if v.dataset.sample else "uploaded data"
     st.markdown(
         f"**Labels** {md_text(v.labels_ref)} · **n** = {plural(v.n, 'query', 'queries')} · **runs** "

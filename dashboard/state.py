@@ -26,6 +26,14 @@ Answers page's link): any other page forgets them, so a later link to that page 
 _SESSION = "shared.params"
 
 
+def first_visit() -> None:
+    """Forget every selection, in the URL and in the session: the next page runs as a first visitor's would (the
+    warm-up's visit of each page, `dashboard.warming`, starts so, or one page's choice of k would carry to the next)."""
+    st.query_params.clear()
+    for name in list(st.session_state.keys()):
+        del st.session_state[name]
+
+
 def _params() -> dict[str, Any]:
     return st.session_state.setdefault(_SESSION, {})
 

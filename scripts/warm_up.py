@@ -1,8 +1,10 @@
 """Warm a freshly started dashboard before anyone opens it: wait for the server, then run the app once.
 
 `scripts/start.sh` starts the server and runs this beside it. Streamlit's script health check runs the app's
-default page (the Overview) in a session of its own, which imports the libraries and computes the sample data's
-numbers into the shared caches, so the first visitor waits for a page, not for a computation. Prints one line
+default page (the Overview) in a session of its own, which imports the libraries and computes the numbers of the
+data in view into the shared caches; in that run the server then visits every other page once
+(`dashboard.warming`, on with EVALCORE_WARM_EVERY_PAGE=1, as start.sh sets it), so the first visitor of any page
+waits for the page, not for a computation. Prints one line
 when the dashboard is ready; exits 0 either way (a slow or failed warm-up only means a slower first visit).
 
     python scripts/warm_up.py http://127.0.0.1:8501
@@ -38,7 +40,7 @@ def main(base: str) -> int:
     status = _get(f"{base}/_stcore/script-health-check", timeout=START_LIMIT_S)
     took = time.monotonic() - start
     if status == 200:
-        print(f"evalcore dashboard: ready at {base} (sample data computed in {took:.1f} s)", flush=True)
+        print(f"evalcore dashboard: ready at {base} (every page computed in {took:.1f} s)", flush=True)
     else:
         print(f"evalcore dashboard: serving at {base}; the warm-up run did not finish (status {status}): the "
               "first page may take a few seconds", flush=True)

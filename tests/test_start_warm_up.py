@@ -38,7 +38,7 @@ def test_start_script_says_ready_after_warming_up_and_stops_on_ctrl_c(tmp_path):
             if "ready at" in line or "did not finish" in line or time.monotonic() > deadline:
                 break
         said = "".join(lines)
-        assert f"ready at http://127.0.0.1:{port} (sample data computed in" in said, said
+        assert f"ready at http://127.0.0.1:{port} (every page computed in" in said, said
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=10) as response:
             assert response.status == 200
         os.killpg(process.pid, signal.SIGINT)  # what Ctrl+C in the terminal sends

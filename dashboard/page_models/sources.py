@@ -151,3 +151,14 @@ def by_source(dataset: Dataset, k: int, family: str, min_n: int, runs: tuple[str
         export=segments[EXPORT_COLUMNS].assign(k=k, min_n=int(min_n)),
         gap_table=gaps[GAP_COLUMNS].assign(k=k, labels=labels_ref) if pair is not None else pd.DataFrame(),
         gaps_export=gaps.assign(k=k, min_n=int(min_n))))
+
+
+def chart(dataset: Dataset, k: int, family: str, min_n: int, runs: tuple[str, ...], subtitle: tuple[str, ...]) -> dict:
+    """The gap chart of `by_source`'s value as a Vega-Lite spec: each run's panel of sources with their intervals,
+    each group's pooled mean and the gap between them (`dashboard.charts.gap_chart`). A spec, so a page keeps it and
+    a second visit draws it without building the chart again."""
+    model = caching.kept(by_source, copies=True)(dataset, k, family, min_n, runs).value
+    found = loading.evaluation(dataset).value
+    return charts.gap_chart(model.segments, model.gap_rows, list(runs), dataset.run_names, metric=model.metric,
+                            models={r: found[r].model for r in runs}, order=model.order, min_n=min_n,
+                            title=f"{model.metric} by source, with 95% intervals", subtitle=list(subtitle)).to_dict()

@@ -21,11 +21,11 @@ layout.words("who did what", "role", "model line", "failure ledger", "tune / hol
 
 opened = saved.workspace_opened()
 if layout.failed(opened):
-    st.stop()
+    layout.stop()
 people, actions = page.choices()
 if not people:
     st.info("Nothing recorded yet: changes appear here as people make them.")
-    st.stop()
+    layout.stop()
 cols = st.columns(2)
 with cols[0]:
     asked = state.get("who")

@@ -26,10 +26,10 @@ shown = caching.kept(answers.page, entries=32)(v.dataset, k, tuple(v.runs), stat
 if shown is None:
     st.info(answers.NO_GRADES, icon=":material/grading:")
     st.page_link("views/data.py", label="Upload grade files on the Data page", icon=":material/upload_file:")
-    st.stop()
+    layout.stop()
 if layout.failed(shown):
     st.page_link("views/data.py", label="Fix the grade files on the Data page", icon=":material/upload_file:")
-    st.stop()
+    layout.stop()
 page = shown.value
 lead = page.choice.lead
 

@@ -45,7 +45,7 @@ def settings_now():
 
 settings = settings_now()
 if layout.failed(choose_k.budget(v.dataset, settings)):
-    st.stop()
+    layout.stop()
 said = caching.kept(choose_k.headline, entries=32, copies=True)(v.dataset, settings, tuple(v.runs), number("budget"),
                                                                state.get("metric"))
 # The page's k is the k to take, as the headline says, until the person picks another: when no k was asked for, or

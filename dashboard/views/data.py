@@ -352,7 +352,7 @@ elif not barred and not edited.reset_index(drop=True).equals(meta):
 # ---------------------------------------------------------------- the workspace: what is kept, and deleting
 st.subheader("Saved in the workspace")
 if not opened.ok:
-    st.stop()
+    layout.stop()
 st.caption("What the server's workspace keeps: label sets (frozen versions), runs with their metadata, and saved "
            "evaluations. Deleting asks first and shows what would go.")
 KIND_LABELS = {"labels": "Label sets", "run": "Runs", "evaluation": "Evaluations"}

@@ -86,7 +86,7 @@ layout.headline(said, v, k)
 missed = caching.kept(failures.missed_at_k, entries=128)(v.dataset, k, mode, tuple(v.runs), tuple(sources),
                                                          search or "", order)
 if missed is None:  # the header has said why the files cannot be scored
-    st.stop()
+    layout.stop()
 table, sequence = missed.table, missed.sequence
 evaluated = set(failures.evaluated_queries(v.dataset))
 query = state.get("query")

@@ -16,7 +16,7 @@ layout.words("model line", "failure ledger", "regression", "fingerprint", "label
 
 opened = saved.workspace_opened()
 if layout.failed(opened):
-    st.stop()
+    layout.stop()
 st.caption("Read from the server's workspace, where every saved evaluation is kept.")
 
 # The data on screen first: History opens on its model line, and makes its report without a detour (saving it first).
@@ -41,7 +41,7 @@ lines = saved.lines()
 if lines.empty:
     st.info("Nothing saved yet. Save an evaluation on the Failures page (\"Save this evaluation to the workspace\"), "
             "or from the command line with `evalcore evaluate ... --save`.")
-    st.stop()
+    layout.stop()
 
 names = lines["line"].astype(str).tolist()
 line = state.get("line")
@@ -57,14 +57,14 @@ line = st.selectbox("Model line", options=names, help="Runs that share a model s
 if saved.evaluations(line).empty:
     st.info(f"The model line {md_text(line)} has runs in the workspace but no saved evaluation yet. Save one on "
             "the Failures page (\"Save this evaluation to the workspace\") to start its history.")
-    st.stop()
+    layout.stop()
 found = saved.history(line)
 if layout.failed(found):
-    st.stop()
+    layout.stop()
 history = found.value
 if history.empty:
     st.info("This line has no saved evaluation yet.")
-    st.stop()
+    layout.stop()
 st.subheader("Metrics over the line's runs")
 metrics_known, metrics_main = page.metric_choices(history)
 metrics = st.multiselect("Metrics", options=metrics_known, default=metrics_main, key=f"history.metrics.{line}")
@@ -112,7 +112,7 @@ st.subheader("Report for the meeting")
 evaluations = saved.evaluations(line)
 if evaluations.empty:
     st.info("No saved evaluation of this line.")
-    st.stop()
+    layout.stop()
 ids = page.evaluation_ids(evaluations)
 described = {int(r.id): f"evaluation {r.id} · {layout.when(r.created_at)} · labels {r.labels} v{r.labels_version} · k = {r.k} · "
                         f"runs {r.runs}" for r in evaluations.itertuples()}

@@ -30,7 +30,7 @@ v = layout.controls(PAGE, v)
 k = v.k
 audited = caching.kept(page.audit_at, entries=32, spinner="Auditing the labels…")(v.dataset, k)
 if layout.failed(audited) or layout.failed(saved.workspace_opened()):  # the one shared workspace records reveals and flags
-    st.stop()
+    layout.stop()
 found = audited.value
 ref = v.labels_ref
 
@@ -109,10 +109,29 @@ with depth_tab:
 
 with split_tab:
     split = v.evaluation.split
+    hashed = v.dataset.split
     if split is None or split.split is None:
         st.info("The labels have no split column, so nothing is sealed: every page scores all their queries. Add a "
-                "split column (tune or holdout) to keep a holdout sealed until you report on it.")
-    else:
+                "split column (tune or holdout) to keep a holdout sealed until you report on it, or split them here "
+                "by a hash of each query id (every machine puts a query on the same side).")
+    if hashed is None and (split is None or split.split is None):
+        share_column, button_column = st.columns([2, 1], vertical_alignment="bottom")
+        share = share_column.number_input("Share of queries to tune on", min_value=0.05, max_value=0.95, value=0.5,
+                                          step=0.05, format="%.2f", key=f"{PAGE}.hash_share",
+                                          help="Tune on these (choose the run, k, prompt); the rest is the holdout, "
+                                               "sealed until you report.")
+        barred = access_ui.refusal("upload")
+        if button_column.button("Split by query hash", key=f"{PAGE}.hash_split", disabled=bool(barred),
+                                help=barred or "Every page then scores the tune queries only."):
+            state.set("data", page.register(v.dataset.with_split(round(float(share), 2))))
+            st.rerun()
+    elif hashed is not None:
+        st.caption(md_text(f"Split by a hash of each query id: {hashed:.0%} of the queries to tune on (this data "
+                           "set's split; the labels' own split column, if any, is not used)."))
+        if st.button("Stop splitting by hash", key=f"{PAGE}.hash_unsplit", disabled=bool(access_ui.refusal("upload"))):
+            state.set("data", page.register(v.dataset.with_split(None)))
+            st.rerun()
+    if split is not None and split.split is not None:
         full = page.labels_as_read(v.dataset)
         seen = saved.reveal_summary(full.name)
         st.caption(md_text(f"Every page shows the tune split: {split.n_queries} queries, {split.note}. Holdout: "

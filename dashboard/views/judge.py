@@ -32,7 +32,7 @@ labels = page.labels_as_read(v.dataset).value
 queries = page.evaluated_queries(v.dataset)
 queue = saved.rejudge_queue(labels.name)  # the one shared workspace ($EVALCORE_WORKSPACE or the per-user default)
 if layout.failed(queue):
-    st.stop()
+    layout.stop()
 queued = queue.value
 queued_queries = [q for q in queued["query"].tolist() if q in set(queries)] if not queued.empty else []
 options, named = page.query_choices(v.dataset, queued_queries)
@@ -59,7 +59,7 @@ with cols[1]:
 
 pooled = caching.kept(page.pool)(v.dataset, query, int(depth))
 if layout.failed(pooled):
-    st.stop()
+    layout.stop()
 pool = pooled.value
 texts = page.pool_texts(v.dataset, pool)
 names = page.pool_names(v.dataset, pool)

@@ -96,7 +96,7 @@ st.html(STYLE)
 if v.evaluation is None:
     layout.error(v.error or "The files cannot be scored.")
     st.page_link("views/data.py", label="Fix the files on the Data page", icon=":material/upload_file:")
-    st.stop()
+    layout.stop()
 k = v.k
 mode = state.get("miss") if state.get("miss") in MISS_MODES else FAILURE_MODE
 order = state.get("sort", "worst")
@@ -170,19 +170,19 @@ with st.container(key="present"):
                         "Answers, above, leads out)." if walking_answers else
                         f"No query fails at k = {k} with these settings: nothing to present (Back to Failures, "
                         "above, leads out)."))
-        st.stop()
+        layout.stop()
     graded = {}
     if walking_answers:
         loaded = caching.kept(present.answer_story, entries=128)(v.dataset, query, k, lead.metric, lead.better,
                                                                 lead.worse)
         if layout.failed(loaded):
-            st.stop()
+            layout.stop()
         story, said_first = loaded.value.story, loaded.value.headline
         graded = {a.run: a for a in loaded.value.answers}
     else:
         loaded = caching.kept(present.story, entries=128)(v.dataset, query, k, tuple(v.runs), mode)
         if layout.failed(loaded):
-            st.stop()
+            layout.stop()
         story = loaded.value
         said_first = story.headline
 

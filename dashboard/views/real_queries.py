@@ -91,11 +91,11 @@ if log is None:
             "merges near-duplicates, puts each in a stratum (head: the few typed most often; torso; tail: the many "
             "typed once or twice; zero-result; reformulated: tried again at once) and draws a seeded sample to judge "
             "blind, as evalcore sample does.", icon=":material/upload_file:")
-    st.stop()
+    layout.stop()
 
 found = drawn(v.dataset, log, log_format, n, seed, allocation)
 if layout.failed(found):
-    st.stop()
+    layout.stop()
 model = found.value
 
 for sentence in model.sentences:

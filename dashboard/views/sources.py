@@ -28,7 +28,7 @@ if not caching.kept(page.has_source, entries=16, copies=True)(v.dataset):
                     "support_ticket, search_log, failed_search or team_written, and load the labels again."),
             icon=":material/info:")
     st.page_link("views/data.py", label="Load labels with a source on the Data page", icon=":material/upload_file:")
-    st.stop()
+    layout.stop()
 
 
 def _min_n() -> int:
@@ -53,7 +53,7 @@ with right:
                                 **state.bind(PAGE, "minn", _min_n(), int)))
 loaded = caching.kept(page.by_source, copies=True)(v.dataset, k, family, min_n, tuple(v.runs))
 if layout.failed(loaded):
-    st.stop()
+    layout.stop()
 model = loaded.value
 metric, pair = model.metric, model.pair
 
@@ -74,15 +74,12 @@ layout.context(v, k=k, extra=f"95% interval of the gap: {model.methods} · "
 
 # ---------------------------------------------------------------- the chart
 if not model.segments.empty:
-    chart = charts.gap_chart(
-        model.segments, model.gap_rows, v.runs, v.all_runs, metric=metric,
-        models={r: v.model(r) for r in v.runs}, order=model.order, min_n=min_n,
-        title=f"{metric} by source, with 95% intervals",
-        subtitle=[f"k = {k} · n = {v.n:,} queries · labels {v.labels_ref}",
-                  "models: " + "; ".join(f"{r} = {v.model(r)}" for r in v.runs),
-                  f"grey, faded: fewer than {min_n:,} queries, too few to rank · lines: each group's pooled mean; "
-                  "red bar: the gap between them"])
-    st.altair_chart(chart, width="content")
+    subtitle = (f"k = {k} · n = {v.n:,} queries · labels {v.labels_ref}",
+                "models: " + "; ".join(f"{r} = {v.model(r)}" for r in v.runs),
+                f"grey, faded: fewer than {min_n:,} queries, too few to rank · lines: each group's pooled mean; "
+                "red bar: the gap between them")
+    st.vega_lite_chart(caching.kept(page.chart, entries=32)(v.dataset, k, family, min_n, tuple(v.runs), subtitle),
+                       width="content")
 
 # ---------------------------------------------------------------- every metric, split by source
 st.subheader("Every metric, split by source")
