@@ -16,7 +16,9 @@ The data describes "Kestrel", a fictional team-chat SaaS product:
                          this script, which describes them);
 * ``answers/``        -- an LLM judge's grades of the answers written from the base and
                          tuned runs' top 5 chunks, as DeepEval saves them (written by
-                         sample_answers.py beside this script, which describes them).
+                         sample_answers.py beside this script, which describes them);
+* ``logs/``           -- a month of the help centre's searches and clicks as OpenSearch UBI
+                         writes them (written by sample_log.py beside this script).
 
 The runs come from a real (if tiny) retrieval mechanism, not from random numbers.
 Every text becomes a hashed, IDF-weighted bag of features (stemmed words, word
@@ -63,6 +65,7 @@ import numpy as np
 import pandas as pd
 
 from sample_answers import summarize_answers, write_answers
+from sample_log import summarize_log, write_log
 from sample_chunking import TunedModel, summarize_chunking, write_chunking
 
 SEED = 20240611
@@ -922,6 +925,7 @@ def main(argv=None):
                        lambda text: _features(text, PARAMS["tuned"]))
     write_chunking(out, chunks, tagged, doc_facts, tuned, rank_top, SEED)
     answer_scores = write_answers(out, SEED)
+    log_counts = write_log(out, SEED)
     text, _ = summarize(out)
     n_multi = sum(len(q["relevant"]) > 1 for q in tagged)
     n_g2 = sum(2 in q["relevant"].values() for q in tagged)
@@ -937,6 +941,7 @@ def main(argv=None):
     print(summarize_chunking(out))
     print()
     print(summarize_answers(answer_scores))
+    print(summarize_log(log_counts))
 
 
 if __name__ == "__main__":

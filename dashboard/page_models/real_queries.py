@@ -15,6 +15,7 @@ results and the docs clicked). When the log lists results, they go along as a ru
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import pandas as pd
 
@@ -67,6 +68,15 @@ def hold(name: str, data: bytes) -> FileRef:
     """An uploaded log, held in this server's memory only: never written to the workspace, where the personal data
     the sample masks would stay."""
     return loading.uploads().add_file(name, data)
+
+
+SAMPLE_LOG = "logs/help-centre.ubi.jsonl"
+"""The sample's query log (`scripts/sample_log.py`): a month of the help centre's searches and clicks, as UBI."""
+
+
+def sample_log() -> FileRef:
+    """The sample's query log, held like an upload (in this server's memory only), for a first visit to try."""
+    return hold(Path(SAMPLE_LOG).name, (loading.SAMPLE_DIR / SAMPLE_LOG).read_bytes())
 
 
 def _store_sample(name: str, data: bytes) -> Loaded:

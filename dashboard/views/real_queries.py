@@ -91,6 +91,13 @@ if log is None:
             "merges near-duplicates, puts each in a stratum (head: the few typed most often; torso; tail: the many "
             "typed once or twice; zero-result; reformulated: tried again at once) and draws a seeded sample to judge "
             "blind, as evalcore sample does.", icon=":material/upload_file:")
+    if st.button("Try it on the sample log", icon=":material/play_arrow:", key=f"{PAGE}.sample_log",
+                 help="A month of the sample help centre's searches and clicks (2,538 searches), as OpenSearch UBI "
+                      "writes them."):
+        ref = page.sample_log()
+        held[page.log_key(ref)] = ref
+        state.set("log", page.log_key(ref))
+        st.rerun()
     layout.stop()
 
 found = drawn(v.dataset, log, log_format, n, seed, allocation)

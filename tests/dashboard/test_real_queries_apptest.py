@@ -53,3 +53,17 @@ def test_upload_a_log_draw_and_send_the_sample_to_blind_judging(workspace) -> No
     assert LOG.name not in stored.replace("ubi_queries.sample", "")  # the raw log, with its emails, is never stored
     assert EMAIL.encode() not in b"".join(p.read_bytes() for p in Path(workspace).rglob("*") if p.is_file())
     assert "file notes.txt" not in stored  # a file that is not a log is never stored
+
+
+def test_a_first_visit_tries_the_sample_log_with_its_personal_data_masked(workspace) -> None:
+    at = app("views/real_queries.py")
+    [sample] = [b for b in at.button if b.label == "Try it on the sample log"]
+    sample.click().run()
+    no_exceptions(at)
+    shown = texts(at)
+    assert "Read help-centre.ubi.jsonl (OpenSearch UBI queries, JSON lines): 2,538 logged queries" in shown
+    tables = "\n".join(d.value.to_csv() for d in at.dataframe)
+    assert "<email>" in tables and "<phone>" in tables  # the sample drawn shows where they were, masked
+    assert not [s for s in ("jane.doe", "555-0142") if s in shown or s in tables]
+    assert "Logged docs:" in shown and at.query_params["log"]
+    assert not Workspace(workspace).events().size  # the log is held in memory, never stored
