@@ -20,7 +20,6 @@ import threading
 import time
 import types
 from pathlib import Path
-from typing import NoReturn
 
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
@@ -43,12 +42,11 @@ class _PageEnded(Exception):
     """A page ended its run during the warm-up's visit (`stop`)."""
 
 
-def stop() -> NoReturn:
+def stop() -> None:
     """End this page's run here: ``st.stop()`` for a visitor; during the warm-up's visit, the end of this page only."""
     if getattr(_VISITING, "page", None):
         raise _PageEnded
     st.stop()
-    raise AssertionError("unreachable: st.stop() ends the run")  # pragma: no cover - for the type checker
 
 
 def _forget_element_keys() -> None:

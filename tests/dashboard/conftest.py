@@ -66,7 +66,7 @@ def projector(browser: Browser):
 
 
 @pytest.fixture
-def workspace_dir(tmp_path, monkeypatch) -> Path:
+def workspace(tmp_path, monkeypatch) -> Path:
     """An empty workspace of this test's own (the dashboard and the CLI find it through EVALCORE_WORKSPACE)."""
     folder = tmp_path / "ws"
     monkeypatch.setenv(ENV_VAR, str(folder))

@@ -13,7 +13,6 @@ from tests.dashboard.browser_helpers import DESKTOP, no_exceptions, open_page
 MAIN = '[data-testid="stMain"]'
 
 
-
 def on_first_screen(page: Page, selector: str, viewport: dict) -> dict:
     """The element's whole box lies within the viewport, the page unscrolled."""
     element = page.locator(selector).first

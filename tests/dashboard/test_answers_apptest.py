@@ -11,19 +11,10 @@ from pathlib import Path
 import pytest
 from cli_runner import run_cli
 
-from evalcore.store.workspace import ENV_VAR
-
 from tests.dashboard.apptest_helpers import app, no_exceptions, plain, texts
 
 GRADES = Path(__file__).resolve().parents[1] / "fixtures" / "grades"
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
-
-
-@pytest.fixture
-def workspace(tmp_path, monkeypatch) -> Path:
-    folder = tmp_path / "ws"
-    monkeypatch.setenv(ENV_VAR, str(folder))
-    return folder
 
 
 def command_json(*args: object) -> dict:

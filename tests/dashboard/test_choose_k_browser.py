@@ -13,7 +13,6 @@ from tests.dashboard.browser_helpers import no_exceptions, open_page, params, se
 WIDTH, HEIGHT = 1400, 900
 
 
-
 def _k_field(page: Page):
     return page.locator('[data-testid="stNumberInputField"]').first
 
@@ -26,8 +25,6 @@ def _plot(page: Page):
     expect(drawn).to_be_visible()
     page.wait_for_timeout(500)  # vega-embed lays the chart out after it appears
     return drawn, drawn.bounding_box()
-
-
 
 
 def _in_first_screen(locator) -> None:

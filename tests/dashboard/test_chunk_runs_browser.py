@@ -17,7 +17,6 @@ CHUNKING = Path(__file__).resolve().parents[2] / "sample_data" / "chunking"
 DOCS = CHUNKING.parent / "docs.jsonl"
 
 
-
 def load_chunking_sample(page: Page, server: str) -> str:
     open_page(page, f"{server}/data")
     page.get_by_role("button", name=re.compile("Load the chunking sample")).click()

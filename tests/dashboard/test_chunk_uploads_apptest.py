@@ -63,7 +63,6 @@ def test_a_bad_chunk_map_is_explained_beside_its_upload_and_loses_nothing() -> N
         assert at.query_params["data"] == key and map_lines(at) == LOADED_MAPS
 
 
-
 def test_a_good_chunk_map_changes_that_run_only_and_the_link() -> None:
     at = chunking_sample()
     key = at.query_params["data"]

@@ -16,7 +16,6 @@ from playwright.sync_api import Page, expect
 from tests.dashboard.browser_helpers import (
     WAIT_MS,
     Server,
-    chart_drawn,
     no_exceptions,
     open_page,
     params,

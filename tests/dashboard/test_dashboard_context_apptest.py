@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pandas as pd
@@ -20,13 +19,6 @@ from tests.dashboard.apptest_helpers import app, no_exceptions, plain
 
 S = Path(__file__).resolve().parents[2] / "sample_data"
 SAMPLE_FINGERPRINT = read_labels(S / "labels.tsv").fingerprint
-
-
-@pytest.fixture
-def workspace(tmp_path, monkeypatch) -> Path:
-    folder = tmp_path / "ws"
-    monkeypatch.setenv("EVALCORE_WORKSPACE", str(folder))
-    return folder
 
 
 def test_overview_shows_blind_share_and_judged_depth_with_bounds_beside_each_run(workspace) -> None:

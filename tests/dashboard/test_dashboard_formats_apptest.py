@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-
 from evalcore.store.workspace import Workspace
 import streamlit as st
 from streamlit.testing.v1 import AppTest
@@ -43,7 +42,7 @@ def everything_shown(at: AppTest) -> str:
     return plain("\n".join(parts))
 
 
-def test_each_upload_is_read_with_the_format_chosen_beside_it(workspace_dir: Path) -> None:
+def test_each_upload_is_read_with_the_format_chosen_beside_it(workspace: Path) -> None:
     at = app("views/data.py")
     for slot in ("labels", "runs"):
         assert at.selectbox(key=f"data.{slot}.format.0").value == "detect"
@@ -84,7 +83,7 @@ def test_each_upload_is_read_with_the_format_chosen_beside_it(workspace_dir: Pat
     key = at.query_params["data"]
 
     # The format is part of the data set: in its manifest, so a link opens it after a server restart.
-    manifest = Workspace(workspace_dir).manifest("dataset", key)
+    manifest = Workspace(workspace).manifest("dataset", key)
     assert manifest["labels"]["format"] == "trec" and manifest["runs"][0]["file"]["format"] == "trec"
     assert manifest["documents"]["format"] == "jsonl"
     st.cache_resource.clear()
@@ -134,7 +133,7 @@ def test_a_file_read_with_the_detected_format_keeps_the_manifest_and_key_it_had(
     assert Dataset.from_manifest(json.loads(json.dumps(as_trec.manifest()))).key == as_trec.key
 
 
-def test_no_page_shows_the_server_s_workspace_path(workspace_dir: Path) -> None:
+def test_no_page_shows_the_server_s_workspace_path(workspace: Path) -> None:
     at = app("views/data.py")
     at.file_uploader(key="data.labels.0").set_value(("qrels.csv", ODD_QRELS, "text/csv"))
     at.selectbox(key="data.labels.format.0").set_value("trec")
@@ -149,10 +148,10 @@ def test_no_page_shows_the_server_s_workspace_path(workspace_dir: Path) -> None:
         no_exceptions(at)
         shown = everything_shown(at)
         assert at.title[0].value in shown  # what is searched holds the page
-        assert str(workspace_dir) not in shown, (page, shown)
+        assert str(workspace) not in shown, (page, shown)
     # A link to a data set this workspace does not hold says so without the path.
     unknown = app(data="0123456789ab")
-    assert "not in the server's workspace" in texts(unknown) and str(workspace_dir) not in everything_shown(unknown)
+    assert "not in the server's workspace" in texts(unknown) and str(workspace) not in everything_shown(unknown)
 
 
 def test_a_workspace_that_cannot_be_opened_is_explained_without_its_path(tmp_path: Path, monkeypatch) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from streamlit.testing.v1 import AppTest
 
 from evalcore.access import login_name
@@ -13,13 +12,6 @@ from evalcore.store.workspace import Workspace
 ME = login_name()  # who the dashboard records without sign-in: the server's login name
 APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
 SAMPLE_LABELS = Path(__file__).resolve().parents[2] / "sample_data" / "labels.tsv"
-
-
-@pytest.fixture
-def workspace(tmp_path, monkeypatch) -> Path:
-    folder = tmp_path / "ws"
-    monkeypatch.setenv("EVALCORE_WORKSPACE", str(folder))
-    return folder
 
 
 def open_page(path: str, **params) -> AppTest:

@@ -47,12 +47,12 @@ def upload(at: AppTest, runs: list[tuple[str, bytes]]) -> AppTest:
     return at
 
 
-def test_uploads_are_stored_before_parsing_once_and_listed_in_the_workspace(workspace_dir: Path) -> None:
+def test_uploads_are_stored_before_parsing_once_and_listed_in_the_workspace(workspace: Path) -> None:
     at = app("views/data.py")
     at.file_uploader(key="data.runs.0").set_value([("broken.trec", b"q1 Q0 d1 1 not-a-number t\n", "text/plain")])
     at.run()
     assert "broken.trec, line 1" in words(at)
-    ws = Workspace(workspace_dir)
+    ws = Workspace(workspace)
     assert "broken.trec" in ws.files()["name"].tolist()  # kept even though it could not be read
 
     upload(at, [("v1.trec", RUN_V1), ("v1.meta.json", META)])
@@ -67,7 +67,7 @@ def test_uploads_are_stored_before_parsing_once_and_listed_in_the_workspace(work
     # The same bytes uploaded again (another session, another name) are stored once.
     again = app("views/data.py")
     again.file_uploader(key="data.labels.0").set_value(("copy.csv", LABELS, "text/csv")).run()
-    after = Workspace(workspace_dir).files()
+    after = Workspace(workspace).files()
     assert (after["sha256"] == hashlib.sha256(LABELS).hexdigest()).sum() == 1 and "copy.csv" not in set(after["name"])
 
     # Metadata edited on the Data page is what the workspace records for the run.
@@ -75,26 +75,26 @@ def test_uploads_are_stored_before_parsing_once_and_listed_in_the_workspace(work
         "edited_rows": {0: {"model": "acme-m-2"}}, "added_rows": [], "deleted_rows": []}
     at.run()
     no_exceptions(at)
-    assert "acme-m-2" in Workspace(workspace_dir).runs()["model"].tolist()
+    assert "acme-m-2" in Workspace(workspace).runs()["model"].tolist()
 
 
-def test_a_copied_link_opens_the_uploads_after_a_server_restart(workspace_dir: Path) -> None:
+def test_a_copied_link_opens_the_uploads_after_a_server_restart(workspace: Path) -> None:
     at = upload(app("views/data.py"), [("v1.trec", RUN_V1), ("v2.trec", RUN_V2)])
     key = at.query_params["data"]
     restart_server()
     other = app("views/overview.py", data=key)
     assert other.dataframe[0].value["run"].tolist() == ["v1", "v2"]
     assert not other.warning, [w.value for w in other.warning]
-    assert Workspace(workspace_dir).manifest("dataset", key) is not None  # kept in the database, not a file
-    assert not (workspace_dir / "dashboard").exists()  # the dashboard writes no files of its own
+    assert Workspace(workspace).manifest("dataset", key) is not None  # kept in the database, not a file
+    assert not (workspace / "dashboard").exists()  # the dashboard writes no files of its own
 
     # A key this workspace never saw falls back to the sample, with a note.
     unknown = app(data="0123456789ab")
     assert "no longer holds: it is not in the server's workspace" in words(unknown)
-    assert str(workspace_dir) not in words(unknown)  # the folder's path is the server's business
+    assert str(workspace) not in words(unknown)  # the folder's path is the server's business
 
 
-def test_save_shows_regressions_first_and_the_ledger_is_edited_from_the_drill_down(workspace_dir: Path) -> None:
+def test_save_shows_regressions_first_and_the_ledger_is_edited_from_the_drill_down(workspace: Path) -> None:
     at = upload(app("views/data.py"), [("v1.trec", RUN_V1), ("v1.meta.json", META)])
     at.switch_page("views/failures.py").run()
     at.number_input(key="failures.k").set_value(1).run()
@@ -128,7 +128,7 @@ def test_save_shows_regressions_first_and_the_ledger_is_edited_from_the_drill_do
     at.button(key=f"FormSubmitter:{form}-Save to the ledger").click().run()
     no_exceptions(at)
     assert "a tag of 1 to 60 characters" in words(at)
-    assert Workspace(workspace_dir).archive.entry("acme-m", "q1").status == "regressed"
+    assert Workspace(workspace).archive.entry("acme-m", "q1").status == "regressed"
 
     at.selectbox(key=f"{form}.status").set_value("known")
     at.multiselect(key=f"{form}.tags").set_value(["ranking", "label wrong"])
@@ -136,7 +136,7 @@ def test_save_shows_regressions_first_and_the_ledger_is_edited_from_the_drill_do
     at.button(key=f"FormSubmitter:{form}-Save to the ledger").click().run()
     no_exceptions(at)
     assert "Saved to the ledger of line acme-m, query q1: status, tags, note." in words(at)
-    entry = Workspace(workspace_dir).archive.entry("acme-m", "q1")
+    entry = Workspace(workspace).archive.entry("acme-m", "q1")
     assert entry.status == "known" and set(entry.tags) == {"ranking", "label wrong"}
     assert entry.note == "d1 is at rank 2; ticket 4711"
 
@@ -148,7 +148,7 @@ def test_save_shows_regressions_first_and_the_ledger_is_edited_from_the_drill_do
     assert set(fresh.multiselect(key=f"{form}.tags").value) == {"ranking", "label wrong"}
 
 
-def test_history_page_charts_a_line_with_its_ledger_and_offers_the_report(workspace_dir: Path) -> None:
+def test_history_page_charts_a_line_with_its_ledger_and_offers_the_report(workspace: Path) -> None:
     empty = app("views/history.py")
     assert "Nothing saved yet" in words(empty)
 
@@ -181,7 +181,7 @@ def test_history_page_charts_a_line_with_its_ledger_and_offers_the_report(worksp
     assert "model line nope, which this workspace does not have" in words(unknown)
 
 
-def test_deleting_asks_first_and_shows_what_would_go(workspace_dir: Path) -> None:
+def test_deleting_asks_first_and_shows_what_would_go(workspace: Path) -> None:
     at = upload(app("views/data.py"), [("v1.trec", RUN_V1)])
     at.switch_page("views/failures.py").run()
     at.button(key="FormSubmitter:failures.save_form-Save this evaluation to the workspace").click().run()
@@ -191,25 +191,25 @@ def test_deleting_asks_first_and_shows_what_would_go(workspace_dir: Path) -> Non
     at.selectbox(key="data.delete.evaluation").set_value(1).run()
     at.button(key="data.delete.evaluation.ask").click().run()
     assert "Delete evaluation 1 (labels mine v1" in words(at) and "3 per-query outcomes" in words(at)
-    assert len(Workspace(workspace_dir).evaluations()) == 1  # nothing deleted before the confirmation
+    assert len(Workspace(workspace).evaluations()) == 1  # nothing deleted before the confirmation
     at.button(key="data.delete.evaluation.no").click().run()
-    assert len(Workspace(workspace_dir).evaluations()) == 1
+    assert len(Workspace(workspace).evaluations()) == 1
 
     at.button(key="data.delete.evaluation.ask").click().run()
     at.button(key="data.delete.evaluation.yes").click().run()
     no_exceptions(at)
     assert "Deleted evaluation 1" in words(at)
-    assert Workspace(workspace_dir).evaluations().empty
+    assert Workspace(workspace).evaluations().empty
 
     at.selectbox(key="data.delete.labels").set_value("mine").run()
     at.button(key="data.delete.labels.ask").click().run()
     assert "Delete label set 'mine': 1 version" in words(at)
     at.button(key="data.delete.labels.yes").click().run()
-    assert Workspace(workspace_dir).label_sets().empty
+    assert Workspace(workspace).label_sets().empty
 
     # Uploading the same labels again records them again.
     upload(app("views/data.py"), [("v1.trec", RUN_V1)])
-    assert Workspace(workspace_dir).label_sets()["name"].tolist() == ["mine"]
+    assert Workspace(workspace).label_sets()["name"].tolist() == ["mine"]
 
 
 # ---------------------------------------------------------------------------------------------- the store itself
@@ -317,7 +317,7 @@ def test_two_sessions_storing_at_once_lose_nothing(tmp_path: Path) -> None:
     assert all(fresh.dataset(key) is not None for key in keys.values())
 
 
-def test_the_report_from_history_takes_the_k_choose_k_says_at_the_price_given(workspace_dir: Path) -> None:
+def test_the_report_from_history_takes_the_k_choose_k_says_at_the_price_given(workspace: Path) -> None:
     # One answer per question: the price, requests a month and a recall point's worth typed on Choose k reach the
     # meeting report, so the report's k to take is the page's (the trade-off), not the elbow.
     at = app("views/failures.py", k="10")
@@ -334,7 +334,7 @@ def test_the_report_from_history_takes_the_k_choose_k_says_at_the_price_given(wo
     assert said in [m.value for m in at.markdown]
 
 
-def test_the_root_address_and_history_open_on_the_data_loaded_last(workspace_dir: Path) -> None:
+def test_the_root_address_and_history_open_on_the_data_loaded_last(workspace: Path) -> None:
     # One answer per question: after an upload, a colleague typing the root address sees the team's data, not the
     # demo; History opens on its model line and makes its report without a detour through Failures.
     at = upload(app("views/data.py"), [("v1.trec", RUN_V1), ("v1.meta.json", META)])
@@ -348,11 +348,11 @@ def test_the_root_address_and_history_open_on_the_data_loaded_last(workspace_dir
     assert history.selectbox(key="history.line").value == "acme-m"
     assert {"Report (HTML)", "Report (Markdown)"} <= {b.proto.label for b in history.get("download_button")}
     assert "failures at k = 10" in words(history)
-    events = Workspace(workspace_dir).events()
+    events = Workspace(workspace).events()
     assert "save evaluation" in set(events["action"])  # the save is recorded, under the person acting
     again = app("views/history.py")  # now saved: no offer to save, the report of the data on screen is chosen
     assert "has no saved evaluation yet" not in words(again)
-    assert again.selectbox(key="history.evaluation").value == Workspace(workspace_dir).evaluations()["id"].max()
+    assert again.selectbox(key="history.evaluation").value == Workspace(workspace).evaluations()["id"].max()
     back = app("views/data.py")  # the sample stays one click (and one link) away
     back.button(key="data.sample").click().run()
     no_exceptions(back)

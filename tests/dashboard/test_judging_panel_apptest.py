@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from streamlit.testing.v1 import AppTest
 
 from evalcore.access import Actor, Role, login_name
@@ -20,13 +19,6 @@ from evalcore.workflows import Session
 ROOT = Path(__file__).resolve().parents[2]
 APP, S = str(ROOT / "dashboard" / "app.py"), ROOT / "sample_data"
 QUERY, DEPTH = "q006", "3"
-
-
-@pytest.fixture
-def workspace(tmp_path, monkeypatch) -> Path:
-    folder = tmp_path / "ws"
-    monkeypatch.setenv("EVALCORE_WORKSPACE", str(folder))
-    return folder
 
 
 def open_page(path: str, **params: str) -> AppTest:

@@ -10,12 +10,9 @@ import json
 import re
 from pathlib import Path
 
-import pytest
-
 import evalcore
 from evalcore.analyses.landed import landed_text, not_returned
 from evalcore.safe_text import md_text
-from evalcore.store.workspace import ENV_VAR
 
 from tests.dashboard.apptest_helpers import LABELS_CSV, RUN_A, RUN_B, app, no_exceptions, plain, texts
 
@@ -26,13 +23,6 @@ DOCS = [{"doc_id": "d1", "title": HOSTILE_TITLE, "text": "How to reset."},
         {"doc_id": "d9", "text": "\n  First line of d9,   with spaces  \nSecond line."},
         *({"doc_id": d, "title": f"Title of {d}", "text": f"text of {d}"} for d in ("d2", "d3", "d4", "d5")),
         {"doc_id": "x1", "text": "word " * 40}]
-
-
-@pytest.fixture
-def workspace(tmp_path, monkeypatch) -> Path:
-    folder = tmp_path / "ws"
-    monkeypatch.setenv(ENV_VAR, str(folder))
-    return folder
 
 
 def uploaded(at, documents: list[dict]) -> None:

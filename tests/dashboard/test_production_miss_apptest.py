@@ -14,11 +14,11 @@ SAVE = "FormSubmitter:failures.save_form-Save this evaluation to the workspace"
 ADD = "FormSubmitter:failures.case_form-Add to the labels"
 
 
-def test_a_production_miss_becomes_a_new_version_of_the_labels(workspace_dir: Path) -> None:
+def test_a_production_miss_becomes_a_new_version_of_the_labels(workspace: Path) -> None:
     at = app("views/failures.py", k="10")
     at.button(key=SAVE).click().run()
     no_exceptions(at)
-    versions = Workspace(workspace_dir).label_versions("labels:tune")
+    versions = Workspace(workspace).label_versions("labels:tune")
     assert len(versions) == 1
 
     at.text_input(key="failures.case_id").set_value("prod-001")
@@ -26,12 +26,12 @@ def test_a_production_miss_becomes_a_new_version_of_the_labels(workspace_dir: Pa
     at.button(key=ADD).click().run()
     no_exceptions(at)
     assert "Query prod-001: name at least one relevant doc id" in texts(at)
-    assert len(Workspace(workspace_dir).label_versions("labels:tune")) == 1  # nothing written
+    assert len(Workspace(workspace).label_versions("labels:tune")) == 1  # nothing written
 
     at.text_area(key="failures.case_docs").set_value("billing-invoices-02,\nbilling-invoices-14")
     at.button(key=ADD).click().run()
     no_exceptions(at)
-    ws = Workspace(workspace_dir)
+    ws = Workspace(workspace)
     versions = ws.label_versions("labels:tune")
     assert len(versions) == 2
     added = ws.load_labels("labels:tune")
@@ -46,7 +46,7 @@ def test_a_production_miss_becomes_a_new_version_of_the_labels(workspace_dir: Pa
     assert logged["detail"].str.contains("from production-miss-prod-001.jsonl", regex=False).any()
 
 
-def test_a_production_miss_is_checked_saved_without_a_detour_and_scored_on_every_page(workspace_dir: Path) -> None:
+def test_a_production_miss_is_checked_saved_without_a_detour_and_scored_on_every_page(workspace: Path) -> None:
     at = app("views/failures.py", k="10")  # nothing saved yet: the page saves the labels itself
     assert len(at.text_input(key="failures.search").value or "") == 0
     at.text_input(key="failures.case_id").set_value("prod-001")
@@ -55,7 +55,7 @@ def test_a_production_miss_is_checked_saved_without_a_detour_and_scored_on_every
     at.button(key=ADD).click().run()
     no_exceptions(at)
     assert "prod-001: no-such-doc is not among the 503 documents loaded" in texts(at)
-    assert not (workspace_dir / "evalcore.sqlite").exists() or Workspace(workspace_dir).label_sets().empty
+    assert not (workspace / "evalcore.sqlite").exists() or Workspace(workspace).label_sets().empty
 
     existing = at.dataframe[0].value["query"].iloc[0]  # a query the labels hold already: never overwritten
     at.text_input(key="failures.case_id").set_value(existing)
@@ -68,7 +68,7 @@ def test_a_production_miss_is_checked_saved_without_a_detour_and_scored_on_every
     at.checkbox(key="failures.case_new_docs").check()
     at.button(key=ADD).click().run()
     no_exceptions(at)
-    ws = Workspace(workspace_dir)
+    ws = Workspace(workspace)
     assert list(ws.label_versions("labels:tune")["version"]) == [1, 2]  # saved first (v1), then the case (v2)
     at.button(key="failures.case_use").click().run()  # offered right after adding
     no_exceptions(at)

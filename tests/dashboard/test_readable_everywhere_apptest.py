@@ -13,10 +13,8 @@ import re
 from pathlib import Path
 
 import pandas as pd
-import pytest
 from streamlit.testing.v1 import AppTest
 
-from evalcore.store.workspace import ENV_VAR
 from tests.dashboard.apptest_helpers import DOCS_JSONL, LABELS_CSV, RUN_A, app, no_exceptions, texts
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -25,13 +23,6 @@ RAW = re.compile(r"(?<![\w.-])(None|nan|NaN|NaT|null|<NA>)(?![\w-])")
 MICROSECONDS = re.compile(r"\d{2}:\d{2}:\d{2}\.\d{3,6}|\d{2}:\d{2}:\d{2}(?:\+00:00)?\b")
 GRAMMAR = re.compile(r"\b1 (queries|runs|docs|documents|failures|labels|regressions|versions|evaluations)\b"
                      r"|\w\(s\)")  # "1 run(s)": the page knows the count
-
-
-@pytest.fixture
-def workspace(tmp_path, monkeypatch) -> Path:
-    folder = tmp_path / "ws"
-    monkeypatch.setenv(ENV_VAR, str(folder))
-    return folder
 
 
 def _problems(at: AppTest, where: str) -> list[str]:

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from evalcore.store.workspace import Workspace
 
 from tests.dashboard.apptest_helpers import app, no_exceptions, plain, texts
@@ -15,13 +13,6 @@ from tests.dashboard.apptest_helpers import app, no_exceptions, plain, texts
 ROOT = Path(__file__).resolve().parents[2]
 LOG = ROOT / "tests" / "fixtures" / "logs" / "ubi_queries.ndjson"
 EMAIL = "jane.doe@example.com"  # in the log; masked in the sample
-
-
-@pytest.fixture
-def workspace(tmp_path, monkeypatch) -> Path:
-    folder = tmp_path / "ws"
-    monkeypatch.setenv("EVALCORE_WORKSPACE", str(folder))
-    return folder
 
 
 def test_upload_a_log_draw_and_send_the_sample_to_blind_judging(workspace) -> None:
