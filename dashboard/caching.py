@@ -24,6 +24,7 @@ import streamlit as st
 
 from evalcore.analyses import failures as core_failures
 from evalcore.analyses.compare import ComparisonReport
+from evalcore.analyses.decision import Decision
 from evalcore.analyses.k_settings import BudgetSettings
 from evalcore.analyses.slices import slice_metrics
 from evalcore.metrics.split import Reveal
@@ -97,6 +98,23 @@ def budget(dataset: Dataset, settings: BudgetSettings) -> Loaded:
     """`evalcore.analyses.budget.k_budget` for every run, k = 1..`DEPTH` (`dashboard.computed.budget_job`: computed
     once per data set and settings, in the background, shared by every visitor)."""
     return waited(computed.budget_job(dataset, settings), "Counting prompt tokens and resampling the recall curves…")
+
+
+def decision(dataset: Dataset, runs: tuple[str, ...], settings: BudgetSettings | None = None) -> Decision | None:
+    """The meeting's answers for the runs shown under ``settings`` (default: none said yet), one
+    `evalcore.analyses.decision.Decision` shared by every page and visitor: the Overview's best run, Choose k's k to
+    take and chunking, the Failures page's counts. Each answer is computed when a page first reads it (the k budget
+    from `budget`, where the relevant docs landed from `landed`). None when the files cannot be scored."""
+    return _decision(dataset, tuple(runs), settings or BudgetSettings())
+
+
+@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=HASH)
+def _decision(dataset: Dataset, runs: tuple[str, ...], settings: BudgetSettings) -> Decision | None:
+    loaded = loading.evaluation(dataset)
+    if not loaded.ok:
+        return None
+    return Decision(loaded.value, settings, runs=runs, budget=lambda: budget(dataset, settings).value,
+                    where=lambda: landed(dataset))
 
 
 @st.cache_resource(max_entries=8, show_spinner="Finding where every relevant doc landed…", hash_funcs=HASH)

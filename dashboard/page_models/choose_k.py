@@ -10,22 +10,21 @@ functions: the k budget comes through `dashboard.caching`, and the view keeps wh
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Callable
 
 import pandas as pd
 
-from evalcore.analyses.budget_report import BudgetReport, RunBudget
-from evalcore.analyses.k_decision import BASIS_ELBOW, k_decision
+from evalcore.analyses.budget_report import BudgetReport
+from evalcore.analyses.decision import Decision, default_token_budget
+from evalcore.analyses.k_decision import BASIS_ELBOW
 from evalcore.analyses.k_settings import BudgetSettings
-from evalcore.analyses.token_budget import at_tokens
 from evalcore.report.budget import budget_summary, rule_words
-from evalcore.analyses.decision import chunking_choice, default_token_budget
 from evalcore.report.amounts import format_interval
 from evalcore.report.choose_k import at_tokens_sentence, choose_k_headline, chunking_headline
 from evalcore.metrics.dataset import Dataset
 
-from dashboard import caching, computed, k_charts, loading
+from dashboard import caching, computed, k_charts
 from dashboard.loading import DEPTH, Loaded
 
 CHART_COLUMNS = ["run", "k", "recall", "recall_ci_low", "recall_ci_high", "tokens_mean", "tokens_p90",
@@ -64,10 +63,16 @@ def can_size_chunks(dataset: Dataset) -> bool:
     return computed.can_size_chunks(dataset)
 
 
-def k_window(runs: list[RunBudget]) -> int:
+def decision(dataset: Dataset, settings: BudgetSettings, runs: tuple[str, ...]) -> Decision:
+    """The meeting's answers for the runs shown under ``settings`` (`dashboard.caching.decision`): every k on this
+    page, in the headline, the chart's marks, the tables and "How the k is chosen", is its k to take."""
+    return caching.decision(dataset, runs, settings)
+
+
+def k_window(decided: Decision) -> int:
     """The k range the chart opens on, 1..this: where the decision is. Twice the largest k to take (trade-off or
     elbow) of the runs shown, at least `WINDOW_MIN`, at most `DEPTH`."""
-    largest = max((k_decision(r).k for r in runs), default=0)
+    largest = max((decided.k_to_take(r).k for r in decided.runs), default=0)
     return int(min(DEPTH, max(WINDOW_MIN, 2 * largest)))
 
 
@@ -106,15 +111,14 @@ def headline(dataset: Dataset, settings: BudgetSettings, runs: tuple[str, ...], 
     """Each run's k to take (`choose_k_headline`); with runs of chunkings, the chunking and its k to take at the
     person's prompt budget (``budget_tokens``, default the first run's k to take's tokens) on ``metric`` (default:
     evidence held when the labels carry spans), with the comparison that backs it (`evalcore.analyses.decision`)."""
-    report = budget(dataset, settings).value
-    first = report[runs[0]]
-    evidence = all("evidence_recall" in report[name].table.columns for name in runs)
+    decided = decision(dataset, settings, runs)
+    evidence = decided.chunking_metric() == "evidence_recall"
     metric = metric if metric == "recall" or (metric == "evidence_recall" and evidence) else None
-    found = chunking_choice(_subset(report, runs), loading.evaluation(dataset).value, budget_tokens, metric)
-    text = choose_k_headline(report, list(runs)) if found is None else chunking_headline(
+    found = decided.chunking_at(budget_tokens, metric)
+    text = choose_k_headline(decided) if found is None else chunking_headline(
         found, None if budget_tokens else f"the prompt tokens of {runs[0]}'s k to take; set your own budget against "
                                           "prompt tokens")
-    return Headline(text, k_decision(first).k)
+    return Headline(text, decided.k_to_take(runs[0]).k)
 
 
 @dataclass(frozen=True)
@@ -130,12 +134,13 @@ class AtK:
     models: str
 
 
-def _marks(shown: list[RunBudget]) -> pd.DataFrame:
+def _marks(decided: Decision) -> pd.DataFrame:
+    """The chart's marks: each run's k to take, the decision's."""
     rows = []
-    for run in shown:
-        decision = k_decision(run)
-        kind = decision.basis
-        rows.append({"run": run.name, "k": decision.k, "recall": decision.recall, "kind": kind,
+    for name in decided.runs:
+        taken = decided.k_to_take(name)
+        kind = taken.basis
+        rows.append({"run": name, "k": taken.k, "recall": taken.recall, "kind": kind,
                      "what": "k to take: the elbow (recall stops rising steeply)" if kind == "elbow"
                      else "k to take: the trade-off"})
     return pd.DataFrame(rows, columns=["run", "k", "recall", "kind", "what"])
@@ -145,12 +150,12 @@ def chart(dataset: Dataset, settings: BudgetSettings, runs: tuple[str, ...], con
           k_max: int) -> dict:
     """Recall@k with its band over what k chunks cost (the lower panel ``spend``), k = 1..``k_max``, each run's k to
     take marked (a Vega-Lite spec; the k chosen is drawn on it by `dashboard.k_charts.set_k`)."""
-    report = budget(dataset, settings).value
-    shown = [report[name] for name in runs]
+    decided = decision(dataset, settings, runs)
+    shown = decided.budget.runs
     frame = pd.concat([r.table.assign(run=r.name) for r in shown], ignore_index=True)[CHART_COLUMNS]
     models = "models: " + "; ".join(f"{r.name} = {r.model}" for r in shown)
     unit = "chunks" if any(spec.chunks is not None for spec in dataset.runs if spec.name in runs) else "docs"
-    return k_charts.choose_k(frame, _marks(shown), list(dataset.run_names), context=context, models=models, unit=unit,
+    return k_charts.choose_k(frame, _marks(decided), list(dataset.run_names), context=context, models=models, unit=unit,
                              spend=spend, k_max=k_max).to_dict()
 
 
@@ -165,11 +170,12 @@ def at_k(dataset: Dataset, settings: BudgetSettings, runs: tuple[str, ...], k: i
          labels_ref: str, spend: str = "tokens") -> AtK:
     """The numbers at ``k`` for the runs shown (``every``: the chart shows every k, not only its opening range;
     ``spend``: the lower panel, which `chart` draws)."""
-    report = budget(dataset, settings).value
-    shown = [report[name] for name in runs]
+    decided = decision(dataset, settings, runs)
+    report = decided.budget
+    shown = report.runs
     money = settings.requests_per_month is not None
     context, _ = describe(report, settings, n, labels_ref, runs[0])
-    window = k_window(shown)
+    window = k_window(decided)
     k_max = DEPTH if (every or k > window) else window
     lines, rows = [], []
     for run in shown:
@@ -189,7 +195,7 @@ def at_k(dataset: Dataset, settings: BudgetSettings, runs: tuple[str, ...], k: i
             "tokens (p90)": at["tokens_p90"], "$ per 1,000 requests": at["cost_per_1k_requests"],
             **({"$ per month": at["cost_per_month"]} if money else {}),
             **({f"evidence recall@{k}": at["evidence_recall"]} if "evidence_recall" in at.index else {}),
-            "k to take": run.recommended_k, "rule": run.basis,
+            "k to take": decided.k_to_take(run.name).k, "rule": decided.k_to_take(run.name).basis,
             "n": run.n_queries,
         })
     return AtK(k, window, k_max, lines, pd.DataFrame(rows), context,
@@ -210,33 +216,28 @@ class AgainstTokens:
 def default_budget(dataset: Dataset, settings: BudgetSettings, runs: tuple[str, ...]) -> float:
     """The token budget the tokens view opens on (`evalcore.analyses.decision.default_token_budget`: the prompt
     tokens of the first run's k to take, to the nearest 100)."""
-    return default_token_budget(_subset(budget(dataset, settings).value, runs))
+    return default_token_budget(decision(dataset, settings, runs).budget)
 
 
 def against_tokens(dataset: Dataset, settings: BudgetSettings, runs: tuple[str, ...], budget_tokens: float,
                    metric: str | None, n: int, labels_ref: str) -> AgainstTokens:
     """The runs shown over the mean prompt tokens of their top k chunks, and the sentence at ``budget_tokens`` on
     ``metric`` (evidence held first when the labels carry spans)."""
-    report = budget(dataset, settings).value
-    shown = [report[name] for name in runs]
-    metrics = ("evidence_recall", "recall") if all("evidence_recall" in r.table.columns for r in shown) \
-        else ("recall",)
+    decided = decision(dataset, settings, runs)
+    report = decided.budget
+    shown = report.runs
+    metrics = ("evidence_recall", "recall") if decided.chunking_metric() == "evidence_recall" else ("recall",)
     metric = metric if metric in metrics else metrics[0]  # evidence held first, when the labels carry spans
     columns = ["run", "k", metric, f"{metric}_ci_low", f"{metric}_ci_high", "tokens_mean"]
     frame = pd.concat([r.table.assign(run=r.name) for r in shown], ignore_index=True)[columns]
-    reach = max(2.5 * float(budget_tokens), float(frame.loc[frame["k"] <= k_window(shown), "tokens_mean"].max()))
+    reach = max(2.5 * float(budget_tokens), float(frame.loc[frame["k"] <= k_window(decided), "tokens_mean"].max()))
     frame = frame[frame["tokens_mean"] <= reach]  # where the choice is: up to 2.5 times the budget, or the k window
     context, _ = describe(report, settings, n, labels_ref, runs[0])
     models = "models: " + "; ".join(f"{r.name} = {r.model}" for r in shown)
     spec = k_charts.against_tokens(frame, list(dataset.run_names), metric=metric, budget=budget_tokens,
                                    context=context, models=models).to_dict()
-    found = at_tokens(_subset(report, runs), loading.evaluation(dataset).value, budget_tokens, metric)
+    found = decided.at_tokens(budget_tokens, metric)
     return AgainstTokens(spec, at_tokens_sentence(found), float(budget_tokens), metric, metrics)
-
-
-def _subset(report: BudgetReport, runs: tuple[str, ...]) -> BudgetReport:
-    """The report of the runs shown only (the comparison at the budget is among them)."""
-    return replace(report, runs=[report[name] for name in runs])
 
 
 @dataclass(frozen=True)
@@ -255,7 +256,7 @@ def recommendation(dataset: Dataset, settings: BudgetSettings, runs: tuple[str, 
     """How the k to take is chosen (the one rule in force, `evalcore.report.budget.rule_words`) and each run's k in a
     sentence, the same as the headline's and ``evalcore budget``'s."""
     report = budget(dataset, settings).value
-    shown = [report[name] for name in runs]
+    shown = decision(dataset, settings, runs).budget.runs
     rules = list(dict.fromkeys(rule_words(r) for r in shown))
     text = ("Rule: " + "; ".join(rules) + ". Stability: the same rule on bootstrap resamples of the queries."
             + (" Say what a recall point is worth (with the requests a month) for the trade-off instead."

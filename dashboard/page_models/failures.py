@@ -13,14 +13,13 @@ import numpy as np
 import pandas as pd
 
 from evalcore.analyses import failures as core_failures
-from evalcore.analyses.headline import best_run, failure_counts
 from evalcore.analyses.landed import not_returned
 from evalcore.metrics.failure import MISS_MODES, MISS_NAMES
 from evalcore.report.headlines import failures_headline
 from evalcore.metrics.dataset import Dataset
 from evalcore.warning_log import plural
 
-from dashboard import caching, computed, loading
+from dashboard import caching, loading
 from dashboard.loading import Loaded
 
 MAX_ROWS = 200
@@ -62,15 +61,12 @@ def has_evidence(dataset: Dataset) -> bool:
 
 def headline(dataset: Dataset, k: int, mode: str, runs: tuple[str, ...]) -> str | None:
     """The page's headline (`evalcore.report.headlines.failures_headline`) for the runs shown, before any filter:
-    the run failing the fewest queries at k, the others beside it, and what a larger k would rescue."""
-    loaded = loading.evaluation(dataset)
-    if not loaded.ok:
+    the run failing the fewest queries at k, the others beside it, and what a larger k would rescue (the decision's
+    failures at k, `evalcore.analyses.decision`: the report's and the ledger's count in the one meaning)."""
+    decision = caching.decision(dataset, runs)
+    if decision is None or not decision.failure_runs(mode):
         return None
-    applies = computed.runs_for(loaded.value, mode)
-    chosen = [r for r in runs if r in applies] or applies
-    if not chosen:
-        return None
-    return failures_headline(failure_counts(loaded.value, k, mode=mode, runs=chosen, where=caching.landed(dataset)))
+    return failures_headline(decision.failures_at(k, mode))
 
 
 def evaluated_queries(dataset: Dataset) -> list[str]:
@@ -177,5 +173,5 @@ def register(dataset: Dataset) -> str:
 def ranked_runs(dataset: Dataset, runs: tuple[str, ...]) -> tuple[str, ...]:
     """The runs shown, best first (the Overview's order: hit@1, then the closest to the best): "Runs compared" opens
     on the best against the next best."""
-    found = best_run(loading.evaluation(dataset).value, list(runs))
+    found = caching.decision(dataset, runs).best
     return (found.best, *(c.run for c in found.comparisons))

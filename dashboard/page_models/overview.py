@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from evalcore.analyses.answer_queries import main_grade
-from evalcore.analyses.headline import HEADLINE_METRIC, best_run, headline_means
+from evalcore.analyses.headline import HEADLINE_METRIC, BestRun
 from evalcore.metrics.measures import DESCRIPTIONS
 from evalcore.report.amounts import format_interval
 from evalcore.report.compare import comparison_verdict, plan_summary
@@ -66,10 +66,10 @@ class Headline:
 def headline(dataset: Dataset, runs: tuple[str, ...]) -> Headline | None:
     """The page's headline for the runs shown (None when the files cannot be scored). k-independent and fast (one
     metric, one paired test per other run): drawn before the table."""
-    loaded = loading.evaluation(dataset)
-    if not loaded.ok:
+    decision = caching.decision(dataset, runs)
+    if decision is None:
         return None
-    found = best_run(loaded.value, list(runs))
+    found = decision.best
     caption = (f"{found.metric}: share of queries whose first result is a relevant document · n = {found.n:,} queries "
                f"· labels {found.labels}#{found.fingerprint} · paired bootstrap interval of each difference, "
                "sign-flip test, Holm across the comparisons with the best run · models: "
@@ -105,10 +105,10 @@ def metrics_shown(k: int, more: bool) -> list[str]:
     return main + [m for m in extra if m not in main] if more else main
 
 
-def _with_headline_metric(summary: pd.DataFrame, evaluation, runs: tuple[str, ...]) -> pd.DataFrame:
-    """``summary`` with the headline metric's rows first (`evalcore.analyses.headline.headline_means`: the numbers
-    the headline says), in place of any it had."""
-    means = headline_means(evaluation, list(runs))
+def _with_headline_metric(summary: pd.DataFrame, best: BestRun) -> pd.DataFrame:
+    """``summary`` with the headline metric's rows first (the decision's best run: the numbers the headline says),
+    in place of any it had."""
+    means = best.means
     first = summary.drop_duplicates("run").set_index("run")
     rows = pd.DataFrame([{**first.loc[run].to_dict(), "run": run, "metric": HEADLINE_METRIC, "k": 1,
                           "mean": i.point, "ci_low": i.low, "ci_high": i.high, "ci_method": i.method}
@@ -173,7 +173,7 @@ def overview(dataset: Dataset, k: int, runs: tuple[str, ...], more: bool, checks
     the blind share, judged depth and bounds columns, whose plain sentences the Integrity page says)."""
     evaluation = loading.evaluation(dataset).value
     summary = caching.summary(dataset, k, more)
-    summary = _with_headline_metric(summary[summary["run"].isin(runs)], evaluation, runs)
+    summary = _with_headline_metric(summary[summary["run"].isin(runs)], caching.decision(dataset, runs).best)
     metrics = metrics_shown(k, more)
     runs_meta = {r.name: r.run.metadata() for r in evaluation.results}
     labels = evaluation.labels

@@ -7,6 +7,7 @@ import json
 import textwrap
 
 from ..analyses.budget import BudgetSettings, k_budget
+from ..analyses.decision import Decision
 from ..metrics.measures import check_k
 from ..readers.documents import read_documents
 from ..report.budget import budget_dict, budget_text
@@ -33,13 +34,14 @@ def run(args: argparse.Namespace, recording: Recording) -> int:
                               value_per_point=args.value_per_point, level=args.level)
     report = k_budget(scored, labels, docs, settings, min_grade=args.min_grade, zero_relevant=args.zero_relevant,
                       rng=args.seed)
+    decision = Decision(scored, settings, budget=report)  # every k printed is the decision's k to take
     split_notice(scoped, args.format)
     if args.format == "json":
-        data = {"headline": choose_k_headline(report), **budget_dict(report)}
+        data = {"headline": choose_k_headline(decision), **budget_dict(report)}
         write(json.dumps(add_split(data, scoped), ensure_ascii=False, allow_nan=False) + "\n", exact=True)
     elif args.format == "csv":
         write(report.to_csv(), exact=True)
         warn(report.warnings)
     else:
-        write(textwrap.fill(choose_k_headline(report), width=TEXT_WIDTH) + "\n\n" + budget_text(report))
+        write(textwrap.fill(choose_k_headline(decision), width=TEXT_WIDTH) + "\n\n" + budget_text(report))
     return EXIT_OK

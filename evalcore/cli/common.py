@@ -19,7 +19,7 @@ from types import ModuleType
 import pandas as pd
 
 from ..access import Actor
-from ..analyses.headline import best_run
+from ..analyses.decision import Decision
 from ..errors import UsageError
 from ..metrics.evaluation import Evaluation
 from ..metrics.split import SplitRule, query_splits, scoring_labels
@@ -145,9 +145,9 @@ HEADLINE_WIDTH = 110
 
 
 def headline(evaluation: Evaluation) -> str:
-    """The Overview's headline for these runs (`evalcore.report.headlines.overview_headline`): the same sentence as
-    the dashboard's Overview and the meeting report."""
-    return overview_headline(best_run(evaluation))
+    """The Overview's headline for these runs (`evalcore.report.headlines.overview_headline`): the decision's best run
+    in the same sentence as the dashboard's Overview and the meeting report."""
+    return overview_headline(Decision(evaluation).best)
 
 
 def write_headline(text: str, fmt: str) -> None:

@@ -8,7 +8,7 @@ import json
 from ..analyses.budget import k_budget
 from ..analyses.compare import DEFAULT_COMPARE_METRICS, compare_evaluation
 from ..analyses.k_settings import DEFAULT_MAX_K
-from ..analyses.token_budget import at_tokens
+from ..analyses.decision import Decision
 from ..errors import UsageError
 from ..metrics.measures import Measure
 from ..readers.documents import read_documents
@@ -51,7 +51,7 @@ def at_tokens_run(args: argparse.Namespace, recording: Recording) -> int:
     evaluation = scoped.evaluate(runs, DEFAULT_MAX_K, min_grade=args.min_grade, zero_relevant=args.zero_relevant,
                                  level=args.level, seed=args.seed, chunks=chunks or None)
     budget = k_budget(evaluation, docs=docs, chunk_tokens=args.chunk_tokens, level=args.level, rng=args.seed)
-    found = at_tokens(budget, evaluation, args.at_tokens, args.at_tokens_metric, alpha=args.alpha)
+    found = Decision(evaluation, budget=budget).at_tokens(args.at_tokens, args.at_tokens_metric, alpha=args.alpha)
     split_notice(scoped, args.format)
     if args.format == "json":
         write(json.dumps(add_split(at_tokens_dict(found), scoped), ensure_ascii=False, allow_nan=False) + "\n",

@@ -4,8 +4,8 @@ numbers."""
 
 from __future__ import annotations
 
-from ..analyses.budget_report import BudgetReport
-from ..analyses.k_decision import BASIS_ELBOW, KDecision, k_decision
+from ..analyses.decision import Decision
+from ..analyses.k_decision import BASIS_ELBOW, KDecision
 from ..analyses.token_budget import AtTokens
 from ..safe_text import md_table, text_table
 from .amounts import format_interval, format_p, money
@@ -37,11 +37,11 @@ def decision_sentence(decisions: list[KDecision]) -> str:
     return lead + listed + "."
 
 
-def choose_k_headline(report: BudgetReport, runs: list[str] | None = None) -> str:
+def choose_k_headline(decision: Decision) -> str:
     """The Choose k page's opening sentences (and ``evalcore budget``'s first lines, and the meeting report's): each
-    run's k with what it keeps and costs, then what the person has not said yet, if anything."""
-    chosen = [report[name] for name in (runs or [r.name for r in report])][:MAX_RUNS_IN_HEADLINE]
-    decisions = [k_decision(run) for run in chosen]
+    run's k to take (the decision's) with what it keeps and costs, then what the person has not said yet, if
+    anything."""
+    decisions = [decision.k_to_take(run) for run in decision.runs[:MAX_RUNS_IN_HEADLINE]]
     text = decision_sentence(decisions)
     if any(d.basis == BASIS_ELBOW for d in decisions):
         text += " Say what a recall point is worth to you for a k that weighs what the tokens cost."

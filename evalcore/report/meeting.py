@@ -110,7 +110,7 @@ class MeetingReport:
     @property
     def k_headline(self) -> str | None:
         """The Choose k headline (`evalcore.report.choose_k.choose_k_headline`), the same sentence as the page's."""
-        return choose_k_headline(self.budget) if self.budget is not None and self.budget.runs else None
+        return choose_k_headline(self.decision) if self.budget is not None and self.budget.runs else None
 
     # ------------------------------------------------------------------ renderers
 

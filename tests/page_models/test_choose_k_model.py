@@ -9,6 +9,7 @@ from dataclasses import replace
 import pytest
 
 from evalcore.analyses.budget import k_budget
+from evalcore.analyses.decision import Decision
 from evalcore.analyses.k_decision import k_decision
 from evalcore.analyses.k_settings import BudgetSettings
 from evalcore.report.amounts import format_interval
@@ -31,14 +32,15 @@ def test_the_page_opens_on_the_first_runs_k_to_take(sample):
     said = choose_k.headline(sample, BudgetSettings(), RUNS)
     core = core_budget(sample)
     assert said.k == k_decision(core["base"]).k == core["base"].recommended_k == 9
-    assert said.text == choose_k_headline(core, list(RUNS))
+    assert said.text == choose_k_headline(Decision(loading.evaluation(sample).value, budget=core, runs=RUNS))
     assert said.text.startswith("Recall flattens at k = 9 for base")
 
 
 def test_the_numbers_at_k_are_the_budget_tables_row(sample):
     core = core_budget(sample)
     shown = choose_k.at_k(sample, BudgetSettings(), RUNS, 5, False, 224, "labels:tune#x", "tokens")
-    assert shown.k == 5 and shown.window == choose_k.k_window([core[r] for r in RUNS])
+    widest = max(core[r].recommended_k for r in RUNS)
+    assert shown.k == 5 and shown.window == min(loading.DEPTH, max(choose_k.WINDOW_MIN, 2 * widest))
     for line, row in zip(shown.lines, shown.table.to_dict("records")):
         expected = core[line["run"]].row(5)
         assert line["recall"] == pytest.approx(expected["recall"]) == row["recall@5"]
