@@ -276,15 +276,6 @@ def parse_access(section: Mapping[str, Any] | None, source: str = f"[{SECTION}]"
     return AccessConfig(tuple(teams))
 
 
-def read_access(path: str | Path) -> AccessConfig:
-    """The ``[evalcore]`` section of a TOML file (the dashboard's ``secrets.toml``) as an `AccessConfig`."""
-    try:
-        data = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise AccessConfigError(f"{path}: no such file (expected a TOML file with an [{SECTION}] section).") from None
-    return parse_access(_toml(data, str(path)).get(SECTION), f"{path} [{SECTION}]")
-
-
 def _toml(data: bytes, source: str) -> dict:
     """The TOML file ``source`` (its bytes) parsed; `AccessConfigError` in one sentence when it is not UTF-8 text or
     not valid TOML."""

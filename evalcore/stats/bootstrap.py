@@ -195,20 +195,6 @@ def count_rows(draw: np.ndarray, n: int, out: np.ndarray | None = None) -> np.nd
     return counts
 
 
-def resample_counts(draw: np.ndarray, n: int, out: np.ndarray | None = None) -> np.ndarray:
-    """How often each query appears in each resample: (n, rows) float64 from a (rows, n) index draw.
-
-    Counted into small integers (`count_rows`), which are then turned over and widened in one pass: a
-    quarter of the memory traffic of transposing float64 counts. ``out`` is a C-ordered (n, rows) float64
-    array to fill (see `BlockBuffer`): a fresh one every block costs more in page faults than the counting.
-    """
-    counts = count_rows(draw, n)
-    if out is None:
-        return counts.T.astype(np.float64, order="C")
-    np.copyto(out, counts.T)
-    return out
-
-
 class BlockBuffer:
     """One float64 allocation reused for every block of rows of a resampling loop.
 

@@ -280,14 +280,6 @@ class _Ranking:
 # ----------------------------------------------------------------------------- resamples of one draw
 
 
-def resampled_spearman(x: np.ndarray, y: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """Spearman's rho of each resample given by ``counts`` (rows, n): how often each query was drawn."""
-    x, y = _pair(x, y)
-    found = SpearmanDraws([(x, y, np.ones(len(x), dtype=bool))], len(counts), every_pair=True)
-    found.add(counts, 0)
-    return found.draws[:, 0]
-
-
 class SpearmanDraws:
     """The resampled Spearman's rho of several score pairs, each over its own queries of one set of ``n``, filled
     block by block from the counts of one draw (`evalcore.stats.subset_draw.subset_deviations`' ``each_block``): a

@@ -60,8 +60,3 @@ class EventStore(Database):
             return _frame(conn, sql, params)
 
         return self.read(read)
-
-    def event_people(self) -> list[str]:
-        """Everyone the log names, in alphabetical order (for a filter)."""
-        found = self.events()
-        return sorted(found["who"].astype(str).unique().tolist()) if not found.empty else []

@@ -234,14 +234,6 @@ class Archive:
         return LineChanges(line, name, chosen_k, run_id, str(at["run"].iloc[0]), earlier[-1] if earlier else None,
                            previous, pick("regressed"), pick("fixed"), pick("new"), still, len(at))
 
-    def run_failures(self, line: str, run_id: int, *, labels: str | None = None, k: int | None = None) -> pd.DataFrame:
-        """The queries one run of the line fails at k, with their ledger status, tags and note as of that run.
-
-        Same columns and order as `ledger`; ``regressed_now`` marks regressions in this run.
-        """
-        ledger = self.ledger(line, labels=labels, k=k, as_of=run_id)
-        return ledger[(ledger["last_run_id"] == run_id) & ~ledger["passing"]].reset_index(drop=True)
-
     def entry(self, line: str, query: str, *, labels: str | None = None, k: int | None = None) -> LedgerEntry:
         """One query up close: its ledger row, its outcome in each run of the line, and who changed what."""
         ledger = self.ledger(line, labels=labels, k=k, include_passing=True)

@@ -53,10 +53,6 @@ class StoredRun:
     def ref(self) -> str:
         return f"#{self.id} {self.name}"
 
-    @property
-    def chunks_ref(self) -> str | None:
-        """``name#fingerprint`` of its chunk map (None for a run of documents)."""
-        return None if self.chunks_sha256 is None else f"{self.chunks_name}#{self.chunks_fingerprint}"
 
 
 class RunStore(FileStore):

@@ -16,8 +16,7 @@ from evalcore.stats.agreement import cohen_kappa, kappa_interval
 from evalcore.stats.bootstrap import count_rows, on_grid
 from evalcore.stats.intervals import bca_intervals, mean_intervals
 from evalcore.stats.paired import paired_differences
-from evalcore.stats.rank_correlation import SpearmanDraws, mid_ranks, resampled_spearman, spearman, \
-    spearman_intervals
+from evalcore.stats.rank_correlation import SpearmanDraws, mid_ranks, spearman, spearman_intervals
 from evalcore.stats.subset_draw import DifferenceProducts, subset_deviations, subset_intervals
 
 scores = st.lists(st.sampled_from([0.0, 0.25, 0.5, 1.0]), min_size=2, max_size=40) | \
@@ -36,7 +35,9 @@ def test_spearman_inside_each_resample_is_scipys_on_the_resampled_queries(x, y, 
     n = min(len(x), len(y))
     x, y = np.array(x[:n]), np.array(y[:n])
     draw = np.random.default_rng(seed).integers(0, n, size=(6, n), dtype=np.int32)
-    rhos = resampled_spearman(x, y, count_rows(draw, n))
+    found = SpearmanDraws([(x, y, np.ones(n, dtype=bool))], len(draw), every_pair=True)
+    found.add(count_rows(draw, n), 0)
+    rhos = found.draws[:, 0]
     for row, rho in zip(draw, rhos):
         expected = _scipy(x[row], y[row])
         assert (np.isnan(expected) and np.isnan(rho)) or rho == pytest.approx(expected, abs=1e-9)

@@ -31,7 +31,7 @@ def test_a_saved_chunk_run_keeps_its_map_and_scores_the_same_again(tmp_path):
     ws = Workspace(tmp_path)
     saved = save_evaluation(ws, evaluation, actor=local_actor(None), k=1).saved
     stored = ws.run(saved.runs[0].id)
-    assert stored.chunks_ref == f"windows#{evaluation.results[0].chunks.fingerprint}"
+    assert (stored.chunks_name, stored.chunks_fingerprint) == ("windows", evaluation.results[0].chunks.fingerprint)
     again = ws.load_evaluation(saved.id)
     for metric in ("recall@1", "evidence_recall@1", "evidence_recall@2", "mrr"):
         assert again.results[0][metric] == pytest.approx(evaluation.results[0][metric]), metric

@@ -110,7 +110,7 @@ def test_people_edits_stand_until_the_outcome_changes_and_survive_a_restart(tmp_
     assert ws.archive.entry("acme-embed", "q1").note == ""
 
 
-def test_ledger_k_lines_and_run_failures(tmp_path) -> None:
+def test_ledger_k_lines_and_a_runs_failures(tmp_path) -> None:
     ws = Workspace(tmp_path)
     save(ws, "a1", {"q1", "q2"})  # relevant doc at rank 3 for q1, q2
     save(ws, "b1", {"q4"}, model="other-model")
@@ -118,8 +118,10 @@ def test_ledger_k_lines_and_run_failures(tmp_path) -> None:
     at_three = ws.archive.ledger("acme-embed", k=3)
     assert set(at_one["query"]) == {"q1", "q2"} and at_three.empty  # rank 3 is a hit at k = 3
     assert set(ws.archive.ledger("other-model")["query"]) == {"q4"}  # lines do not mix
-    failures = ws.archive.run_failures("acme-embed", ws.runs(line="acme-embed")["id"].iloc[0])
-    assert set(failures["query"]) == {"q1", "q2"} and not failures["passing"].any()
+    first = ws.runs(line="acme-embed")["id"].iloc[0]
+    as_of_first = ws.archive.ledger("acme-embed", as_of=first)
+    assert set(as_of_first.loc[as_of_first["last_run_id"] == first, "query"]) == {"q1", "q2"}
+    assert not as_of_first["passing"].any()
     with_passing = ws.archive.ledger("acme-embed", include_passing=True)
     assert len(with_passing) == len(LABELS) and (with_passing["status"].isna() == with_passing["passing"]).all()
 
