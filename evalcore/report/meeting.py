@@ -33,6 +33,7 @@ from ..analyses.compare import ComparisonReport, compare_evaluation
 from ..analyses.decision import Decision, decide
 from ..analyses.k_decision import BASIS_TRADE_OFF
 from ..analyses.k_settings import BudgetSettings
+from ..analyses.landed import landed_text
 from ..errors import UsageError, invalid_parameter
 from ..metrics.evaluation import Evaluation
 from ..metrics.failure import FAILURE_MODE, MISS_NAMES
@@ -490,7 +491,8 @@ def _failure_rows(frame: pd.DataFrame) -> list[list]:
     for row in frame.to_dict(orient="records"):
         status = row["status"] + (" (regressed in this run)" if row["regressed"] and row["status"] != "regressed"
                                   else "")
-        rank = "not in its list" if pd.isna(row["first_rank"]) else f"rank {int(row['first_rank'])}"
+        returned = 0 if pd.isna(row["n_returned"]) else int(row["n_returned"])
+        rank = landed_text(row["first_rank"], returned, returned > 0)  # as the Failures page says it
         rows.append([row["run"], row["query"], row["query_text"] or "", status, Safe(rank), row["since"] or "",
                      row["tags"] or "", row["note"] or ""])
     return rows

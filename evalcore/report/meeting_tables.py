@@ -23,7 +23,8 @@ from ..metrics.evaluation import Evaluation
 from ..store.workspace import Workspace
 
 FAILURE_COLUMNS = [
-    "run", "model", "line", "query", "query_text", "source", "status", "regressed", "first_rank", "n_relevant",
+    "run", "model", "line", "query", "query_text", "source", "status", "regressed", "first_rank", "n_returned",
+    "n_relevant",
     "since", "tags", "note", "k", "n", "labels", "labels_version", "fingerprint",
 ]
 """Columns of `MeetingReport.failures` and of the failures CSV."""
@@ -68,17 +69,27 @@ def _split_provenance(evaluation: Evaluation) -> dict:
     return {"split": {**split.to_dict(), "headline": split.headline}}
 
 
+def _returned(result) -> pd.Series:
+    """How many docs (or chunks) ``result``'s run returned for each evaluated query; 0: the query is not in the run.
+    With the first relevant rank it says where the relevant docs landed (`evalcore.analyses.landed.landed_text`)."""
+    return pd.Series(result.ranked.n_returned, index=result.ranked.queries)
+
+
 def untracked_failures(evaluation: Evaluation, k: int, provenance: dict | None = None) -> pd.DataFrame:
     """The queries each run misses at k (no relevant doc in the top k), without a ledger."""
 
     provenance = provenance or default_provenance(evaluation)
     missed = missed_queries(evaluation, k, mode="none")
     model_lines = {r["name"]: r.get("line") or r["model"] for r in provenance["runs"]}
+    returned = pd.concat({r.name: _returned(r) for r in evaluation.results}) if evaluation.results else pd.Series()
+    n_returned = returned.reindex(pd.MultiIndex.from_arrays([missed["run"], missed["query"]])).to_numpy() \
+        if len(missed) else []
     frame = pd.DataFrame({
         "run": missed["run"], "model": missed["model"], "line": missed["run"].map(model_lines),
         "query": missed["query"],
         "query_text": missed["query_text"], "source": missed["source"], "status": UNTRACKED, "regressed": False,
-        "first_rank": missed["first_rank"], "n_relevant": missed["n_relevant"], "since": None, "tags": "",
+        "first_rank": missed["first_rank"], "n_returned": n_returned, "n_relevant": missed["n_relevant"],
+        "since": None, "tags": "",
         "note": "", "k": k, "n": missed["n"], "labels": missed["labels"],
         "labels_version": provenance["labels"].get("version"), "fingerprint": missed["fingerprint"],
     })
@@ -106,6 +117,7 @@ def ledger_failures(workspace: Workspace, saved, computed: Evaluation, k: int) -
             "regressed": ledger["regressed_now"].reindex(keys).fillna(False).to_numpy(dtype=bool)
             & (ledger["last_run_id"].reindex(keys).to_numpy() == stored.id),
             "first_rank": mine["first_rank"][ranks > k].to_numpy(),
+            "n_returned": _returned(result).reindex(keys).to_numpy(),
             "n_relevant": missed["n_relevant"].to_numpy(),
             "since": [None if pd.isna(i) else f"#{int(i)} {n}" for i, n in zip(since, since_name)],
             "tags": ledger["tags"].reindex(keys).fillna("").to_numpy(dtype=object),

@@ -253,3 +253,19 @@ def test_control_characters_in_user_text_are_shown_escaped_in_the_markdown_repor
     text = build_report(evaluation, k=5).to_markdown()
     assert not any(c in text for c in "\x1b\x07\u2028\u202e")
     assert "\\\\x1b" in text and "\\\\x07" in text and "\\\\u202e" in text  # (the reader makes U+2028 a space)
+
+
+def test_the_failure_table_says_where_the_relevant_doc_landed_as_the_failures_page_does(tmp_path) -> None:
+    """A relevant doc below k is "rank N", one the run did not return "not in its top N" (N: how many it returned),
+    a query the run has no list for "query not in run": in the report from files and from the workspace."""
+    labels = {"q1": {"d1": 1}, "q2": {"d2": 1}, "q3": {"d3": 1}, "q4": {"d4": 1}}
+    run = {"q1": ["x1", "x2", "d1"], "q2": ["x1", "x2", "x3"], "q3": ["d3"]}  # q4: not in the run
+    evaluation = evalcore.evaluate_runs([run], labels, k=(1,), n_resamples=200)
+    ws = Workspace(tmp_path)
+    saved = ws._save_evaluation(evaluation, k=1)
+    for report in (build_report(evaluation, k=1), report_from_workspace(ws, saved.id)):
+        assert dict(zip(report.failures["query"], report.failures["n_returned"])) == {"q1": 3, "q2": 3, "q4": 0}
+        text = report.to_markdown().replace("\\", "")
+        rows = {line.split(" | ")[1]: line for line in text.splitlines() if re.match(r"\| \S+ \| q\d \|", line)}
+        assert "| rank 3 |" in rows["q1"] and "| not in its top 3 |" in rows["q2"]
+        assert "| query not in run |" in rows["q4"] and "not in its list" not in text
