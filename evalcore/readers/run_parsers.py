@@ -39,7 +39,7 @@ def from_trec(src: Source) -> dict:
     scores = parse_numbers(table, 4, "a number in the score column (5th field)")
     tags = table.frame[5]
     return {"queries": table.frame[0], "docs": table.frame[2], "scores": scores, "ranks": None,
-            "tag": str(tags.iloc[0]) if len(tags) else None}
+            "tag": str(tags.iloc[0]) if len(tags) else None, "last_tag": str(tags.iloc[-1]) if len(tags) else None}
 
 
 def from_csv(src: Source) -> dict:

@@ -142,13 +142,27 @@ def read_run(
     if not len(parts["docs"]):
         raise InputError("a run with at least one ranked doc", source=src.name)
     stem = file_stem(src.name)
-    found = {"model": parts.pop("tag", None) or stem}
+    tag, last_tag = parts.pop("tag", None), parts.pop("last_tag", None)
+    found = {"model": tag or stem}
     if sidecar and isinstance(source, (str, os.PathLike)):
         found.update(_sidecar_beside(Path(source)))
-    repairs = repair_warnings(src)
+    repairs = repair_warnings(src) + _tag_warning(name or stem, src.name, tag, last_tag, "model" in explicit
+                                                  or found["model"] != (tag or stem))
     display = src.name
     del src  # the file's bytes are not needed past parsing
     return _assemble(parts, name or stem, found, explicit, display, repairs)
+
+
+def _tag_warning(name: str, file: str, first: str | None, last: str | None, named: bool) -> tuple[EvalWarning, ...]:
+    """A ``run_tag_varies`` warning when a TREC run's first and last lines carry different run tags (the 6th field
+    names the run, one name per file) and nothing else names the model: the model is then the first line's tag, which
+    may be a number or a doc id rather than a model's name."""
+    if named or first is None or last is None or first == last:
+        return ()
+    return (EvalWarning("run_tag_varies", f"run {name}: the run tag (6th field) is {first!r} on the first line of "
+                        f"{file} but {last!r} on the last, so it does not name the run's model; the model shown is "
+                        f"{first!r}: name it in a .meta.json sidecar beside the run file or where the run is uploaded",
+                        1),)
 
 
 def sidecar_path(run_path: Path) -> Path:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 import re
 from typing import Iterable
 
@@ -100,6 +101,7 @@ def read_trec_run_arrow(source: Source) -> dict | None:
     first_line = next((line.split() for line in head.decode("utf-8", "replace").split("\n")
                        if line.strip() and not line.lstrip().startswith("#")), [])
     path = source.plain_path
+    last_tag = _last_tag(path, source)
     if path is not None and b"\t" not in head and b"  " not in head:
         data = str(path)  # let pyarrow stream the file: its bytes are never held whole
     else:
@@ -143,7 +145,29 @@ def read_trec_run_arrow(source: Source) -> dict | None:
         return None
     parsed = [table]  # handed over, not shared: _run_parts drops the parse buffers before it allocates more
     del table
-    return _run_parts(source, parsed, irregular, first_line, pool)
+    found = _run_parts(source, parsed, irregular, first_line, pool)
+    if found is not None:
+        found["last_tag"] = last_tag
+    return found
+
+
+_TAIL_BYTES = 4096
+
+
+def _last_tag(path, source: Source) -> str | None:
+    """The run tag (6th field) of the file's last line, read from its last bytes only (from disk when the parser
+    streams the file, else from the bytes already in memory): with the first line's, it tells a file whose tag
+    column is not one run's name."""
+    if path is not None:
+        with open(path, "rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            handle.seek(max(0, handle.tell() - _TAIL_BYTES))
+            tail = handle.read()
+    else:
+        tail = source.data[-_TAIL_BYTES:]
+    lines = [line.split() for line in tail.decode("utf-8", "replace").split("\n")
+             if line.strip() and not line.lstrip().startswith("#")]
+    return lines[-1][5] if lines and len(lines[-1]) >= 6 else None
 
 
 def _read_run_csv(data, pool, handle) -> pa.Table:

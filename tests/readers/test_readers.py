@@ -401,3 +401,32 @@ def test_table_files_read_only_the_columns_evalcore_uses(tmp_path) -> None:
     nodoc.write_text("query\tpassage\tgrade\nq1\tA\t1\n")
     with pytest.raises(InputError, match=r"got 'query\\tpassage\\tgrade'"):
         evalcore.read_labels(nodoc)
+
+
+@pytest.mark.parametrize("how", ["file", "gzip", "bytes", "slow path"])
+def test_a_run_tag_column_that_is_not_one_name_is_said_and_a_sidecar_names_the_model(tmp_path, how,
+                                                                                      monkeypatch) -> None:
+    """Some exported runs put a doc id or a number in the 6th field: the model would be named after the first
+    line's; the reader says so (the file's first and last tags compared, read from its end) unless a sidecar or
+    the caller names the model."""
+    lines = [f"q1 Q0 d{i} {i} {10 - i}.5 {4843291 + i}" for i in range(1, 4)]
+    if how == "slow path":  # the line-naming reader, which reads what pyarrow's fast path cannot
+        monkeypatch.setattr("evalcore.readers.run_parsers.read_trec_run_arrow", lambda source: None)
+    text = "\n".join(lines) + "\n"
+    path = tmp_path / "reranked.trec"
+    source = {"file": path, "gzip": tmp_path / "reranked.trec.gz", "bytes": text.encode(), "slow path": path}[how]
+    path.write_text(text)
+    (tmp_path / "reranked.trec.gz").write_bytes(gzip.compress(text.encode()))
+    run = evalcore.read_run(source, name="reranked")
+    said = [w for w in run.warnings if w.code == "run_tag_varies"]
+    assert run.model == "4843292" and len(said) == 1
+    assert "'4843292' on the first line" in said[0].message and "'4843294' on the last" in said[0].message
+    assert ".meta.json sidecar" in said[0].message
+    assert not [w for w in evalcore.read_run(source, name="reranked", model="rerank-v2").warnings
+                if w.code == "run_tag_varies"]
+    if how == "file":
+        (tmp_path / "reranked.meta.json").write_text('{"model": "rerank-v2"}')
+        named = evalcore.read_run(path)
+        assert named.model == "rerank-v2" and not [w for w in named.warnings if w.code == "run_tag_varies"]
+    steady = evalcore.read_run("".join(line.rsplit(" ", 1)[0] + " bm25\n" for line in lines).encode(), name="b")
+    assert steady.model == "bm25" and not [w for w in steady.warnings if w.code == "run_tag_varies"]
