@@ -199,7 +199,7 @@ def k_budget(
     # Token counts: each doc any run returns in its top K, counted once.
     results = evaluation.results
     prepared, token_notes = prompt_tokens(results, documents, max_k=cfg.max_k, overhead=cfg.overhead,
-                                          chunk=cfg.chunk, tokenizer=cfg.tokenizer)
+                                          chunk=cfg.chunk, tokenizer=cfg.tokenizer, chunk_assumed=assumed)
     warnings = list(evaluation.warnings) + list(documents.warnings if documents is not None else ()) + token_notes
     if assumed:
         warnings.append(EvalWarning("chunk_size_assumed", f"no text or token counts for the chunks of every run "

