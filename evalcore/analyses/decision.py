@@ -30,7 +30,6 @@ from __future__ import annotations
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
-from functools import cached_property
 from typing import Callable, Iterable
 
 from ..metrics.evaluation import Evaluation
@@ -84,21 +83,26 @@ class Decision:
         self._lock = threading.Lock()
 
     def _once(self, key: tuple, compute: Callable[[], object]):
-        found = self._kept.get(key)
-        if found is None:
+        """The answer kept under ``key``, computed on first read. No lock is held while computing (two sessions
+        reading the same answer at once may both compute it; the first kept wins), so one slow answer never holds
+        up another decision's."""
+        if key not in self._kept:
             found = compute()
             with self._lock:
-                found = self._kept.setdefault(key, found)
-        return found
+                self._kept.setdefault(key, found)
+        return self._kept[key]
 
-    @cached_property
+    @property
     def best(self) -> BestRun:
         """The best run in view on hit@1 and every other against it (`evalcore.analyses.headline.best_run`)."""
-        return best_run(self.evaluation, self.runs)
+        return self._once(("best",), lambda: best_run(self.evaluation, self.runs))
 
-    @cached_property
+    @property
     def budget(self) -> BudgetReport | None:
         """Every run's k budget under the settings (None without a run): its k to take, recall and cost at each k."""
+        return self._once(("budget",), self._budget_now)
+
+    def _budget_now(self) -> BudgetReport | None:
         if not self.runs:
             return None
         given = _ready(self._budget)
@@ -164,10 +168,10 @@ class Decision:
         """Which chunking at the default prompt budget (`chunking_at`)."""
         return self.chunking_at()
 
-    @cached_property
+    @property
     def index(self) -> tuple[IndexChoice, ...]:
         """The index to take from each index-size study given."""
-        return tuple(index_choice(report) for report in self._studies)
+        return self._once(("index",), lambda: tuple(index_choice(report) for report in self._studies))
 
     def to_dict(self) -> dict:
         """The decisions as plain values: ``evalcore report --format json``."""

@@ -128,3 +128,24 @@ def test_chunkings_get_one_chunking_and_one_k_on_evidence_at_the_k_to_takes_budg
     assert headline.startswith(f"##### Take {said['take']['name']} with k = {said['take']['k']}")
     assert f"At about {said['at_tokens']:,.0f} prompt tokens" in headline and "of the evidence" in headline
     assert "evidence held" in texts(data)  # the evidence numbers are on the first screen, beside recall
+
+
+def test_each_answer_is_computed_once_and_only_when_read(tune, monkeypatch) -> None:
+    """One decision is shared by every page: a page that reads only failures never waits for the paired tests or the
+    k budget, and an answer read again is the one kept."""
+    import collections
+
+    import evalcore.analyses.decision as decision_module
+
+    calls: collections.Counter = collections.Counter()
+    for name in ("best_run", "failure_counts", "k_budget"):
+        real = getattr(decision_module, name)
+        monkeypatch.setattr(decision_module, name,
+                            lambda *a, _real=real, _name=name, **kw: (calls.update([_name]), _real(*a, **kw))[1])
+    decision = decision_module.Decision(tune, k=10)
+    assert decision.failures_at(10) is decision.failures and decision.failed("base") == decision.failed("base")
+    assert calls == {"failure_counts": 1}
+    assert decision.k_to_take("base").k == decision.k_to_take("base").k
+    assert calls["k_budget"] == 1 and "best_run" not in calls
+    assert decision.best is decision.best and calls["best_run"] == 1
+    assert decision_module.Decision(tune, runs=["tuned", "base"]).runs == ("base", "tuned")  # evaluation order
