@@ -24,6 +24,7 @@ from evalcore.analyses.compare import ComparisonReport
 from evalcore.analyses.coverage import number_caveats
 from evalcore.analyses.curves import interval_curves
 from evalcore.analyses.k_settings import BudgetSettings
+from evalcore.analyses.landed import runs_for_mode
 from evalcore.metrics.dataset import Dataset
 
 from dashboard import jobs, loading
@@ -164,13 +165,8 @@ def missed(dataset: Dataset, k: int, mode: str, where: core_failures.Landed | No
     loaded = loading.evaluation(dataset)
     if not loaded.ok:
         return None
-    return core_failures.failure_list(loaded.value, k, mode=mode, runs=runs_for(loaded.value, mode), where=where)
-
-
-def runs_for(evaluation: Any, mode: str) -> list[str]:
-    """The runs a meaning of failure applies to: every run, except that a fragment needs evidence (the runs whose
-    chunks have a place in their documents, with labels that carry evidence spans)."""
-    return [r.name for r in evaluation.results if mode != "fragment" or r.scores.has_evidence]
+    return core_failures.failure_list(loaded.value, k, mode=mode, runs=list(runs_for_mode(loaded.value, mode)),
+                                      where=where)
 
 
 def drill_down(dataset: Dataset, query: str, k: int, runs: tuple[str, ...],

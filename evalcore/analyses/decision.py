@@ -41,7 +41,7 @@ from .index_choice import IndexChoice, index_choice
 from .index_size import IndexSizeReport
 from .k_decision import KDecision, k_decision
 from .k_settings import BudgetSettings
-from .landed import Landed, chosen_results
+from .landed import Landed, chosen_results, runs_for_mode
 from .token_budget import AtTokens, at_tokens
 
 EVIDENCE = "evidence_recall"
@@ -133,12 +133,8 @@ class Decision:
             self.evaluation, k, mode=mode, runs=self.failure_runs(mode), where=_ready(self._where)))
 
     def failure_runs(self, mode: str = FAILURE_MODE) -> tuple[str, ...]:
-        """The runs in view ``mode`` applies to: all of them, except that a fragment needs evidence spans (then every
-        run with spans, when none in view has them)."""
-        if mode != "fragment":
-            return self.runs
-        known = [r.name for r in self.evaluation.results if r.scores.has_evidence]
-        return tuple(r for r in self.runs if r in known) or tuple(known)
+        """The runs in view ``mode`` applies to (`evalcore.analyses.landed.runs_for_mode`)."""
+        return runs_for_mode(self.evaluation, mode, self.runs)
 
     def failed(self, run: str) -> int:
         """How many queries ``run`` fails at the decision's k (found nothing relevant)."""

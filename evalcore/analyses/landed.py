@@ -39,6 +39,17 @@ def chosen_results(evaluation: Evaluation, runs: Iterable[str] | None) -> list[R
     return [r for r in evaluation.results if r.name in set(wanted)]
 
 
+def runs_for_mode(evaluation: Evaluation, mode: str, runs: Iterable[str] | None = None) -> tuple[str, ...]:
+    """The runs of ``runs`` (default: every run) a meaning of failure applies to: all of them, except that a fragment
+    needs evidence (chunks placed in their documents, labels with evidence spans): then those of ``runs`` that have
+    it, or every run that has it when none of ``runs`` does."""
+    chosen = tuple(r.name for r in chosen_results(evaluation, runs))
+    if mode != "fragment":
+        return chosen
+    known = [r.name for r in evaluation.results if r.scores.has_evidence]
+    return tuple(r for r in chosen if r in known) or tuple(known)
+
+
 NOT_RETURNED = "not in its top "
 """How a relevant doc the run did not return is said, before the run's depth (`not_returned`)."""
 NOT_IN_RUN = "query not in run"
